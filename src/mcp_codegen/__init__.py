@@ -1,0 +1,3 @@
+"""mcp-codegen: typed Python client packages generated from MCP servers."""
+
+__version__ = "0.1.0"

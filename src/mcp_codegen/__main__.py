@@ -1,0 +1,3 @@
+from mcp_codegen.cli import main
+
+main()

@@ -1,0 +1,204 @@
+"""How to reach a server: the launch spec given on the command line, and its secret-free record.
+
+The live spec (`StdioLaunch`, `HttpLaunch`) holds resolved values, secrets included, and never
+leaves memory. `LaunchRecord` is what snapshots and generated packages keep: the command or URL,
+and only the *names* of environment variables and headers.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mcp_codegen.errors import UsageError
+
+_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# A header template is recorded only when what is left after removing its `${VAR}`s is an auth scheme
+# word such as "Bearer ": anything else might be a literal secret.
+_HARMLESS_TEMPLATE_LITERAL = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
+_SECRET_QUERY_KEY = re.compile(r"token|key|secret|pass|auth|sig|cred|session|code", re.IGNORECASE)
+
+Transport = Literal["auto", "http", "sse"]
+
+
+def expand_env(text: str, *, what: str, environ: Mapping[str, str] | None = None) -> str:
+    """Replace every `${VAR}` in `text` from the environment; a missing variable is a usage error."""
+    env = os.environ if environ is None else environ
+
+    def substitute(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in env:
+            raise UsageError(f"{what} refers to ${{{name}}}, which is not set in the environment")
+        return env[name]
+
+    return _ENV_REFERENCE.sub(substitute, text)
+
+
+def env_references(text: str) -> list[str]:
+    return _ENV_REFERENCE.findall(text)
+
+
+@dataclass(frozen=True)
+class HeaderRecord:
+    name: str
+    #: The header's value as a `${VAR}` template, kept only when it holds nothing but variable references
+    #: and an auth scheme word; `AsyncClient.connect()` expands it from the environment at run time.
+    template: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name} | ({"template": self.template} if self.template is not None else {})
+
+
+@dataclass(frozen=True)
+class LaunchRecord:
+    """The secret-free description of a server, kept in snapshots and generated packages."""
+
+    transport: Literal["stdio", "http", "sse"]
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env_names: tuple[str, ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    headers: tuple[HeaderRecord, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        if self.transport == "stdio":
+            data: dict[str, Any] = {"transport": "stdio", "command": self.command, "args": list(self.args)}
+            if self.env_names:
+                data["envNames"] = list(self.env_names)
+            if self.cwd is not None:
+                data["cwd"] = self.cwd
+            return data
+        data = {"transport": self.transport, "url": self.url}
+        if self.headers:
+            data["headers"] = [header.as_json() for header in self.headers]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LaunchRecord:
+        transport = data.get("transport")
+        if transport == "stdio":
+            return cls(
+                transport="stdio",
+                command=str(data["command"]),
+                args=tuple(str(a) for a in data.get("args", ())),
+                env_names=tuple(str(n) for n in data.get("envNames", ())),
+                cwd=data.get("cwd"),
+            )
+        if transport in ("http", "sse"):
+            return cls(
+                transport=transport,
+                url=str(data["url"]),
+                headers=tuple(HeaderRecord(str(h["name"]), h.get("template")) for h in data.get("headers", ())),
+            )
+        raise UsageError(f"unknown launch transport {transport!r}")
+
+    def describe(self) -> str:
+        """A short, secret-free label for progress lines and error messages."""
+        if self.transport == "stdio":
+            return shlex.join([self.command or "", *self.args])
+        return self.url or ""
+
+
+@dataclass(frozen=True)
+class StdioLaunch:
+    command: str
+    args: tuple[str, ...] = ()
+    #: Resolved values: secrets live here, so this object is never written or printed.
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    cwd: str | None = None
+
+    def record(self) -> LaunchRecord:
+        return LaunchRecord(
+            transport="stdio", command=self.command, args=self.args, env_names=tuple(sorted(self.env)), cwd=self.cwd
+        )
+
+    def describe(self) -> str:
+        return self.record().describe()
+
+
+@dataclass(frozen=True)
+class HttpLaunch:
+    url: str
+    #: Resolved header values (secrets): never written or printed.
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    transport: Transport = "auto"
+    #: The header values as given, before `${VAR}` expansion, to record harmless templates.
+    header_templates: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    def record(self, transport: Literal["http", "sse"] | None = None) -> LaunchRecord:
+        headers = []
+        for name in sorted(self.headers, key=str.lower):
+            template = self.header_templates.get(name)
+            kept = None
+            if template is not None and env_references(template):
+                literal = _ENV_REFERENCE.sub("", template)
+                if _HARMLESS_TEMPLATE_LITERAL.match(literal):
+                    kept = template
+            headers.append(HeaderRecord(name, kept))
+        chosen = transport or ("sse" if self.transport == "sse" else "http")
+        return LaunchRecord(transport=chosen, url=redact_url(self.url), headers=tuple(headers))
+
+    def describe(self) -> str:
+        return redact_url(self.url)
+
+
+ServerLaunch = StdioLaunch | HttpLaunch
+
+
+def redact_url(url: str) -> str:
+    """The URL without userinfo and with token-like query values replaced, safe to print and store."""
+    parts = urllib.parse.urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.hostname and ":" in parts.hostname:  # IPv6 literal
+        netloc = f"[{parts.hostname}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is not None:
+        netloc += f":{port}"
+    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    safe_query = [(k, "REDACTED" if _SECRET_QUERY_KEY.search(k) else v) for k, v in query]
+    return urllib.parse.urlunsplit(
+        (parts.scheme, netloc, parts.path, urllib.parse.urlencode(safe_query, safe="{}$"), "")
+    )
+
+
+def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) -> StdioLaunch:
+    """`--stdio 'cmd args'` plus `-e KEY=VALUE` (values `${VAR}`-expanded) into a launch spec."""
+    try:
+        words = shlex.split(command_line)
+    except ValueError as error:
+        raise UsageError(f"--stdio: cannot split the command line: {error}") from None
+    if not words:
+        raise UsageError("--stdio needs a command")
+    env: dict[str, str] = {}
+    for pair in env_pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"-e/--env takes KEY=VALUE, got {key or pair!r}" if not sep else "-e/--env: empty name")
+        env[key] = expand_env(value, what=f"-e {key}")
+    return StdioLaunch(command=words[0], args=tuple(words[1:]), env=env, cwd=cwd)
+
+
+def parse_http(url: str, header_lines: tuple[str, ...], transport: Transport) -> HttpLaunch:
+    """`--url` plus `-H 'Name: value'` (values `${VAR}`-expanded) into a launch spec."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--url must be an http(s) URL, got {redact_url(url)!r}")
+    headers: dict[str, str] = {}
+    templates: dict[str, str] = {}
+    for line in header_lines:
+        name, sep, value = line.partition(":")
+        name = name.strip()
+        if not sep or not name or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
+            raise UsageError(f"-H/--header takes 'Name: value', got a header named {name[:40]!r}")
+        templates[name] = value.strip()
+        headers[name] = expand_env(value.strip(), what=f"header {name}")
+    return HttpLaunch(url=url, headers=headers, transport=transport, header_templates=templates)

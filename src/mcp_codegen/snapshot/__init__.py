@@ -1,0 +1,1 @@
+"""Stage 1: connect to a server and capture its listings as a canonical, versioned snapshot."""
