@@ -1,0 +1,153 @@
+"""Python names for wire names: valid, unreserved, collision-free, and the same on every run.
+
+Every identifier the generated code uses for something a server named is decided here, once,
+through a `NameRegistry` per namespace. The wire name is never changed: it stays an alias.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NOT_IDENTIFIER_CHAR = re.compile(r"[^0-9a-zA-Z]+")
+
+#: Names a parameter, method or field must never take: keywords (hard and soft), builtins (a method
+#: named `list` shadows the builtin in every annotation of its class), and the names pydantic reserves.
+RESERVED_IDENTIFIERS: frozenset[str] = frozenset(
+    {*keyword.kwlist, *keyword.softkwlist, *dir(builtins), "self", "cls", *dir(BaseModel)}
+)
+
+#: Public names of the generated client classes (runtime bases included); a tool method may not shadow them.
+RESERVED_CLIENT_MEMBERS: frozenset[str] = frozenset(
+    {
+        "call",
+        "close",
+        "aclose",
+        "connect",
+        "from_session",
+        "get_prompt",
+        "http",
+        "list_prompts",
+        "list_resource_templates",
+        "list_resources",
+        "list_tools",
+        "on_call",
+        "prompts",
+        "read_resource",
+        "resources",
+        "server_info",
+        "session",
+        "stdio",
+        "tools",
+        "handle_openai_tool_calls",
+        "handle_anthropic_tool_use",
+        "drift",
+        "check_drift",
+    }
+)
+
+
+def words(name: str) -> list[str]:
+    """Split any wire name into lowercase ASCII words: `getHTTPResponse-v2` -> get, http, response, v2."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    spaced = _WORD_BOUNDARY.sub(" ", ascii_name)
+    return [word.lower() for word in _NOT_IDENTIFIER_CHAR.split(spaced) if word]
+
+
+def snake_case(name: str, *, fallback: str) -> str:
+    """A lowercase identifier for `name`; `fallback` when nothing usable is left, or as a prefix to a digit."""
+    parts = words(name)
+    if not parts:
+        return fallback
+    result = "_".join(parts)
+    if result[0].isdigit():
+        result = f"{fallback}_{result}"
+    return result
+
+
+def pascal_case(name: str, *, fallback: str) -> str:
+    parts = words(name)
+    if not parts:
+        return fallback
+    result = "".join(part[:1].upper() + part[1:] for part in parts)
+    if result[0].isdigit():
+        result = fallback + result
+    return result
+
+
+class NameRegistry:
+    """Hands out unique names within one namespace (a class's methods, a method's parameters...).
+
+    Wire names are claimed in sorted order and a wire name that is already a valid, unreserved name
+    claims itself first, so `get_sum` keeps `get_sum` and `get-sum` becomes `get_sum_2`, whatever order
+    the server lists them in.
+    """
+
+    def __init__(self, reserved: Iterable[str] = (), *, reserved_prefix: str | None = None) -> None:
+        self._reserved = frozenset(reserved)
+        #: Pydantic owns the `model_` prefix on models: fields that would start with it get `field_` before it.
+        self._reserved_prefix = reserved_prefix
+        self._taken: dict[str, str] = {}
+
+    def is_free(self, name: str) -> bool:
+        return name not in self._taken and name not in self._reserved
+
+    def assign_all(self, wire_names: Iterable[str], convert: _Converter) -> dict[str, str]:
+        """Map every distinct wire name to a unique Python name."""
+        ordered = sorted(set(wire_names))
+        candidates = {wire: self._unreserved(convert(wire)) for wire in ordered}
+        assigned: dict[str, str] = {}
+        # Exact matches first: a wire name that needs no conversion is never the one renamed.
+        for wire in ordered:
+            if candidates[wire] == wire and self.is_free(wire):
+                assigned[wire] = self._claim(wire, wire)
+        for wire in ordered:
+            if wire not in assigned:
+                assigned[wire] = self._claim(self._first_free(candidates[wire]), wire)
+        return assigned
+
+    def claimed_by(self, name: str) -> str | None:
+        return self._taken.get(name)
+
+    def _unreserved(self, name: str) -> str:
+        if self._reserved_prefix is not None and name.startswith(self._reserved_prefix):
+            name = f"field_{name}"
+        while name in self._reserved:
+            name = f"{name}_"
+        return name
+
+    def _first_free(self, name: str) -> str:
+        if self.is_free(name):
+            return name
+        stem = name.rstrip("_") or name
+        number = 2
+        while not self.is_free(f"{stem}_{number}"):
+            number += 1
+        return f"{stem}_{number}"
+
+    def _claim(self, name: str, wire: str) -> str:
+        self._taken[name] = wire
+        return name
+
+
+class _Converter:  # pragma: no cover - typing helper only
+    def __call__(self, wire: str) -> str: ...
+
+
+def pascal_from_snake(snake: str) -> str:
+    """`get_weather_2` -> `GetWeather_2`: the underscore before a digit keeps `get_weather_2` and `get_weather2` apart."""
+    out = []
+    for part in snake.strip("_").split("_"):
+        if not part:
+            continue
+        if part[0].isdigit() and out:
+            out.append("_" + part)
+        else:
+            out.append(part[:1].upper() + part[1:])
+    return "".join(out) or "Item"

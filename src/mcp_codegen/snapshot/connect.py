@@ -1,0 +1,710 @@
+"""Connecting to a server: transports, the initialize handshake, and one-line failure messages.
+
+`connect()` opens an `mcp.Client` in legacy mode (no 10 s `server/discover` probe, works with 2.x
+servers too) with the response cache off, bounds the handshake with a deadline (the SDK has no
+initialize timeout), and turns every failure, during the handshake or while the caller lists, into
+a `ServerError` whose message is one line with no secrets in it.
+
+Transports:
+
+* stdio: our own small transport (`_stdio_transport`) instead of the SDK's `stdio_client`, because
+  that one hides the child process: a server that dies during initialize would be reported as a
+  bare "Connection closed", without its exit code. The child runs in its own session (process
+  group); stderr goes to a temporary file whose last lines end up in error messages; lines on
+  stdout that are not JSON-RPC are kept (to explain a failure) and skipped, like the SDK does.
+  On the way out the child gets stdin EOF, then SIGTERM, then SIGKILL, and is always reaped,
+  also on timeout and on Ctrl-C (the shutdown runs shielded from cancellation).
+* streamable HTTP through an `httpx2.AsyncClient` with a response hook, to see the HTTP status
+  the SDK turns into a generic JSON-RPC error (-32603 for a 401).
+* legacy SSE (`mcp.client.sse.sse_client`), forced, or as the `auto` fallback when a POST to the
+  URL is refused with a 4xx other than an auth failure (404/405 for an SSE-only server).
+
+Every transport is wrapped in `_Tap`, which keeps the raw `initialize` result dict (the SDK only
+keeps its validated model, which drops vendor keys).
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import math
+import os
+import re
+import signal
+import socket
+import sys
+import tempfile
+import urllib.parse
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import IO, Any, Literal, Self
+
+import anyio
+import anyio.abc
+import httpx2
+import mcp_types
+import pydantic
+from anyio.streams.text import TextReceiveStream
+from mcp import Client
+from mcp.client._transport import ReadStream, Transport, TransportStreams
+from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server import Server
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+
+from mcp_codegen.errors import ServerError
+from mcp_codegen.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
+
+Progress = Callable[[str], None]
+
+#: Seconds a child gets to exit on its own after stdin EOF (normal end; the SDK uses the same).
+_EXIT_GRACE = 2.0
+#: The same after a failure, a timeout or Ctrl-C: nothing is left to flush, do not keep the user waiting.
+_EXIT_GRACE_ON_ERROR = 0.2
+#: Seconds between SIGTERM and SIGKILL, and after SIGKILL for the event loop to reap the child.
+_KILL_GRACE = 1.0
+_STDERR_TAIL_LINES = 5
+_STDERR_TAIL_BYTES = 64 * 1024
+_LINE_LIMIT = 200
+#: At most this many non-JSON stdout lines are kept to explain a failure.
+_GARBAGE_KEPT = 3
+_AUTH_STATUSES = (401, 403, 407)
+#: Loggers the SDK and its HTTP client write to ("client" is mcp.client.session's odd name).
+_SDK_LOGGERS = ("mcp", "client", "httpx2")
+_CONTROL_CHARS = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class _HttpFailure:
+    method: str
+    status: int
+    reason: str
+
+
+@dataclass
+class _Probe:
+    """What one connection attempt observed, for the snapshot and for explaining failures."""
+
+    #: "initialize" until the handshake is done, then what the caller is doing ("tools/list (page 2)").
+    phase: str = "initialize"
+    #: The raw `initialize` result as received (wire camelCase, vendor keys kept).
+    init_result: dict[str, Any] | None = None
+    http_failure: _HttpFailure | None = None
+    process: anyio.abc.Process | None = None
+    errlog: IO[bytes] | None = None
+    garbage: list[str] = field(default_factory=list)
+    garbage_count: int = 0
+
+    @property
+    def initializing(self) -> bool:
+        return self.phase == "initialize"
+
+    def where(self) -> str:
+        return "during initialize" if self.initializing else f"during {self.phase}"
+
+    def stderr_tail(self) -> list[str]:
+        if self.errlog is None:
+            return []
+        try:
+            self.errlog.flush()
+            size = self.errlog.seek(0, os.SEEK_END)
+            self.errlog.seek(max(0, size - _STDERR_TAIL_BYTES))
+            text = self.errlog.read().decode("utf-8", errors="replace")
+        except (OSError, ValueError):
+            return []
+        lines = [_clean(line) for line in text.splitlines()]
+        return [line for line in lines if line][-_STDERR_TAIL_LINES:]
+
+
+@dataclass
+class Connection:
+    """An initialized client plus what the handshake returned; valid inside `connect()` only."""
+
+    client: Client
+    #: Seconds each request may take.
+    timeout: float
+    #: The initialize result as wire JSON (raw when the transport could be tapped, else the SDK model's dump).
+    init_result: dict[str, Any]
+    #: The secret-free launch record (`None` for an in-process server).
+    record: LaunchRecord | None
+    _probe: _Probe = field(repr=False)
+
+    def set_phase(self, phase: str) -> None:
+        """Name what is being done (e.g. "tools/list (page 2)"), for error messages."""
+        self._probe.phase = phase
+        self._probe.http_failure = None
+
+    @property
+    def stdout_garbage(self) -> tuple[int, str | None]:
+        """How many non-JSON lines a stdio server wrote to stdout, and the first of them."""
+        probe = self._probe
+        return probe.garbage_count, probe.garbage[0] if probe.garbage else None
+
+
+class _Scrubber:
+    """Replaces secret values (header values, env values, URL credentials) in text meant for the user."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        self._secrets = sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    @classmethod
+    def for_launch(cls, launch: ServerLaunch | None) -> _Scrubber:
+        secrets: list[str] = []
+        if isinstance(launch, StdioLaunch):
+            secrets.extend(launch.env.values())
+        elif isinstance(launch, HttpLaunch):
+            for value in launch.headers.values():
+                secrets.append(value)
+                secrets.extend(value.split())  # "Bearer <token>": the token alone, too
+            parts = urllib.parse.urlsplit(launch.url)
+            secrets.extend(p for p in (parts.username, parts.password) if p)
+            secrets.extend(v for _, v in urllib.parse.parse_qsl(parts.query) if v)
+        return cls(secrets)
+
+
+def _clean(text: str) -> str:
+    """One printable line of at most `_LINE_LIMIT` characters."""
+    text = _CONTROL_CHARS.sub("", text).strip()
+    return text if len(text) <= _LINE_LIMIT else text[: _LINE_LIMIT - 1] + "…"
+
+
+@contextmanager
+def _quiet_unconfigured_sdk_logging() -> Iterator[None]:
+    """Mute the SDK's own log records while nobody has configured logging.
+
+    The SDK logs transport trouble with `logger.exception()`; with no handler anywhere, Python's
+    last-resort handler prints those as raw tracebacks, next to the one-line error we report. When
+    logging is configured (a `--verbose` flag, pytest), nothing is changed.
+    """
+    if logging.getLogger().handlers or any(logging.getLogger(name).handlers for name in _SDK_LOGGERS):
+        yield
+        return
+    saved = [(logger, logger.level) for logger in map(logging.getLogger, _SDK_LOGGERS)]
+    for logger, _ in saved:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for logger, level in saved:
+            logger.setLevel(level)
+
+
+def _say(progress: Progress | None, line: str) -> None:
+    if progress is not None:
+        progress(line)
+
+
+# --------------------------------------------------------------------------------------------------
+# Public entry points
+# --------------------------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def connect(
+    launch: ServerLaunch, *, timeout: float, progress: Progress | None = None
+) -> AsyncIterator[Connection]:
+    """Start or reach the server, initialize, and yield the connection.
+
+    Initialize is bounded by `timeout` (so is each later request). Every failure, also one raised
+    by the caller's block while it lists, leaves as a one-line `ServerError` (a `ServerError` the
+    block raises itself passes through). Cancellation and KeyboardInterrupt propagate unchanged
+    after the server process is gone.
+    """
+    with _quiet_unconfigured_sdk_logging():
+        async with _connect(launch, timeout=timeout, progress=progress) as connection:
+            yield connection
+
+
+@asynccontextmanager
+async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress | None) -> AsyncIterator[Connection]:
+    scrub = _Scrubber.for_launch(launch)
+    deadline = anyio.current_time() + timeout
+    if isinstance(launch, StdioLaunch):
+        with tempfile.TemporaryFile("w+b") as errlog:
+            probe = _Probe(errlog=errlog)
+            _say(progress, f"starting {launch.describe()}")
+            async with _attempt(_stdio_transport(launch, probe), probe, launch, "stdio", timeout, deadline, scrub) as c:
+                yield c
+        return
+
+    url = redact_url(launch.url)
+    kinds: list[Literal["http", "sse"]] = ["sse"] if launch.transport == "sse" else ["http"]
+    if launch.transport == "auto":
+        kinds.append("sse")
+    first_error: ServerError | None = None
+    for kind in kinds:
+        probe = _Probe()
+        entered = False
+        label = "streamable HTTP" if kind == "http" else "legacy SSE"
+        _say(progress, f"connecting to {url} ({label})")
+        try:
+            async with _attempt(
+                _http_transport(launch, kind, probe, timeout), probe, launch, kind, timeout, deadline, scrub
+            ) as c:
+                entered = True
+                yield c
+            return
+        except ServerError as error:
+            if entered:
+                raise
+            failure = probe.http_failure
+            if kind == "http" and "sse" in kinds and failure is not None and _wants_sse_fallback(failure):
+                first_error = error
+                _say(progress, f"{url} does not speak streamable HTTP (HTTP {failure.status}); trying legacy SSE")
+                continue
+            if first_error is None:
+                raise
+            if str(error) == str(first_error):
+                raise ServerError(f"{first_error} (the legacy SSE fallback got the same answer)") from None
+            raise ServerError(f"{first_error}; the legacy SSE fallback failed too: {error}") from None
+
+
+@asynccontextmanager
+async def connect_in_process(server: object, *, timeout: float) -> AsyncIterator[Connection]:
+    """`connect()` for an in-process `MCPServer` / low-level `Server` (tests, demos)."""
+    if not isinstance(server, (Server, MCPServer)):
+        raise TypeError(f"expected an MCPServer or mcp.server.Server, got {type(server).__name__}")
+    probe = _Probe()
+    deadline = anyio.current_time() + timeout
+    async with _attempt(server, probe, None, None, timeout, deadline, _Scrubber([])) as c:
+        yield c
+
+
+# --------------------------------------------------------------------------------------------------
+# One connection attempt
+# --------------------------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def _attempt(
+    target: Transport | Server[Any] | MCPServer,
+    probe: _Probe,
+    launch: ServerLaunch | None,
+    kind: Literal["stdio", "http", "sse"] | None,
+    timeout: float,
+    deadline: float,
+    scrub: _Scrubber,
+) -> AsyncIterator[Connection]:
+    transport = _Tap(target, probe) if not isinstance(target, (Server, MCPServer)) else target
+    try:
+        with anyio.CancelScope(deadline=deadline) as scope:
+            async with Client(transport, mode="legacy", cache=None, read_timeout_seconds=timeout) as client:
+                scope.deadline = math.inf  # the handshake is done: from now on each request has its own timeout
+                probe.phase = "listing"
+                record: LaunchRecord | None = None
+                if isinstance(launch, StdioLaunch):
+                    record = launch.record()
+                elif isinstance(launch, HttpLaunch):
+                    record = launch.record(transport="sse" if kind == "sse" else "http")
+                yield Connection(client, timeout, _init_result(client, probe), record, probe)
+        if scope.cancelled_caught:
+            raise TimeoutError
+    except BaseException as exc:  # translated, or re-raised when it is an interrupt
+        if _is_interrupt(exc):
+            raise
+        raise _to_server_error(exc, probe, launch, timeout, scrub) from None
+
+
+def _init_result(client: Client, probe: _Probe) -> dict[str, Any]:
+    if probe.init_result is not None:
+        return probe.init_result
+    result = client.session.initialize_result
+    return result.model_dump(mode="json", by_alias=True, exclude_none=True) if result is not None else {}
+
+
+class _Tap:
+    """A transport wrapper that keeps the raw `initialize` result (the first response on the wire)."""
+
+    def __init__(self, inner: Transport, probe: _Probe) -> None:
+        self._inner = inner
+        self._probe = probe
+
+    async def __aenter__(self) -> TransportStreams:
+        read_stream, write_stream = await self._inner.__aenter__()
+        return _TappedReadStream(read_stream, self._probe), write_stream
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc, tb)
+
+
+class _TappedReadStream:
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], probe: _Probe) -> None:
+        self._inner = inner
+        self._probe = probe
+
+    @property
+    def last_context(self) -> Any:
+        # The dispatcher reads the sender's contextvars from here (streamable HTTP sets it).
+        return getattr(self._inner, "last_context", None)
+
+    def _see(self, item: SessionMessage | Exception) -> SessionMessage | Exception:
+        if self._probe.init_result is None and isinstance(item, SessionMessage):
+            message = item.message
+            if isinstance(message, mcp_types.JSONRPCResponse) and "protocolVersion" in message.result:
+                self._probe.init_result = dict(message.result)
+        return item
+
+    async def receive(self) -> SessionMessage | Exception:
+        return self._see(await self._inner.receive())
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc_val: BaseException | None, exc_tb: TracebackType | None
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Transports
+# --------------------------------------------------------------------------------------------------
+
+
+class _SpawnError(Exception):
+    """The child could not be started; the message is final."""
+
+
+@asynccontextmanager
+async def _stdio_transport(launch: StdioLaunch, probe: _Probe) -> AsyncIterator[TransportStreams]:
+    """Run the server as a child and bridge its stdin/stdout to the session's streams."""
+    assert probe.errlog is not None
+    if sys.platform == "win32":  # pragma: no cover - the exit code is not available there
+        params = StdioServerParameters(
+            command=launch.command, args=list(launch.args), env=dict(launch.env), cwd=launch.cwd
+        )
+        async with stdio_client(params, errlog=probe.errlog) as streams:  # type: ignore[arg-type]
+            yield streams
+        return
+
+    if launch.cwd is not None and not os.path.isdir(launch.cwd):
+        raise _SpawnError(f"working directory does not exist: {launch.cwd}")
+    try:
+        process = await anyio.open_process(
+            [launch.command, *launch.args],
+            env=get_default_environment() | dict(launch.env),
+            cwd=launch.cwd,
+            stderr=probe.errlog,
+            start_new_session=True,  # its own process group: the kill reaches grandchildren (npx -> node)
+        )
+    except FileNotFoundError:
+        raise _SpawnError(f"command not found: {launch.command}") from None
+    except PermissionError:
+        raise _SpawnError(f"cannot run {launch.command}: permission denied") from None
+    except OSError as error:
+        raise _SpawnError(f"cannot start {launch.command}: {error.strerror or error.__class__.__name__}") from None
+    probe.process = process
+    # No await between the spawn and the task group's `try`, or a cancellation would leak the child.
+    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    failed = True
+
+    async def stdout_reader() -> None:
+        assert process.stdout is not None
+        pending: list[str] = []
+        try:
+            async with read_send:
+                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
+                    *complete, rest = chunk.split("\n")
+                    for piece in complete:
+                        line = "".join(pending) + piece
+                        pending.clear()
+                        await _deliver(line)
+                    if rest:
+                        pending.append(rest)
+                # stdout ended: the child is most likely exiting. Give the event loop a moment to reap
+                # it, so the failure message can carry its real exit code.
+                await _exited(process, 1.0)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
+            pass  # the session or our own shutdown closed a stream
+
+    async def _deliver(line: str) -> None:
+        if not line.strip():
+            return
+        try:
+            message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except ValueError:
+            probe.garbage_count += 1
+            if len(probe.garbage) < _GARBAGE_KEPT:
+                probe.garbage.append(_clean(line))
+            return
+        await read_send.send(SessionMessage(message))
+
+    async def stdin_writer() -> None:
+        assert process.stdin is not None
+        try:
+            async with write_receive:
+                async for session_message in write_receive:
+                    data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send((data + "\n").encode())
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            # The child stopped reading (it probably died): end the session's reads, or a request would hang.
+            await read_send.aclose()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(stdout_reader)
+        tg.start_soon(stdin_writer)
+        try:
+            yield read_receive, write_send
+            failed = False
+        finally:
+            with anyio.CancelScope(shield=True):
+                write_send.close()
+                read_receive.close()
+                await _stop_process(process, _EXIT_GRACE_ON_ERROR if failed else _EXIT_GRACE)
+            tg.cancel_scope.cancel()
+
+
+async def _stop_process(process: anyio.abc.Process, grace: float) -> None:
+    """stdin EOF, then SIGTERM to the process group, then SIGKILL; waits until the child is reaped."""
+    if process.stdin is not None:
+        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+    if not await _exited(process, grace):
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, sig)
+            if await _exited(process, _KILL_GRACE):
+                break
+    # The process group may outlive its leader (a grandchild that ignored SIGTERM): make sure it goes.
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await stream.aclose()
+
+
+async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
+    # Poll `returncode`, not `wait()`: on 3.11 `wait()` also waits for pipe EOF, which a grandchild can hold.
+    deadline = anyio.current_time() + timeout
+    while process.returncode is None:
+        if anyio.current_time() >= deadline:
+            return False
+        await anyio.sleep(0.01)
+    return True
+
+
+def _http_transport(launch: HttpLaunch, kind: Literal["http", "sse"], probe: _Probe, timeout: float) -> Transport:
+    async def on_response(response: httpx2.Response) -> None:
+        method = response.request.method
+        # A streamable-HTTP server may refuse the optional GET stream (405): that is not a failure.
+        if response.status_code >= 400 and (kind == "sse" or method == "POST") and probe.http_failure is None:
+            probe.http_failure = _HttpFailure(method, response.status_code, response.reason_phrase)
+
+    hooks: dict[str, list[Callable[..., Any]]] = {"response": [on_response]}
+    if kind == "sse":
+
+        def client_factory(
+            headers: dict[str, str] | None = None,
+            timeout: httpx2.Timeout | None = None,
+            auth: httpx2.Auth | None = None,
+        ) -> httpx2.AsyncClient:
+            return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, event_hooks=hooks)
+
+        return sse_client(
+            launch.url, headers=dict(launch.headers), timeout=timeout, httpx_client_factory=client_factory
+        )
+
+    @asynccontextmanager
+    async def streamable() -> AsyncIterator[TransportStreams]:
+        http_timeout = httpx2.Timeout(timeout, read=max(timeout, 300.0))
+        async with (
+            httpx2.AsyncClient(headers=dict(launch.headers), timeout=http_timeout, event_hooks=hooks) as client,
+            streamable_http_client(launch.url, http_client=client) as streams,
+        ):
+            yield streams
+
+    return streamable()
+
+
+def _wants_sse_fallback(failure: _HttpFailure) -> bool:
+    """A 4xx on the first POST that is not about credentials or rate: probably a server without streamable HTTP."""
+    return 400 <= failure.status < 500 and failure.status not in (*_AUTH_STATUSES, 429)
+
+
+# --------------------------------------------------------------------------------------------------
+# Failures
+# --------------------------------------------------------------------------------------------------
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
+    return [exc]
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """Ctrl-C, exit, or a cancellation from outside: these propagate as they are."""
+    cancelled = anyio.get_cancelled_exc_class()
+    return any(isinstance(leaf, (KeyboardInterrupt, SystemExit, GeneratorExit, cancelled)) for leaf in _leaves(exc))
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The first meaningful exception inside (nested) exception groups."""
+    leaves = _leaves(exc)
+    for leaf in leaves:
+        if isinstance(leaf, (ServerError, _SpawnError)):
+            return leaf
+    for leaf in leaves:
+        if not isinstance(leaf, MCPError) or leaf.code != mcp_types.CONNECTION_CLOSED:
+            return leaf
+    return leaves[0] if leaves else exc
+
+
+def _to_server_error(
+    exc: BaseException, probe: _Probe, launch: ServerLaunch | None, timeout: float, scrub: _Scrubber
+) -> ServerError:
+    cause = root_cause(exc)
+    if isinstance(cause, ServerError):
+        return cause
+    if isinstance(cause, _SpawnError):  # names only the command or directory, which the record keeps anyway
+        return ServerError(_clean_message(str(cause)))
+    message = _describe(cause, probe, launch, timeout, scrub)
+    return ServerError(_clean_message(scrub(message)))
+
+
+def _clean_message(text: str) -> str:
+    return " ".join(_CONTROL_CHARS.sub("", text).split())
+
+
+def _describe(
+    cause: BaseException, probe: _Probe, launch: ServerLaunch | None, timeout: float, scrub: _Scrubber
+) -> str:
+    where = probe.where()
+    if isinstance(launch, HttpLaunch):
+        http = _describe_http(cause, probe, launch, timeout, where)
+        if http is not None:
+            return http
+    if isinstance(cause, TimeoutError) or (isinstance(cause, MCPError) and cause.code == mcp_types.REQUEST_TIMEOUT):
+        text = (
+            f"timed out after {timeout:g} s while initializing"
+            if probe.initializing
+            else f"timed out after {timeout:g} s waiting for {probe.phase}"
+        )
+        return text + _stdio_context(probe, scrub)
+    if isinstance(cause, MCPError):
+        if cause.code == mcp_types.CONNECTION_CLOSED:
+            return _describe_closed(probe, where, scrub)
+        if cause.code == mcp_types.PARSE_ERROR:
+            return f"the server sent something that is not JSON-RPC {where}"
+        return f"the server answered with an error {where}: {_clean(cause.message)} (JSON-RPC {cause.code})"
+    if isinstance(cause, pydantic.ValidationError):
+        first = cause.errors()[0] if cause.errors() else None
+        detail = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}" if first else "invalid"
+        return f"the server sent an invalid result {where} ({detail})"
+    if isinstance(cause, RuntimeError) and "protocol version" in str(cause).lower():
+        return f"cannot talk to the server: {cause}"
+    text = f"unexpected failure {where}: {cause.__class__.__name__}"
+    if str(cause):
+        text += f": {cause}"
+    return text + _stdio_context(probe, scrub)
+
+
+def _describe_closed(probe: _Probe, where: str, scrub: _Scrubber) -> str:
+    process = probe.process
+    if process is None:
+        return f"the server closed the connection {where}"
+    code = process.returncode
+    if code is None:
+        text = f"the server closed its stdout {where}"
+    elif code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        text = f"server was killed by {name} {where}"
+    else:
+        text = f"server exited with code {code} {where}"
+    return text + _stdio_context(probe, scrub, always_stderr=True)
+
+
+def _stdio_context(probe: _Probe, scrub: _Scrubber, *, always_stderr: bool = False) -> str:
+    if probe.process is None:
+        return ""
+    text = ""
+    if probe.garbage:
+        text += f"; it wrote non-JSON to stdout: {scrub(probe.garbage[0])!r}"
+    tail = probe.stderr_tail()
+    if tail:
+        text += "; last stderr lines: " + " | ".join(scrub(line) for line in tail)
+    elif always_stderr and not probe.garbage:
+        text += "; it wrote nothing to stderr"
+    return text
+
+
+def _describe_http(cause: BaseException, probe: _Probe, launch: HttpLaunch, timeout: float, where: str) -> str | None:
+    url = redact_url(launch.url)
+    status: int | None = None
+    reason = ""
+    if isinstance(cause, httpx2.HTTPStatusError):
+        status, reason = cause.response.status_code, cause.response.reason_phrase
+    elif probe.http_failure is not None and not isinstance(cause, httpx2.TransportError):
+        status, reason = probe.http_failure.status, probe.http_failure.reason
+    if status is not None:
+        if status in _AUTH_STATUSES:
+            names = sorted(launch.headers, key=str.lower)
+            sent = f"headers sent: {', '.join(names)}" if names else "no headers were sent (add one with -H)"
+            return f"authentication failed (HTTP {status}) at {url}; {sent}"
+        text = f"HTTP {status}{f' ({reason})' if reason else ''} from {url} {where}"
+        if status == 404:
+            text += "; is this the server's MCP endpoint?"
+        return text
+    if isinstance(cause, httpx2.TimeoutException):
+        return f"timed out after {timeout:g} s {'connecting to' if probe.initializing else 'talking to'} {url}"
+    if isinstance(cause, httpx2.TransportError):
+        if probe.initializing and isinstance(cause, httpx2.ConnectError):
+            return f"cannot connect to {url}: {_connect_reason(cause)}"
+        return f"connection to {url} lost {where} ({cause.__class__.__name__})"
+    if isinstance(cause, MCPError) and cause.code == mcp_types.CONNECTION_CLOSED:
+        return f"connection to {url} closed {where}"
+    return None
+
+
+def _connect_reason(error: BaseException) -> str:
+    """'connection refused', 'host not found', ... from the OS error under an httpx2 ConnectError."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror):
+            return "host not found"
+        if isinstance(current, ConnectionRefusedError) or (
+            isinstance(current, OSError) and current.errno == errno.ECONNREFUSED
+        ):
+            return "connection refused"
+        if isinstance(current, OSError) and current.strerror:
+            return current.strerror.lower()
+        current = current.__cause__ or current.__context__
+    text = str(error).lower()
+    if "refused" in text or "all connection attempts failed" in text:
+        return "connection refused"
+    return str(error) or error.__class__.__name__
+
+
+__all__ = ["Connection", "connect", "connect_in_process", "root_cause"]

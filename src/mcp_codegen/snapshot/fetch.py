@@ -1,0 +1,224 @@
+"""Listing a connected server page by page, as raw wire dicts, into a `Snapshot`.
+
+The SDK's typed `list_tools()` is not used: it validates a whole page strictly (one tool with
+`inputSchema: {}` loses the page) and its models drop vendor keys. Requests go out raw through
+`raw_request()`, the one function that touches SDK internals, and each item is kept exactly as
+received. Items without an identity (`name`, `uri`, `uriTemplate`) are left out with a warning;
+everything else, off-spec schemas included, is kept for later stages to judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types
+from mcp import Client
+from mcp.shared.dispatcher import CallOptions
+from mcp.shared.exceptions import MCPError
+
+from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.errors import ServerError
+from mcp_codegen.launch import ServerLaunch
+from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
+from mcp_codegen.snapshot.model import JsonObject, Snapshot
+
+#: More items than this in one listing is a runaway server, not an API.
+MAX_ITEMS = 100_000
+#: A listing with more pages than this is stopped too (a server paging one item at a time stays well under).
+MAX_PAGES = 10_000
+
+
+@dataclass(frozen=True)
+class _Listing:
+    #: Snapshot location prefix and result key, e.g. "tools" / "resourceTemplates".
+    key: str
+    method: str
+    #: The capability the server must declare for the list to be asked for.
+    capability: str
+    #: The field that identifies an item.
+    identity: str
+    #: For progress lines: "tools", "resource templates".
+    label: str
+
+
+_LISTINGS = (
+    _Listing("tools", "tools/list", "tools", "name", "tools"),
+    _Listing("resources", "resources/list", "resources", "uri", "resources"),
+    _Listing("resourceTemplates", "resources/templates/list", "resources", "uriTemplate", "resource templates"),
+    _Listing("prompts", "prompts/list", "prompts", "name", "prompts"),
+)
+
+
+async def raw_request(client: Client, method: str, params: JsonObject | None, *, timeout: float) -> JsonObject:
+    """Send one JSON-RPC request and return its `result` as the raw dict the server sent.
+
+    This is the only place mcp-codegen uses SDK internals (hence the `mcp>=2.3,<2.4` pin): the public
+    `ClientSession.send_request` validates the result against the protocol models, which rejects a
+    whole page over one off-spec item and drops unknown keys. It is `send_request` minus the
+    validation: the session's `_stamp` adds what the negotiated protocol needs on every request (the
+    `MCP-Protocol-Version` header on HTTP), then the dispatcher's `send_raw_request` sends it and waits
+    at most `timeout` seconds.
+
+    Raises:
+        MCPError: an error response, `REQUEST_TIMEOUT`, or `CONNECTION_CLOSED`.
+    """
+    session = client.session
+    data: dict[str, Any] = {"method": method, "params": dict(params or {})}
+    opts: CallOptions = {}
+    session._stamp(data, opts)  # SDK internal, see the docstring
+    opts["timeout"] = timeout
+    return await session._dispatcher.send_raw_request(method, data.get("params"), opts)  # SDK internal
+
+
+async def take_snapshot(
+    launch: ServerLaunch,
+    *,
+    timeout: float = 30.0,
+    diagnostics: Diagnostics,
+    progress: Callable[[str], None] | None = None,
+) -> Snapshot:
+    """Start or reach the server described by `launch`, list everything it offers, and return the snapshot.
+
+    `timeout` bounds connecting (initialize) and each request. Every failure is a one-line
+    `ServerError` without secrets; items that cannot be kept become warnings in `diagnostics`.
+    """
+    async with connect(launch, timeout=timeout, progress=progress) as connection:
+        snapshot = await _list_everything(connection, diagnostics, progress)
+    return snapshot
+
+
+async def snapshot_server(server: object, *, timeout: float = 30.0, diagnostics: Diagnostics) -> Snapshot:
+    """`take_snapshot()` for an in-process `MCPServer` or low-level `mcp.server.Server` (tests, demos).
+
+    The launch record is `None`, and `serverInfo` comes from the SDK's model of the initialize result
+    (the in-memory transport cannot be tapped for the raw one).
+    """
+    async with connect_in_process(server, timeout=timeout) as connection:
+        snapshot = await _list_everything(connection, diagnostics, None)
+    return snapshot
+
+
+async def _list_everything(connection: Connection, diagnostics: Diagnostics, progress: Progress | None) -> Snapshot:
+    init = connection.init_result
+    server_info = init.get("serverInfo")
+    server_info = dict(server_info) if isinstance(server_info, dict) else {}
+    capabilities = init.get("capabilities")
+    capabilities = dict(capabilities) if isinstance(capabilities, dict) else {}
+    protocol_version = init.get("protocolVersion")
+    instructions = init.get("instructions")
+    if progress is not None:
+        name = server_info.get("name") if isinstance(server_info.get("name"), str) else "server"
+        version = server_info.get("version")
+        label = f"{name} {version}" if isinstance(version, str) and version else str(name)
+        progress(f"connected to {label} (protocol {protocol_version})")
+
+    count, first = connection.stdout_garbage
+    if count:
+        diagnostics.warn("server", f"wrote {count} non-JSON line(s) to stdout, skipped (first: {first!r})")
+
+    listed: dict[str, tuple[JsonObject, ...]] = {}
+    for listing in _LISTINGS:
+        if capabilities.get(listing.capability) is None:
+            listed[listing.key] = ()
+            continue
+        listed[listing.key] = await _list_all(connection, listing, diagnostics, progress)
+
+    return Snapshot(
+        server_info=server_info,
+        protocol_version=protocol_version if isinstance(protocol_version, str) else None,
+        capabilities=capabilities,
+        instructions=instructions if isinstance(instructions, str) else None,
+        launch=connection.record,
+        tools=listed["tools"],
+        resources=listed["resources"],
+        resource_templates=listed["resourceTemplates"],
+        prompts=listed["prompts"],
+    ).canonical()
+
+
+async def _list_all(
+    connection: Connection, listing: _Listing, diagnostics: Diagnostics, progress: Progress | None
+) -> tuple[JsonObject, ...]:
+    """Every page of one listing, following `nextCursor`; items without an identity are left out."""
+    kept: list[JsonObject] = []
+    seen_cursors: set[str] = set()
+    cursor: str | None = None
+    index = 0
+    page = 0
+    while True:
+        page += 1
+        where = listing.method if page == 1 else f"{listing.method} (page {page})"
+        connection.set_phase(where)
+        if progress is not None:
+            progress(f"listing {listing.label}" + (f" (page {page})" if page > 1 else ""))
+        try:
+            result = await raw_request(
+                connection.client,
+                listing.method,
+                {"cursor": cursor} if cursor is not None else None,
+                timeout=connection.timeout,
+            )
+        except MCPError as error:
+            if error.code == mcp_types.METHOD_NOT_FOUND and page == 1:
+                diagnostics.warn(
+                    listing.key,
+                    f"the server declares the {listing.capability!r} capability but does not implement "
+                    f"{listing.method}; listed as empty",
+                )
+                return ()
+            raise
+        items = result.get(listing.key)
+        if not isinstance(items, list):
+            raise ServerError(f"the server sent an invalid {where} result: {listing.key!r} is not a list")
+        for item in items:
+            location = f"{listing.key}[{index}]"
+            index += 1
+            if not isinstance(item, dict):
+                diagnostics.warn(location, f"left out: not an object (got {_json_type(item)})")
+                continue
+            identity = item.get(listing.identity)
+            if not isinstance(identity, str):
+                problem = "has no" if identity is None else "has a non-string"
+                diagnostics.warn(location, f"left out: {problem} {listing.identity!r}")
+                continue
+            kept.append(item)
+        if index > MAX_ITEMS:
+            raise ServerError(f"{listing.method}: the server listed more than {MAX_ITEMS} {listing.label}; giving up")
+
+        next_cursor = result.get("nextCursor")
+        if next_cursor is None or next_cursor == "":
+            return tuple(kept)
+        if not isinstance(next_cursor, str):
+            raise ServerError(f"the server sent an invalid {where} result: nextCursor is not a string")
+        if next_cursor in seen_cursors:
+            raise ServerError(
+                f"{listing.method}: the server sent cursor {_short(next_cursor)} again on page {page}; "
+                "stopping to avoid an endless listing"
+            )
+        if page >= MAX_PAGES:
+            raise ServerError(f"{listing.method}: more than {MAX_PAGES} pages; giving up")
+        seen_cursors.add(next_cursor)
+        cursor = next_cursor
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:39] + "…")
+
+
+__all__ = ["MAX_ITEMS", "MAX_PAGES", "raw_request", "snapshot_server", "take_snapshot"]

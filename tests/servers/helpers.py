@@ -1,0 +1,122 @@
+"""Run MCP servers for tests: in-process over HTTP (streamable or legacy SSE), on loopback only.
+
+    from servers.helpers import serve_http, serve_sse
+
+    with serve_http(build_server()) as url:        # "http://127.0.0.1:PORT/mcp"
+        async with mcp.Client(url, mode="legacy", cache=None) as client: ...
+
+    with serve_sse(build_server()) as url:         # "http://127.0.0.1:PORT/sse"
+        async with mcp.Client(sse_client(url), mode="legacy", cache=None) as client: ...
+
+Both accept an ``MCPServer`` or a low-level ``mcp.server.Server``. The server runs under uvicorn in a
+daemon thread with its own event loop, on a free port picked by the OS, and is shut down when the
+``with`` block exits. Each call builds a new ASGI app, so the same server object can be served again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import uvicorn
+from mcp.server import MCPServer, Server
+from mcp.server.sse import SseServerTransport
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp
+
+__all__ = ["HOST", "STARTUP_TIMEOUT_SECONDS", "serve_app", "serve_http", "serve_sse"]
+
+HOST = "127.0.0.1"
+STARTUP_TIMEOUT_SECONDS = 20.0
+SHUTDOWN_TIMEOUT_SECONDS = 10.0
+
+AnyServer = MCPServer[Any] | Server[Any]
+
+
+@contextlib.contextmanager
+def serve_app(app: ASGIApp, *, host: str = HOST) -> Iterator[str]:
+    """Serve any ASGI app under uvicorn in a background thread; yield its base URL ``http://HOST:PORT``."""
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=0,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name=f"uvicorn-{id(server):x}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the in-process uvicorn server exited during startup (see the log above)")
+        if time.monotonic() > deadline:
+            server.should_exit = True
+            raise RuntimeError(f"the in-process uvicorn server did not start within {STARTUP_TIMEOUT_SECONDS} s")
+        time.sleep(0.01)
+    try:
+        port = server.servers[0].sockets[0].getsockname()[1]
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(SHUTDOWN_TIMEOUT_SECONDS)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(SHUTDOWN_TIMEOUT_SECONDS)
+
+
+@contextlib.contextmanager
+def serve_http(server: AnyServer, *, path: str = "/mcp", **app_options: Any) -> Iterator[str]:
+    """Serve ``server`` over streamable HTTP; yield the endpoint URL (``http://127.0.0.1:PORT/mcp``).
+
+    Extra keyword arguments go to ``server.streamable_http_app()`` (e.g. ``json_response=True``,
+    ``stateless_http=True``).
+    """
+    app = server.streamable_http_app(streamable_http_path=path, host=HOST, **app_options)
+    with serve_app(app) as base:
+        yield base + path
+
+
+@contextlib.contextmanager
+def serve_sse(server: AnyServer, *, path: str = "/sse", message_path: str = "/messages/") -> Iterator[str]:
+    """Serve ``server`` over the legacy HTTP+SSE transport; yield the SSE URL (``http://127.0.0.1:PORT/sse``)."""
+    app: ASGIApp
+    if isinstance(server, MCPServer):
+        app = server.sse_app(sse_path=path, message_path=message_path, host=HOST)
+    else:
+        app = _lowlevel_sse_app(server, path, message_path)
+    with serve_app(app) as base:
+        yield base + path
+
+
+def _lowlevel_sse_app(server: Server[Any], path: str, message_path: str) -> Starlette:
+    """What ``MCPServer.sse_app`` builds, for a low-level ``Server`` (which has no such method)."""
+    transport = SseServerTransport(
+        message_path,
+        security_settings=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=[f"{HOST}:*", "localhost:*"],
+            allowed_origins=[f"http://{HOST}:*", "http://localhost:*"],
+        ),
+    )
+
+    async def sse_endpoint(request: Request) -> Response:
+        async with transport.connect_sse(request.scope, request.receive, request._send) as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+        return Response()
+
+    return Starlette(
+        routes=[
+            Route(path, endpoint=sse_endpoint, methods=["GET"]),
+            Mount(message_path, app=transport.handle_post_message),
+        ]
+    )
