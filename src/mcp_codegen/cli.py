@@ -1,0 +1,249 @@
+"""The `mcp-codegen` command: parses options, runs the pipeline, reports. No logic of its own.
+
+Every failure is one line on stderr and a documented exit code (see `errors.ExitCode`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import anyio
+import click
+
+from mcp_codegen import __version__
+from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.errors import CodegenError, ExitCode, StrictModeError, UsageError
+from mcp_codegen.launch import ServerLaunch, Transport, parse_http, parse_stdio
+from mcp_codegen.snapshot.model import Snapshot, read_snapshot
+
+DEFAULT_TIMEOUT = 30.0
+
+
+@dataclass
+class Reporter:
+    quiet: bool
+    output_format: str = "text"
+
+    def progress(self, message: str) -> None:
+        if not self.quiet and self.output_format == "text":
+            click.echo(f"mcp-codegen: {message}", err=True)
+
+    def summary(self, snapshot: Snapshot, diagnostics: Diagnostics, done: str, extra: dict[str, Any]) -> None:
+        if self.output_format == "json":
+            report = {
+                "server": {"name": snapshot.server_name, "version": snapshot.server_version},
+                "tools": len(snapshot.tools),
+                "resources": len(snapshot.resources),
+                "resourceTemplates": len(snapshot.resource_templates),
+                "prompts": len(snapshot.prompts),
+                "diagnostics": [d.as_json() for d in diagnostics],
+                **extra,
+            }
+            click.echo(json.dumps(report, indent=2, sort_keys=True))
+            return
+        for diagnostic in diagnostics:
+            click.echo(f"mcp-codegen: {diagnostic}", err=True)
+        if self.quiet:
+            return
+        counts = (
+            f"{len(snapshot.tools)} tools, {len(snapshot.resources)} resources, "
+            f"{len(snapshot.resource_templates)} resource templates, {len(snapshot.prompts)} prompts"
+        )
+        warnings = len(diagnostics.warnings)
+        click.echo(f"mcp-codegen: {done}: {counts}, {warnings} warning{'s' if warnings != 1 else ''}", err=True)
+
+
+def _fail(error: CodegenError) -> NoReturn:
+    click.echo(f"mcp-codegen: error: {error}", err=True)
+    sys.exit(int(error.exit_code))
+
+
+def _run(action: Callable[[], None]) -> None:
+    """Run one command, turning every failure into one line and its exit code."""
+    try:
+        action()
+    except CodegenError as error:
+        _fail(error)
+    except KeyboardInterrupt:
+        click.echo("mcp-codegen: interrupted; the previous output is unchanged", err=True)
+        sys.exit(int(ExitCode.INTERRUPTED))
+    except Exception as error:  # a bug of ours: still one line, with a way to see the traceback
+        if os.environ.get("MCP_CODEGEN_DEBUG"):
+            raise
+        click.echo(
+            f"mcp-codegen: internal error: {error.__class__.__name__}: {str(error)[:200]} "
+            "(set MCP_CODEGEN_DEBUG=1 for a traceback)",
+            err=True,
+        )
+        sys.exit(70)
+
+
+def server_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--url", help="Streamable HTTP (or legacy SSE) endpoint of the server."),
+        click.option(
+            "--transport",
+            type=click.Choice(["auto", "http", "sse"]),
+            default="auto",
+            show_default=True,
+            help="With --url: try streamable HTTP then SSE, or force one.",
+        ),
+        click.option(
+            "-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="HTTP header; ${VAR} expanded."
+        ),
+        click.option("--stdio", metavar="'COMMAND ARGS...'", help="Start the server as a subprocess (split like a shell)."),
+        click.option("-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."),
+        click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for --stdio."),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0.1),
+            default=DEFAULT_TIMEOUT,
+            show_default=True,
+            help="Seconds allowed for connecting and for each request.",
+        ),
+        click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _launch(url: str | None, transport: str, headers: tuple[str, ...], stdio: str | None, env: tuple[str, ...], cwd: str | None) -> ServerLaunch | None:
+    if url and stdio:
+        raise UsageError("give either --url or --stdio, not both")
+    if url:
+        if env or cwd:
+            raise UsageError("-e/--env and --cwd go with --stdio, not --url")
+        chosen: Transport = "http" if transport == "http" else "sse" if transport == "sse" else "auto"
+        return parse_http(url, headers, chosen)
+    if stdio:
+        if headers:
+            raise UsageError("-H/--header goes with --url, not --stdio")
+        return parse_stdio(stdio, env, cwd)
+    return None
+
+
+def _take_snapshot(launch: ServerLaunch, timeout: float, reporter: Reporter, diagnostics: Diagnostics) -> Snapshot:
+    from mcp_codegen.snapshot.fetch import take_snapshot
+
+    async def run() -> Snapshot:
+        return await take_snapshot(launch, timeout=timeout, diagnostics=diagnostics, progress=reporter.progress)
+
+    return anyio.run(run)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mcp-codegen")
+def main() -> None:
+    """Generate typed Python client packages from MCP servers.
+
+    \b
+    Exit codes:
+      0  success
+      1  --check found stale output, or --strict and warnings
+      2  bad usage, unreadable snapshot or config
+      3  the server could not be started, reached or listed
+      4  the output directory was not generated by mcp-codegen (use --overwrite)
+      130 interrupted (the previous output is unchanged)
+    """
+
+
+@main.command()
+@server_options
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Snapshot file to write ('-' for stdout).")
+def snapshot(url: str | None, transport: str, headers: tuple[str, ...], stdio: str | None, env: tuple[str, ...], cwd: str | None, timeout: float, quiet: bool, output: Path) -> None:
+    """Capture a server's tools, resources, templates and prompts as a canonical JSON file."""
+
+    def action() -> None:
+        reporter = Reporter(quiet)
+        launch = _launch(url, transport, headers, stdio, env, cwd)
+        if launch is None:
+            raise UsageError("snapshot needs --url or --stdio")
+        diagnostics = Diagnostics()
+        taken = _take_snapshot(launch, timeout, reporter, diagnostics)
+        text = taken.to_text()
+        if str(output) == "-":
+            click.echo(text, nl=False)
+        else:
+            _write_text_atomically(output, text)
+        reporter.summary(taken, diagnostics, f"wrote {output}", {})
+
+    _run(action)
+
+
+@main.command()
+@server_options
+@click.option("--snapshot", "snapshot_file", type=click.Path(dir_okay=False, path_type=Path), help="Generate offline from a snapshot file.")
+@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), required=True, help="Package directory to write.")
+@click.option("--package-name", help="Import name of the package (default: the output directory's name).")
+@click.option("--overwrite", is_flag=True, help="Replace the output directory even if mcp-codegen did not generate it.")
+@click.option("--strict", is_flag=True, help="Fail (exit 1) on any warning.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if the output directory is not what would be generated.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Summary format.")
+def generate(url: str | None, transport: str, headers: tuple[str, ...], stdio: str | None, env: tuple[str, ...], cwd: str | None, timeout: float, quiet: bool, snapshot_file: Path | None, output: Path, package_name: str | None, overwrite: bool, strict: bool, check: bool, output_format: str) -> None:
+    """Generate a typed client package from a live server or a snapshot file."""
+
+    def action() -> None:
+        from mcp_codegen.pipeline import generate_files, input_hash, validate_package_name
+        from mcp_codegen.write import check_ownership, differences, is_current, write_package
+
+        reporter = Reporter(quiet, output_format)
+        launch = _launch(url, transport, headers, stdio, env, cwd)
+        if (launch is None) == (snapshot_file is None):
+            raise UsageError("generate needs exactly one of --url, --stdio or --snapshot")
+        name = validate_package_name(package_name or output.resolve().name)
+        if not check:
+            check_ownership(output, overwrite=overwrite)
+        diagnostics = Diagnostics()
+        started = time.perf_counter()
+        if snapshot_file is not None:
+            taken = read_snapshot(snapshot_file)
+        else:
+            assert launch is not None
+            taken = _take_snapshot(launch, timeout, reporter, diagnostics)
+        if not check and output.is_dir() and is_current(output, input_hash(taken, name)):
+            reporter.summary(taken, diagnostics, f"{output} is up to date", {"written": False})
+            return
+        reporter.progress(f"generating {name} from {taken.server_name}")
+        files = generate_files(taken, package_name=name, diagnostics=diagnostics)
+        if strict and diagnostics.items:
+            reporter.summary(taken, diagnostics, "not written", {"written": False})
+            raise StrictModeError(f"--strict: {len(diagnostics.items)} warning(s); nothing written")
+        if check:
+            changed = differences(output, files)
+            for difference in changed:
+                click.echo(f"mcp-codegen: {difference.change}: {output / difference.path}", err=True)
+            reporter.summary(taken, diagnostics, "checked", {"stale": [d.path for d in changed]})
+            if changed:
+                raise StaleOutputError(f"{output} is out of date ({len(changed)} file(s) differ); regenerate it")
+            return
+        write_package(output, files, overwrite=overwrite)
+        elapsed = time.perf_counter() - started
+        reporter.summary(taken, diagnostics, f"wrote {output} in {elapsed:.1f} s", {"written": True})
+
+    _run(action)
+
+
+class StaleOutputError(CodegenError):
+    exit_code = ExitCode.FAILED_CHECK
+
+
+def _write_text_atomically(path: Path, text: str) -> None:
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,100 @@
+"""The intermediate representation: everything the templates see, with every Python name decided.
+
+Built from a snapshot by `build_ir`, completed with model facts by `pipeline`; templates read
+only these frozen objects, never raw server JSON. Server text appears here only as data
+(`description`), which the templates render through escaping filters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Parameter:
+    python_name: str
+    wire_name: str
+    type_source: str
+    required: bool
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Tool:
+    wire_name: str
+    #: The method's name on the client, and the name of its spec in `_specs`.
+    python_name: str
+    #: The `models/<module>.py` holding this tool's arguments and result classes.
+    models_module: str
+    arguments_class: str
+    result_class: str | None
+    #: Return the `result` field of the SDK servers' `{"result": value}` wrapping.
+    unwrap_result: bool
+    #: The method's return type as Python source.
+    return_type: str
+    #: Permissive arguments: the method takes `**arguments` instead of typed keywords.
+    permissive: bool
+    parameters: tuple[Parameter, ...]
+    title: str | None
+    description: str | None
+    read_only: bool | None
+
+
+@dataclass(frozen=True)
+class PromptArgument:
+    python_name: str
+    wire_name: str
+    required: bool
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Prompt:
+    wire_name: str
+    python_name: str
+    arguments: tuple[PromptArgument, ...]
+    title: str | None
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Resource:
+    uri: str
+    name: str
+    python_name: str
+    mime_type: str | None
+    description: str | None
+
+
+@dataclass(frozen=True)
+class TemplateVariable:
+    python_name: str
+    wire_name: str
+
+
+@dataclass(frozen=True)
+class ResourceTemplate:
+    name: str
+    uri_template: str
+    python_name: str
+    variables: tuple[TemplateVariable, ...]
+    mime_type: str | None
+    description: str | None
+
+
+@dataclass(frozen=True)
+class ClientSpec:
+    package_name: str
+    generator_version: str
+    server_name: str
+    server_version: str | None
+    server_title: str | None
+    instructions: str | None
+    launch: dict[str, Any] | None
+    tools: tuple[Tool, ...]
+    prompts: tuple[Prompt, ...]
+    resources: tuple[Resource, ...]
+    templates: tuple[ResourceTemplate, ...]
+    #: `from X import Y` lines the client module needs under TYPE_CHECKING for its signatures.
+    type_imports: tuple[str, ...]

@@ -1,0 +1,317 @@
+"""Stage 3: JSON Schema to pydantic v2 modules, through one datamodel-code-generator call per server.
+
+All tools' definitions go into one `$defs` document (class names decided by the IR), so the cost of
+starting the generator is paid once. Its single output module is then split along the reference
+graph into one module per tool (plus `_shared` for classes several tools reach), so a generated
+package imports only the models of the tools it calls.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from mcp_codegen.diagnostics import Diagnostics
+
+SHARED_MODULE = "_shared"
+
+#: Every string format stays a plain `str`: datetime, URL, UUID and email types do not dump back to the
+#: same JSON (or need extra packages), and the schema's own JSON is what the server checks.
+_STRING_FORMATS = (
+    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6",
+    "uri", "uri-reference", "iri", "iri-reference", "uri-template", "uuid", "json-pointer",
+    "relative-json-pointer", "regex", "password", "binary", "byte", "path", "phone", "decimal",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FieldInfo:
+    """One top-level field of an arguments model, as the typed method's keyword parameter."""
+
+    python_name: str
+    wire_name: str
+    #: The parameter's type as Python source (the field's type, less a `| None` the schema does not allow).
+    type_source: str
+    required: bool
+    #: Names the type source refers to, to import in the client module.
+    names: frozenset[str]
+
+
+@dataclass
+class ModelsOutput:
+    #: Module name (under `models/`) -> module body without its header.
+    modules: dict[str, str] = field(default_factory=dict)
+    #: Class name -> the module defining it.
+    class_module: dict[str, str] = field(default_factory=dict)
+    #: Root arguments class -> its fields in declaration order.
+    fields: dict[str, list[FieldInfo]] = field(default_factory=dict)
+    #: Root result class -> the type source of its `result` field (for unwrapped primitive results).
+    result_field_types: dict[str, FieldInfo] = field(default_factory=dict)
+    #: Names imported by the generated code (`Literal`, `AnyUrl`...) -> the import line providing them.
+    imports: dict[str, str] = field(default_factory=dict)
+
+
+def run_datamodel_codegen(document: Mapping[str, Any], aliases: Mapping[str, str]) -> str:
+    """One call for the whole server; options pinned so output never depends on the user's config."""
+    from datamodel_code_generator import (
+        DataModelType,
+        Formatter,
+        InputFileType,
+        NamingStrategy,
+        PythonVersion,
+        generate,
+    )
+
+    source = generate(
+        dict(document),
+        input_file_type=InputFileType.JsonSchema,
+        output_model_type=DataModelType.PydanticV2BaseModel,
+        target_python_version=PythonVersion.PY_311,
+        disable_timestamp=True,
+        custom_file_header="# models",
+        use_annotated=True,
+        field_constraints=True,
+        set_default_enum_member=True,
+        allow_population_by_field_name=True,
+        use_standard_collections=True,
+        use_union_operator=True,
+        use_double_quotes=True,
+        strict_nullable=True,
+        enum_field_as_literal="all",
+        naming_strategy=NamingStrategy.FullPath,
+        use_schema_description=True,
+        type_mappings=[f"{name}=string" for name in _STRING_FORMATS],
+        aliases=dict(aliases),
+        formatters=[Formatter.NONE] if hasattr(Formatter, "NONE") else [],
+        settings_path=_empty_settings_dir(),
+        keep_model_order=True,
+        collapse_root_models=True,
+    )
+    if not isinstance(source, str):
+        raise TypeError("datamodel-code-generator returned several modules; class names must not contain dots")
+    return source
+
+
+@cache
+def _empty_settings_dir() -> Path:
+    # Formatters read pyproject.toml from settings_path (the cwd by default): pin an empty directory.
+    return Path(tempfile.mkdtemp(prefix="mcp-codegen-settings-"))
+
+
+def split_models(
+    source: str,
+    owners: Mapping[str, Iterable[str]],
+    nullable_fields: Mapping[str, frozenset[str]],
+    diagnostics: Diagnostics,
+) -> ModelsOutput:
+    """Split the generator's one module into a module per owner.
+
+    `owners` maps a module name to its root classes; `nullable_fields` maps an arguments class to the
+    wire names of its properties that accept null.
+    """
+    tree = ast.parse(source)
+    imports: dict[str, str] = {}
+    definitions: dict[str, ast.stmt] = {}
+    order: list[str] = []
+    rebuilds: dict[str, list[ast.stmt]] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom):
+            if statement.module == "__future__":
+                continue
+            for alias in statement.names:
+                bound = alias.asname or alias.name
+                imports[bound] = ast.unparse(ast.ImportFrom(statement.module, [alias], statement.level))
+        elif isinstance(statement, ast.Import):
+            for alias in statement.names:
+                imports[alias.asname or alias.name] = ast.unparse(ast.Import([alias]))
+        elif (name := _defined_name(statement)) is not None:
+            definitions[name] = statement
+            order.append(name)
+        elif (target := _rebuild_target(statement)) is not None:
+            rebuilds.setdefault(target, []).append(statement)
+        else:
+            raise ValueError(f"unexpected statement in generated models: {ast.unparse(statement)[:80]}")
+
+    dependencies = {name: _referenced(node) & definitions.keys() - {name} for name, node in definitions.items()}
+    reached_by: dict[str, set[str]] = {}
+    for module, roots in owners.items():
+        for name in _closure(roots, dependencies):
+            reached_by.setdefault(name, set()).add(module)
+    output = ModelsOutput(imports={k: v for k, v in imports.items()})
+    # Classes no tool reaches (the generator's model of the document root) are left out.
+    order = [name for name in order if name in reached_by]
+    for name in order:
+        modules = reached_by[name]
+        output.class_module[name] = next(iter(modules)) if len(modules) == 1 else SHARED_MODULE
+
+    grouped: dict[str, list[str]] = {}
+    for name in order:
+        grouped.setdefault(output.class_module[name], []).append(name)
+    for module, names in grouped.items():
+        output.modules[module] = _module_source(module, names, definitions, rebuilds, imports, output.class_module)
+
+    root_models = {name: inner for name, node in definitions.items() if (inner := _root_model_type(node)) is not None}
+    for module, roots in owners.items():
+        for root in roots:
+            node = definitions.get(root)
+            if not isinstance(node, ast.ClassDef):
+                diagnostics.error(f"models.{root}", "the model generator did not produce this class")
+                continue
+            if root.endswith("Arguments"):
+                fields = _fields(node, nullable_fields.get(root, frozenset()), root_models)
+                output.fields[root] = list(fields)
+            else:
+                result_fields = [f for f in _fields(node, frozenset(), {}) if f.wire_name == "result"]
+                if result_fields:
+                    output.result_field_types[root] = result_fields[0]
+    return output
+
+
+def _defined_name(statement: ast.stmt) -> str | None:
+    if isinstance(statement, ast.ClassDef):
+        return statement.name
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        return statement.targets[0].id
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+        return statement.target.id
+    if isinstance(statement, ast.TypeAlias) and isinstance(statement.name, ast.Name):
+        return statement.name.id
+    return None
+
+
+def _rebuild_target(statement: ast.stmt) -> str | None:
+    if (
+        isinstance(statement, ast.Expr)
+        and isinstance(call := statement.value, ast.Call)
+        and isinstance(attribute := call.func, ast.Attribute)
+        and attribute.attr == "model_rebuild"
+        and isinstance(attribute.value, ast.Name)
+    ):
+        return attribute.value.id
+    return None
+
+
+def _referenced(node: ast.AST) -> set[str]:
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    # Quoted forward references, if the generator ever emits them.
+    for constant in ast.walk(node):
+        if isinstance(constant, ast.Constant) and isinstance(constant.value, str) and constant.value.isidentifier():
+            names.add(constant.value)
+    return names
+
+
+def _closure(roots: Iterable[str], dependencies: Mapping[str, set[str]]) -> set[str]:
+    seen: set[str] = set()
+    stack = [root for root in roots if root in dependencies]
+    while stack:
+        name = stack.pop()
+        if name not in seen:
+            seen.add(name)
+            stack.extend(dependencies[name] - seen)
+    return seen
+
+
+def _module_source(
+    module: str,
+    names: list[str],
+    definitions: Mapping[str, ast.stmt],
+    rebuilds: Mapping[str, list[ast.stmt]],
+    imports: Mapping[str, str],
+    class_module: Mapping[str, str],
+) -> str:
+    body = [ast.unparse(definitions[name]) for name in names]
+    body += [ast.unparse(statement) for name in names for statement in rebuilds.get(name, [])]
+    used: set[str] = set()
+    for name in names:
+        used |= _referenced(definitions[name])
+    local = set(names)
+    lines = ["from __future__ import annotations", ""]
+    lines += sorted({imports[name] for name in used if name in imports})
+    cross = sorted(name for name in used - local if class_module.get(name) not in (None, module))
+    for other in sorted({class_module[name] for name in cross}):
+        members = ", ".join(name for name in cross if class_module[name] == other)
+        lines.append(f"from .{other} import {members}")
+    return "\n".join(lines) + "\n\n\n" + "\n\n\n".join(body) + "\n"
+
+
+def _root_model_type(node: ast.stmt) -> ast.expr | None:
+    """`class X(RootModel[T])` -> T."""
+    if isinstance(node, ast.ClassDef) and len(node.bases) == 1:
+        base = node.bases[0]
+        if isinstance(base, ast.Subscript) and isinstance(base.value, ast.Name) and base.value.id == "RootModel":
+            return base.slice
+    return None
+
+
+class _InlineRootModels(ast.NodeTransformer):
+    """Replace root-model classes by the type they wrap: a parameter takes `list[str]`, not `list[PathItem]`.
+
+    The arguments model still validates (and constrains) the plain value.
+    """
+
+    def __init__(self, root_models: Mapping[str, ast.expr]) -> None:
+        self.root_models = root_models
+        self.depth = 0
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        inner = self.root_models.get(node.id)
+        if inner is None or self.depth > 20:  # recursive root models stay as they are
+            return node
+        self.depth += 1
+        if isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) and inner.value.id == "Annotated":
+            inner = inner.slice.elts[0] if isinstance(inner.slice, ast.Tuple) else inner.slice
+        replaced = self.visit(copy.deepcopy(inner))
+        self.depth -= 1
+        assert isinstance(replaced, ast.expr)
+        return replaced
+
+
+def _fields(node: ast.ClassDef, nullable: frozenset[str], root_models: Mapping[str, ast.expr]) -> Iterable[FieldInfo]:
+    for statement in node.body:
+        if not (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)):
+            continue
+        python_name = statement.target.id
+        if python_name == "model_config":
+            continue
+        annotation = statement.annotation
+        wire_name = python_name
+        if (
+            isinstance(annotation, ast.Subscript)
+            and isinstance(annotation.value, ast.Name)
+            and annotation.value.id == "Annotated"
+            and isinstance(annotation.slice, ast.Tuple)
+        ):
+            for meta in annotation.slice.elts[1:]:
+                wire_name = _alias(meta) or wire_name
+            annotation = annotation.slice.elts[0]
+        required = statement.value is None
+        if not required and wire_name not in nullable:
+            annotation = _without_none(annotation)
+        if root_models:
+            annotation = _InlineRootModels(root_models).visit(copy.deepcopy(annotation))
+        names = frozenset(n.id for n in ast.walk(annotation) if isinstance(n, ast.Name))
+        yield FieldInfo(python_name, wire_name, ast.unparse(annotation), required, names)
+
+
+def _alias(meta: ast.expr) -> str | None:
+    if isinstance(meta, ast.Call) and isinstance(meta.func, ast.Name) and meta.func.id == "Field":
+        for keyword in meta.keywords:
+            if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str):
+                return keyword.value.value
+    return None
+
+
+def _without_none(annotation: ast.expr) -> ast.expr:
+    """`X | None` -> `X`: an optional parameter is left out when not given, never sent as null."""
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        if isinstance(annotation.right, ast.Constant) and annotation.right.value is None:
+            return annotation.left
+        if isinstance(annotation.left, ast.Constant) and annotation.left.value is None:
+            return annotation.right
+    return annotation

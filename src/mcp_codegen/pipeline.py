@@ -1,0 +1,111 @@
+"""The whole generator as one function: snapshot -> files (bytes by relative path).
+
+Data flows one way through one module per stage:
+snapshot (`snapshot.model`) -> plans and IR (`build_ir`) -> models (`model_codegen`) and templates
+(`render`) -> formatted (`formatting`) -> written (`write`, by the caller).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import keyword
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from mcp_codegen import __version__
+from mcp_codegen.build_ir import ToolPlan, build_client_spec, datamodel_document, plan_tools
+from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.errors import UsageError
+from mcp_codegen.formatting import format_python
+from mcp_codegen.model_codegen import ModelsOutput, run_datamodel_codegen, split_models
+from mcp_codegen.render import header_line, render_package, templates_dir
+from mcp_codegen.snapshot.model import Snapshot
+from mcp_codegen.write import MANIFEST, manifest_bytes
+
+
+def validate_package_name(name: str) -> str:
+    if not name.isidentifier() or keyword.iskeyword(name) or not name.isascii():
+        raise UsageError(f"package name {name!r} is not a valid Python identifier (use --package-name)")
+    return name
+
+
+def input_hash(snapshot: Snapshot, package_name: str) -> str:
+    """Everything the output depends on: same hash, same bytes."""
+    key = "\0".join([generator_fingerprint(), package_name, snapshot.to_text()])
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@cache
+def generator_fingerprint() -> str:
+    """A hash of this generator's own code, templates and pinned dependencies' versions.
+
+    Part of the input hash, so the "already up to date" shortcut never survives a change of the
+    generator (an upgrade, or an edit in a source checkout).
+    """
+    from importlib.metadata import version
+
+    package = Path(str(resources.files("mcp_codegen")))
+    digest = hashlib.sha256(__version__.encode())
+    for dependency in ("datamodel-code-generator", "ruff", "pydantic"):
+        digest.update(f"{dependency}={version(dependency)}".encode())
+    sources = sorted(package.rglob("*.py")) + sorted(templates_dir().rglob("*.jinja"))
+    for path in sources:
+        if "demo" not in path.parts:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def generate_files(snapshot: Snapshot, *, package_name: str, diagnostics: Diagnostics) -> dict[str, bytes]:
+    validate_package_name(package_name)
+    plans = plan_tools(snapshot, diagnostics)
+    models = _models(plans, diagnostics)
+    spec = build_client_spec(snapshot, plans, models, package_name=package_name, diagnostics=diagnostics)
+    header = header_line(__version__, snapshot.server_name, snapshot.server_version)
+    texts = format_python(render_package(spec, models, header))
+    # The runtime is copied verbatim (its sources are kept black-clean at the default line length).
+    texts |= _runtime_files()
+    files = {path: text.encode("utf-8") for path, text in texts.items()}
+    files["snapshot.json"] = snapshot.to_text().encode("utf-8")
+    files["py.typed"] = b""
+    files[MANIFEST] = manifest_bytes(files, input_hash(snapshot, package_name), __version__)
+    return dict(sorted(files.items()))
+
+
+def _models(plans: Sequence[ToolPlan], diagnostics: Diagnostics) -> ModelsOutput:
+    """One generator call for all tools; a tool whose schema it cannot handle gets a permissive model."""
+    document, aliases = datamodel_document(plans)
+    try:
+        source = run_datamodel_codegen(document, aliases)
+    except Exception:  # the generator's failures have no common type: find the tools behind it
+        for plan in plans:
+            single, single_aliases = datamodel_document([plan])
+            try:
+                run_datamodel_codegen(single, single_aliases)
+            except Exception as error:
+                diagnostics.warn(
+                    f"tools.{plan.wire_name}",
+                    f"the model generator cannot handle this tool's schemas ({error.__class__.__name__}); "
+                    "arguments and result are untyped",
+                )
+                plan.prepared.definitions = {plan.arguments_class: {"type": "object", "additionalProperties": True}}
+                plan.prepared.permissive_arguments = True
+                plan.prepared.result_class = None
+                plan.parameter_names = {}
+        document, aliases = datamodel_document(plans)
+        source = run_datamodel_codegen(document, aliases)
+    owners = {
+        plan.models_module: [plan.arguments_class, *([plan.prepared.result_class] if plan.prepared.result_class else [])]
+        for plan in plans
+    }
+    return split_models(source, owners, {plan.arguments_class: plan.nullable for plan in plans}, diagnostics)
+
+
+def _runtime_files() -> dict[str, str]:
+    """The runtime support, copied verbatim as the `_runtime` subpackage."""
+    runtime = Path(str(resources.files("mcp_codegen"))) / "runtime"
+    return {
+        f"_runtime/{path.name}": path.read_text(encoding="utf-8")
+        for path in sorted(runtime.glob("*.py"))
+    }

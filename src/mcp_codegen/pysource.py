@@ -1,0 +1,67 @@
+"""Turning untrusted server text into Python source that can only ever be data.
+
+Every string a server sent reaches generated code through one of these functions: as a string
+literal (`repr`, which escapes quotes, backslashes, newlines and every non-printable character),
+inside a docstring (escaped so it cannot close the docstring or hide a line break), or inside a
+comment (JSON-escaped to ASCII on one line). The injection tests exercise all three.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+_DOCSTRING_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\r": "\\r"}
+
+
+def string_literal(value: str) -> str:
+    return repr(value)
+
+
+def comment_text(value: str) -> str:
+    """One line of ASCII, quoted: safe after `#`."""
+    return json.dumps(value, ensure_ascii=True)
+
+
+def docstring_text(value: str) -> str:
+    """Text safe between triple double quotes, line breaks kept as real newlines.
+
+    Backslashes and control characters are escaped (so nothing the server sends is interpreted as an
+    escape or a line break the formatter would see differently), and a double quote is escaped
+    wherever it touches another one or ends the text, so `\"\"\"` can never close the docstring.
+    """
+    out: list[str] = []
+    text = value.replace("\r\n", "\n")
+    for index, char in enumerate(text):
+        if char == '"':
+            touching = (index > 0 and text[index - 1] == '"') or (index + 1 < len(text) and text[index + 1] == '"')
+            out.append('\\"' if touching or index == len(text) - 1 else char)
+        elif char in _DOCSTRING_ESCAPES:
+            out.append(_DOCSTRING_ESCAPES[char])
+        elif char == "\n" or char.isprintable():
+            out.append(char)
+        else:
+            out.append(char.encode("unicode_escape").decode("ascii"))
+    lines = [line.rstrip() for line in "".join(out).split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def docstring(value: str, indent: int) -> str:
+    """A complete docstring literal, its continuation lines indented by `indent` spaces."""
+    text = docstring_text(value) or "No description."
+    if text.startswith(" ") or text.startswith('\\"'):
+        text = text.lstrip(" ")
+    pad = " " * indent
+    first, *rest = text.split("\n")
+    # Formatters strip the common indentation of the lines after the first (as inspect.cleandoc does);
+    # doing it here keeps the formatted output the same as ours.
+    lines = [first, *textwrap.dedent("\n".join(rest)).split("\n")] if rest else [first]
+    if len(lines) == 1:
+        body = lines[0]
+        return f'"""{body}"""' if not body.endswith('"') else f'"""{body} """'
+    joined = "\n".join(lines[:1] + [(pad + line) if line else "" for line in lines[1:]])
+    return f'"""{joined}\n{pad}"""'

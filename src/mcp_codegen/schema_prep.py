@@ -1,0 +1,272 @@
+"""Make one tool's raw JSON Schemas safe and faithful input for datamodel-code-generator.
+
+The raw schemas stay untouched in the snapshot (they are what `TOOLS[name].input_schema` returns and
+what agents are sent). This stage works on copies and fixes what would break or weaken the models:
+- objects without `additionalProperties` get `true`, so unknown keys are kept, not silently dropped;
+- `$defs`/`definitions` are hoisted into the shared document under names owned by the tool, and path
+  refs such as `#/properties/x/items` or `#` become refs to hoisted definitions;
+- patterns Python cannot compile, remote or dangling refs, and defaults that do not fit their
+  property are dropped, each with a diagnostic naming where;
+- string formats map to `str` (datetime, URL and UUID types do not dump back to the same JSON).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.naming import pascal_case
+
+JsonSchema = dict[str, Any]
+
+#: Keywords whose value is one schema; and those whose value is a list or a map of schemas.
+_SCHEMA_KEYS = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else")
+_SCHEMA_LIST_KEYS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_MAP_KEYS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_DROPPED_KEYS = ("$schema", "$id", "id", "$anchor", "$dynamicAnchor", "$comment")
+_PRIMITIVE_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+}
+
+
+@dataclass
+class PreparedTool:
+    """The definitions one tool contributes to the combined document, keyed by class name."""
+
+    definitions: dict[str, JsonSchema] = field(default_factory=dict)
+    #: Whether the arguments model is the permissive fallback (the input schema could not be used).
+    permissive_arguments: bool = False
+    #: None when the tool has no usable output schema.
+    result_class: str | None = None
+
+
+class _Hoister:
+    """Rewrites refs of one root schema and collects the definitions they point to."""
+
+    def __init__(
+        self,
+        root: JsonSchema,
+        root_class: str,
+        prefix: str,
+        location: str,
+        diagnostics: Diagnostics,
+        claim: Callable[[str], str],
+    ) -> None:
+        self.root = root
+        self.root_class = root_class
+        self.prefix = prefix
+        self.location = location
+        self.diagnostics = diagnostics
+        self.claim = claim
+        self.hoisted: dict[str, str] = {}  # JSON pointer -> class name
+        self.definitions: dict[str, JsonSchema] = {}
+
+    def definition_for(self, pointer: str) -> str | None:
+        if pointer in ("", "#"):
+            return self.root_class
+        if pointer in self.hoisted:
+            return self.hoisted[pointer]
+        target = _resolve_pointer(self.root, pointer)
+        if target is None:
+            return None
+        last = pointer.rstrip("/").rsplit("/", 1)[-1]
+        base = pascal_case(last, fallback="Definition")
+        if base.startswith(("Arguments", "Result")):
+            base = f"Def{base}"  # keeps hoisted names apart from the roots and their nested classes
+        name = self.claim(self.prefix + base)
+        self.hoisted[pointer] = name
+        # Registered before preparing its body, so recursive refs inside it resolve to this name.
+        self.definitions[name] = {}
+        self.definitions[name] = prepare_schema(target, self, f"{self.location}.{pointer.lstrip('#/')}")
+        return name
+
+
+def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
+    """A cleaned deep copy of one (sub)schema; refs point into the combined document."""
+    if schema is True or schema == {}:
+        return {}
+    if schema is False:
+        return {"not": {}}
+    if not isinstance(schema, dict):
+        hoister.diagnostics.warn(location, "schema is not an object; accepted as any value")
+        return {}
+    result: JsonSchema = {}
+    for key, value in schema.items():
+        if key in _DROPPED_KEYS or key in ("$defs", "definitions"):
+            continue
+        here = f"{location}.{key}"
+        if key == "$ref":
+            result[key] = _rewrite_ref(value, hoister, location)
+        elif key in _SCHEMA_KEYS:
+            result[key] = value if isinstance(value, bool) else prepare_schema(value, hoister, here)
+        elif key in _SCHEMA_LIST_KEYS and isinstance(value, list):
+            result[key] = [prepare_schema(item, hoister, f"{here}[{i}]") for i, item in enumerate(value)]
+        elif key in _SCHEMA_MAP_KEYS and isinstance(value, dict):
+            prepared = {}
+            for name, sub in value.items():
+                if key == "patternProperties" and not _compiles(name):
+                    hoister.diagnostics.warn(f"{here}.{name}", "pattern is not a valid Python regex; dropped")
+                    continue
+                prepared[name] = prepare_schema(sub, hoister, f"{here}.{name}")
+            result[key] = prepared
+        elif key == "pattern":
+            if isinstance(value, str) and _compiles(value):
+                result[key] = value
+            else:
+                hoister.diagnostics.warn(here, "pattern is not a valid Python regex; dropped")
+        elif key == "format":
+            continue  # see the module docstring: every format stays a plain string
+        else:
+            result[key] = copy.deepcopy(value)
+    if "$ref" in result and isinstance(result["$ref"], dict):
+        result.pop("$ref")
+    _drop_unfit_default(result, location, hoister.diagnostics)
+    if _is_object(result) and "additionalProperties" not in result:
+        result["additionalProperties"] = True
+    return result
+
+
+def _rewrite_ref(ref: Any, hoister: _Hoister, location: str) -> Any:
+    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+        hoister.diagnostics.warn(f"{location}.$ref", "only local $refs are followed; this one is accepted as any value")
+        return {}
+    name = hoister.definition_for(ref)
+    if name is None:
+        hoister.diagnostics.warn(f"{location}.$ref", "unresolvable $ref; accepted as any value")
+        return {}
+    return f"#/$defs/{name}"
+
+
+def _resolve_pointer(root: JsonSchema, pointer: str) -> Any:
+    node: Any = root
+    for raw in pointer.lstrip("#").strip("/").split("/"):
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except (re.error, RecursionError, OverflowError):
+        return False
+    return True
+
+
+def _is_object(schema: JsonSchema) -> bool:
+    kind = schema.get("type")
+    return kind == "object" or (kind is None and "properties" in schema)
+
+
+def _drop_unfit_default(schema: JsonSchema, location: str, diagnostics: Diagnostics) -> None:
+    """Keep a default only when it is a scalar that fits the declared type and enum.
+
+    Defaults only shape the model's Python-side default (unset fields are never sent), and an object
+    default, or one of the wrong type, makes the generated module fail `mypy --strict`.
+    """
+    if "default" not in schema:
+        return
+    default = schema["default"]
+    fits = isinstance(default, str | int | float | bool) or default is None
+    kind = schema.get("type")
+    if fits and isinstance(kind, str) and kind in _PRIMITIVE_TYPES:
+        fits = isinstance(default, _PRIMITIVE_TYPES[kind]) and not (kind in ("integer", "number") and default is True)
+        fits = fits and not (isinstance(default, bool) and kind != "boolean")
+    elif fits and kind is not None:
+        fits = False
+    if fits and "enum" in schema:
+        fits = default in schema["enum"] if isinstance(schema["enum"], list) else False
+    if fits and "const" in schema:
+        fits = default == schema["const"]
+    if fits and default is None and kind is not None and kind != "null":
+        fits = False
+    if not fits:
+        del schema["default"]
+        if not isinstance(default, dict | list):
+            diagnostics.warn(f"{location}.default", "default does not fit the property's type; left out of the model")
+
+
+def prepare_tool(
+    tool: dict[str, Any],
+    *,
+    class_prefix: str,
+    location: str,
+    diagnostics: Diagnostics,
+    claim: Callable[[str], str],
+) -> PreparedTool:
+    """The arguments (and result) definitions of one tool for the combined document."""
+    prepared = PreparedTool()
+    arguments_class = f"{class_prefix}Arguments"
+    input_schema = tool.get("inputSchema")
+    if _usable_object_schema(input_schema, f"{location}.inputSchema", diagnostics):
+        assert isinstance(input_schema, dict)
+        normalized = _normalized_root(input_schema)
+        hoister = _Hoister(normalized, arguments_class, class_prefix, f"{location}.inputSchema", diagnostics, claim)
+        prepared.definitions[arguments_class] = prepare_schema(normalized, hoister, f"{location}.inputSchema")
+        prepared.definitions.update(hoister.definitions)
+    else:
+        prepared.permissive_arguments = True
+        prepared.definitions[arguments_class] = {"type": "object", "additionalProperties": True}
+
+    output_schema = tool.get("outputSchema")
+    if output_schema is not None:
+        if _usable_object_schema(output_schema, f"{location}.outputSchema", diagnostics):
+            assert isinstance(output_schema, dict)
+            result_class = f"{class_prefix}Result"
+            normalized = _normalized_root(output_schema)
+            hoister = _Hoister(normalized, result_class, class_prefix, f"{location}.outputSchema", diagnostics, claim)
+            prepared.definitions[result_class] = prepare_schema(normalized, hoister, f"{location}.outputSchema")
+            prepared.definitions.update(hoister.definitions)
+            prepared.result_class = result_class
+        else:
+            diagnostics.warn(f"{location}.outputSchema", "output schema is not an object schema; results are untyped")
+    return prepared
+
+
+def _normalized_root(schema: JsonSchema) -> JsonSchema:
+    if "type" not in schema:
+        return {"type": "object", **schema}
+    return schema
+
+
+def _usable_object_schema(schema: Any, location: str, diagnostics: Diagnostics) -> bool:
+    if not isinstance(schema, dict):
+        diagnostics.warn(location, "schema is not a JSON object; the tool takes any arguments (permissive model)")
+        return False
+    kind = schema.get("type")
+    if kind is None:
+        if not schema or set(schema) <= {"$schema", "title", "description"}:
+            diagnostics.warn(location, "empty schema; the tool takes any arguments (permissive model)")
+            return False
+        diagnostics.warn(location, "schema has no 'type'; read as an object")
+        return True
+    if kind != "object":
+        diagnostics.warn(location, f"schema type is {kind!r}, not 'object'; permissive model used")
+        return False
+    return True
+
+
+def is_wrapped_primitive(output_schema: Any) -> bool:
+    """The SDK servers' `{"result": value}` wrapping of a primitive (or list) return value."""
+    if not isinstance(output_schema, dict):
+        return False
+    properties = output_schema.get("properties")
+    if not isinstance(properties, dict) or list(properties) != ["result"]:
+        return False
+    if output_schema.get("required") != ["result"]:
+        return False
+    title = output_schema.get("title")
+    return output_schema.get("x-fastmcp-wrap-result") is True or (isinstance(title, str) and title.endswith("Output"))
