@@ -8,9 +8,7 @@ Generate the client first (``scripts/demo.sh`` does both steps)::
 
 import sys
 
-from demo_client import Client
-
-from mcp_codegen.runtime.errors import McpClientError
+from demo_client import Client, ToolError
 
 
 def main() -> int:
@@ -31,11 +29,15 @@ def main() -> int:
 
         try:
             client.get_note(note_id="nope")  # the server answers isError: true
-        except McpClientError as exc:
+        except ToolError as exc:
             print(f"get_note('nope') failed as expected: {type(exc).__name__}: {exc}")
         else:
             print("get_note('nope') unexpectedly succeeded", file=sys.stderr)
             return 1
+
+        print("config://app ->", client.resources.app_config().text[:60], "...")
+        prompt = client.prompts.plan_trip(city="Lisbon")
+        print("prompt plan_trip ->", prompt.text[:60], "...")
     return 0
 
 

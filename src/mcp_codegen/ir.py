@@ -23,7 +23,7 @@ class Parameter:
 @dataclass(frozen=True)
 class Tool:
     wire_name: str
-    #: The method's name on the client, and the name of its spec in `_specs`.
+    #: The method's name on the client, and the name of its spec in `specs`.
     python_name: str
     #: The `models/<module>.py` holding this tool's arguments and result classes.
     models_module: str

@@ -77,7 +77,7 @@ def render_package(spec: ir.ClientSpec, models: ModelsOutput, header: str) -> di
             client_docstring=docstring(_client_description(spec, blocking=False), 4),
             sync_client_docstring=docstring(_client_description(spec, blocking=True), 4),
         ),
-        "_specs.py": environment.get_template("specs.py.jinja").render(
+        "specs.py": environment.get_template("specs.py.jinja").render(
             context, spec_imports=_spec_imports(spec, models), launch_source=_literal(spec.launch)
         ),
         "models/__init__.py": environment.get_template("models/package_init.py.jinja").render(

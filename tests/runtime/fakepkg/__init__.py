@@ -1,0 +1,7 @@
+"""A hand-written stand-in for a generated client package, built on mcp_codegen.runtime."""
+
+from __future__ import annotations
+
+from .client import AsyncClient, Client
+
+__all__ = ["AsyncClient", "Client"]

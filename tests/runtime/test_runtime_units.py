@@ -1,0 +1,212 @@
+"""Small pieces of the runtime: sentinel, errors, URI templates, specs, results, import cost."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import mcp_types as types
+import pytest
+from rt_helpers import HERE
+
+from mcp_codegen.runtime import (
+    NOT_SENT,
+    ArgumentsValidationError,
+    ConnectionClosedError,
+    NotSent,
+    ProtocolError,
+    RequestTimeoutError,
+    ResourceResult,
+    ServerRequestError,
+    SnapshotData,
+    SnapshotError,
+    ToolError,
+    ToolResult,
+    ToolSpec,
+)
+from mcp_codegen.runtime._uri import _expand_locally, expand_uri_template  # pyright: ignore[reportPrivateUsage]
+from mcp_codegen.runtime.errors import translate_error, unwrap_exception_group
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def test_not_sent_sentinel() -> None:
+    assert NOT_SENT is NotSent.NOT_SENT
+    assert not NOT_SENT
+    assert repr(NOT_SENT) == "NOT_SENT" == str(NOT_SENT)
+    assert copy.deepcopy(NOT_SENT) is NOT_SENT
+    assert pickle.loads(pickle.dumps(NOT_SENT)) is NOT_SENT
+
+
+def test_translate_maps_sdk_errors() -> None:
+    from mcp.shared.exceptions import MCPError
+
+    closed = translate_error(MCPError(-32000, "Connection closed"))
+    timeout = translate_error(MCPError(-32001, "Request timed out"), method="tools/call")
+    other = translate_error(MCPError(-32602, "Invalid params", {"x": 1}), method="tools/call")
+    assert type(closed) is ConnectionClosedError
+    assert type(timeout) is RequestTimeoutError and isinstance(timeout, TimeoutError)
+    assert type(other) is ServerRequestError
+    assert (other.code, other.message, other.data, other.method) == (-32602, "Invalid params", {"x": 1}, "tools/call")
+    assert type(translate_error(TimeoutError())) is RequestTimeoutError
+
+    import anyio
+
+    for error in (anyio.ClosedResourceError(), anyio.BrokenResourceError(), anyio.EndOfStream()):
+        assert type(translate_error(error)) is ConnectionClosedError
+    from pydantic import BaseModel, ValidationError
+
+    class Strict(BaseModel):
+        x: int
+
+    with pytest.raises(ValidationError) as invalid:
+        Strict.model_validate({"x": "no"})
+    assert type(translate_error(invalid.value)) is ProtocolError
+    unknown = KeyError("bug")
+    assert translate_error(unknown) is unknown
+
+
+def test_exception_groups_are_unwrapped() -> None:
+    import asyncio
+
+    inner = ValueError("root cause")
+    group = ExceptionGroup("outer", [ExceptionGroup("inner", [inner])])
+    assert unwrap_exception_group(group) is inner
+    mixed = BaseExceptionGroup("mixed", [asyncio.CancelledError(), inner])
+    assert unwrap_exception_group(mixed) is inner
+    cancelled = asyncio.CancelledError()
+    assert unwrap_exception_group(BaseExceptionGroup("c", [cancelled])) is cancelled
+    from mcp.shared.exceptions import MCPError
+
+    wrapped = ExceptionGroup("g", [ExceptionGroup("g", [MCPError(-32000, "Connection closed")])])
+    assert type(translate_error(wrapped)) is ConnectionClosedError
+
+
+def test_errors_pickle_and_keep_their_fields() -> None:
+    result = ToolResult(types.CallToolResult(content=[types.TextContent(type="text", text="boom")], is_error=True))
+    error = ToolError(result, tool="t")
+    restored = pickle.loads(pickle.dumps(error))
+    assert type(restored) is ToolError and restored.tool == "t" and str(restored) == "boom"
+    assert restored.result == result
+    server = pickle.loads(pickle.dumps(ServerRequestError(-1, "m", {"d": 1}, method="x")))
+    assert (server.code, server.message, server.data, server.method) == (-1, "m", {"d": 1}, "x")
+    arguments = ArgumentsValidationError(
+        [{"type": "missing", "loc": ("a",), "msg": "Field required", "input": {}}], tool="t"
+    )
+    assert "a: Field required" in str(arguments)
+    assert pickle.loads(pickle.dumps(arguments)).errors == arguments.errors
+
+
+@pytest.mark.parametrize(
+    ("template", "values", "expected"),
+    [
+        ("file://docs/{name}", {"name": "hello world.txt"}, "file://docs/hello%20world.txt"),
+        ("file://docs/{name}", {"name": "a/b"}, "file://docs/a%2Fb"),
+        ("file://docs/{+path}", {"path": "src/main.py"}, "file://docs/src/main.py"),
+        ("/search{?q,lang}", {"q": "mcp", "lang": "en"}, "/search?q=mcp&lang=en"),
+        ("/search{?q,lang}", {"q": "a&b"}, "/search?q=a%26b"),
+        ("/files{/path*}", {"path": ["a", "b"]}, "/files/a/b"),
+        ("x://{a}{b}", {"a": "1", "b": "2"}, "x://12"),  # rejected by the SDK's parser: expanded locally
+        ("x://{id:3}", {"id": "abcdef"}, "x://abc"),
+        ("x://{list}", {"list": ["a", "b c"]}, "x://a,b%20c"),
+        ("x://{#frag}", {"frag": "a/b c"}, "x://#a/b%20c"),
+        ("x://{.ext}", {"ext": "json"}, "x://.json"),
+        ("x://{;p}", {"p": ""}, "x://;p"),
+        ("x://{missing}/y", {}, "x:///y"),
+    ],
+)
+def test_uri_template_expansion(template: str, values: dict[str, str | list[str]], expected: str) -> None:
+    assert expand_uri_template(template, values) == expected
+
+
+def test_local_expander_agrees_with_the_sdk() -> None:
+    cases: list[tuple[str, dict[str, str | list[str]]]] = [
+        ("users://{user_id}/profile", {"user_id": "a b/c?"}),
+        ("r://{+path}{?q}", {"path": "a/b", "q": "x y"}),
+        ("r://x{/segments*}{?page,size}", {"segments": ["p", "q r"], "page": "2"}),
+        ("r://{a,b}", {"a": "1", "b": "ü"}),
+    ]
+    for template, values in cases:
+        assert _expand_locally(template, values) == expand_uri_template(template, values), template
+
+
+def test_snapshot_data_and_lazy_models(tmp_path: Path) -> None:
+    snapshot = SnapshotData(HERE / "fakepkg")
+    assert snapshot.tool("add") is not None and snapshot.tool("nope") is None
+    assert snapshot.server_info["name"] == "rt-demo"
+    assert SnapshotData(HERE / "fakepkg" / "client.py").path == snapshot.path
+    spec: ToolSpec[types.Tool, int] = ToolSpec(  # type: ignore[type-var]
+        name="lazy",
+        python_name="lazy",
+        models_module="fakepkg.models.lazy_probe",
+        arguments_class="LazyProbeArguments",
+        result_class=None,
+        unwrap_result=False,
+        snapshot=snapshot,
+    )
+    assert "fakepkg.models.lazy_probe" not in sys.modules  # constructing a spec imports nothing
+    assert spec.arguments_model.__name__ == "LazyProbeArguments"
+    assert spec.result_model is None
+    assert "fakepkg.models.lazy_probe" in sys.modules
+    with pytest.raises(SnapshotError):
+        _ = spec.input_schema  # not in the snapshot
+    missing = SnapshotData(tmp_path)
+    with pytest.raises(SnapshotError, match="missing"):
+        missing.tool("x")
+    (tmp_path / "snapshot.json").write_text("[]")
+    with pytest.raises(SnapshotError, match="not a snapshot"):
+        SnapshotData(tmp_path).tool("x")
+
+
+def test_result_views() -> None:
+    png = base64.b64encode(b"\x89PNG").decode()
+    tool = ToolResult(
+        types.CallToolResult(
+            content=[
+                types.TextContent(type="text", text="one"),
+                types.ImageContent(type="image", data=png, mime_type="image/png"),
+                types.TextContent(type="text", text="two"),
+            ],
+            structured_content={"k": 1},
+            _meta={"m": True},
+        )
+    )
+    assert tool.text == "one\ntwo"
+    assert tool.structured == {"k": 1} and tool.meta == {"m": True} and not tool.is_error
+    assert len(tool.images) == 1 and tool.image_bytes() == [(b"\x89PNG", "image/png")]
+    assert "other_content=['image']" in repr(tool)
+    assert pickle.loads(pickle.dumps(tool)) == tool
+    blob = base64.b64encode(b"\x00\x01").decode()
+    resource = ResourceResult(
+        types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(uri="r://a", text="hello", mime_type="text/plain"),
+                types.BlobResourceContents(uri="r://b", blob=blob),
+            ]
+        )
+    )
+    assert resource.text == "hello" and resource.blobs == [b"\x00\x01"]
+    assert resource.mime_types == ["text/plain", None]
+
+
+def test_importing_the_runtime_and_a_package_stays_light() -> None:
+    code = (
+        "import sys, json; import fakepkg; import fakepkg.client; import mcp_codegen.runtime; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('mcp', 'mcp_types', 'jsonschema', 'httpx2', 'anyio', 'starlette', 'uvicorn'))))"
+    )
+    env_path = f"{SRC}:{HERE}"
+    output = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"},
+        cwd=HERE,
+    ).stdout
+    assert json.loads(output) == []
