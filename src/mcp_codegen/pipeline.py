@@ -59,6 +59,10 @@ def generator_fingerprint() -> str:
 
 def generate_files(snapshot: Snapshot, *, package_name: str, diagnostics: Diagnostics) -> dict[str, bytes]:
     validate_package_name(package_name)
+    # Generate from the snapshot exactly as its file reads back (sorted keys), so a live run and an
+    # offline run from the embedded snapshot write the same bytes.
+    snapshot_text = snapshot.to_text()
+    snapshot = Snapshot.from_text(snapshot_text)
     plans = plan_tools(snapshot, diagnostics)
     models = _models(plans, diagnostics)
     spec = build_client_spec(snapshot, plans, models, package_name=package_name, diagnostics=diagnostics)
@@ -67,7 +71,7 @@ def generate_files(snapshot: Snapshot, *, package_name: str, diagnostics: Diagno
     # The runtime is copied verbatim (its sources are kept black-clean at the default line length).
     texts |= _runtime_files()
     files = {path: text.encode("utf-8") for path, text in texts.items()}
-    files["snapshot.json"] = snapshot.to_text().encode("utf-8")
+    files["snapshot.json"] = snapshot_text.encode("utf-8")
     files["py.typed"] = b""
     files[MANIFEST] = manifest_bytes(files, input_hash(snapshot, package_name), __version__)
     return dict(sorted(files.items()))

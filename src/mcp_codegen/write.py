@@ -58,11 +58,14 @@ def is_current(directory: Path, input_hash: str) -> bool:
     return all(digest((directory / path).read_bytes()) == recorded[path] for path in actual)
 
 
-def _tree_files(directory: Path) -> list[str]:
+def _tree_files(directory: Path, *, with_manifest: bool = False) -> list[str]:
     return sorted(
         path.relative_to(directory).as_posix()
         for path in directory.rglob("*")
-        if path.is_file() and path.name != MANIFEST and "__pycache__" not in path.parts
+        if path.is_file()
+        and (with_manifest or path.name != MANIFEST)
+        and "__pycache__" not in path.parts
+        and not path.name.endswith(".pyc")
     )
 
 
@@ -74,7 +77,7 @@ class Difference:
 
 def differences(directory: Path, files: Mapping[str, bytes]) -> list[Difference]:
     """How `directory` differs from what would be written (manifest included)."""
-    existing = set(_tree_files(directory)) if directory.is_dir() else set()
+    existing = set(_tree_files(directory, with_manifest=True)) if directory.is_dir() else set()
     result = []
     for path in sorted(existing | set(files)):
         if path not in files:

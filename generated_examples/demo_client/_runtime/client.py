@@ -1,0 +1,668 @@
+# pyright: reportPrivateUsage=false
+# (the prompt/resource namespaces and the blocking twin are parts of the client: they share its helpers)
+"""The async client base the generated `AsyncClient` extends with one typed method per tool."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, TypeVar, cast
+
+from pydantic import ValidationError
+
+from ._connect import (
+    AsyncConnection,
+    http_attempts,
+    in_process_attempt,
+    launch_attempts,
+    stdio_attempt,
+)
+from ._uri import expand_uri_template
+from .errors import (
+    ArgumentsValidationError,
+    ConnectionClosedError,
+    McpClientError,
+    ResultValidationError,
+    ToolError,
+    UnknownToolError,
+    translate_error,
+)
+from .results import PromptResult, ResourceResult, ToolResult
+from .sentinel import NOT_SENT
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    import mcp_types
+    from mcp import Client, ClientSession
+    from mcp.server import Server
+    from mcp.server.mcpserver import MCPServer
+    from pydantic import BaseModel
+    from pydantic_core import ErrorDetails
+
+    from .specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
+
+__all__ = ["AsyncClientBase", "AsyncPromptsBase", "AsyncResourcesBase"]
+
+R = TypeVar("R")
+_PageT = TypeVar("_PageT", bound="BaseModel")
+_ItemT = TypeVar("_ItemT")
+
+_MAX_PAGES = 10_000
+
+_mcp_types: ModuleType | None = None
+
+
+def _types() -> ModuleType:
+    """`mcp_types`, imported on first use (importing it costs ~0.25 s)."""
+    global _mcp_types
+    module = _mcp_types
+    if module is None:
+        import mcp_types
+
+        module = _mcp_types = mcp_types
+    return module
+
+
+def _raise(
+    error: Exception, *, method: str, uri: str | None = None, prompt: str | None = None
+) -> NoReturn:
+    context: dict[str, str] = {"method": method}
+    if uri is not None:
+        context["uri"] = uri
+    if prompt is not None:
+        context["prompt"] = prompt
+    translated = translate_error(error, **context)
+    if translated is error:
+        raise error
+    if isinstance(translated, McpClientError):
+        raise translated from None
+    raise translated
+
+
+def _error(kind: str, location: str, message: str, value: object) -> ErrorDetails:
+    return {"type": kind, "loc": (location,), "msg": message, "input": value}
+
+
+def _structured_from_text(raw: mcp_types.CallToolResult, unwrap: bool) -> object:
+    """Structured content for a result without `structuredContent`: the first text block parsed as JSON."""
+    import json
+
+    text = next((block.text for block in raw.content if block.type == "text"), None)
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"result": text} if unwrap else None
+    parsed = cast(object, value)
+    if unwrap and not _has_result_key(parsed):
+        return {"result": parsed}
+    return parsed
+
+
+def _has_result_key(value: object) -> bool:
+    return isinstance(value, dict) and "result" in value
+
+
+class AsyncClientBase:
+    """An MCP client session with typed calls; the generated `AsyncClient` adds one method per tool.
+
+    Create one with `stdio()`, `http()` or `connect()` (async context managers that own the
+    connection) or wrap a session you manage with `from_session()`. Calls may run concurrently.
+    """
+
+    #: Wire tool name -> spec (the generated class sets it).
+    _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {}
+    #: The launch recorded at generation time (secret-free JSON), or None.
+    _launch: ClassVar[Mapping[str, Any] | None] = None
+
+    def __init__(self, session: Client | ClientSession) -> None:
+        inner: Any = session
+        if not hasattr(inner, "send_request"):
+            inner = inner.session  # an entered mcp.Client
+        self._session: ClientSession = inner
+        self._closed_reason: str | None = None
+        self._connection: AsyncConnection[Any] | None = None
+
+    # ------------------------------------------------------------------------------- construction
+
+    @classmethod
+    def from_session(cls, session: Client | ClientSession) -> Self:
+        """Wrap an initialized session (an entered `mcp.Client` or `ClientSession`); you keep its lifetime."""
+        return cls(session)
+
+    @classmethod
+    def _connection_for(
+        cls, attempts: Callable[[], Sequence[Any]], timeout: float
+    ) -> AsyncConnection[Self]:
+        def make_client(session: Any, connection: AsyncConnection[Self]) -> Self:
+            client = cls(session)
+            client._connection = connection
+            connection.on_close = client._mark_closed
+            return client
+
+        return AsyncConnection(make_client, attempts, timeout=timeout)
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        timeout: float = 60.0,
+    ) -> AsyncConnection[Self]:
+        """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
+
+        The child sees only a minimal environment (PATH, HOME, ...) plus `env`. `timeout` bounds the
+        connect and is the default timeout of every request.
+        """
+        args = tuple(args)
+        return cls._connection_for(
+            lambda: [stdio_attempt(command, args, env=env, cwd=cwd, timeout=timeout)],
+            timeout,
+        )
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+        transport: Literal["auto", "http", "sse"] = "auto",
+    ) -> AsyncConnection[Self]:
+        """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
+        return cls._connection_for(
+            lambda: http_attempts(
+                url, headers=headers, timeout=timeout, transport=transport
+            ),
+            timeout,
+        )
+
+    @classmethod
+    def connect(
+        cls,
+        *,
+        env: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+    ) -> AsyncConnection[Self]:
+        """Reach the server this client was generated from, reading recorded secrets from the environment.
+
+        Environment variables named at generation are passed to a stdio server when set; header
+        templates such as `Bearer ${TOKEN}` are expanded from `os.environ` (a missing variable is a
+        `ConnectError`). `env=` and `headers=` add to or override what was recorded.
+        """
+        launch = cls._launch
+        return cls._connection_for(
+            lambda: launch_attempts(launch, env=env, headers=headers, timeout=timeout),
+            timeout,
+        )
+
+    @classmethod
+    def in_process(
+        cls, server: Server[Any] | MCPServer, *, timeout: float = 60.0
+    ) -> AsyncConnection[Self]:
+        """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`."""
+        return cls._connection_for(
+            lambda: [in_process_attempt(server, timeout=timeout)], timeout
+        )
+
+    # --------------------------------------------------------------------------------- lifecycle
+
+    def _mark_closed(self, reason: str) -> None:
+        if self._closed_reason is None:
+            self._closed_reason = reason
+
+    def _closed_error(self) -> ConnectionClosedError:
+        return ConnectionClosedError(self._closed_reason or "the connection is closed")
+
+    @property
+    def session(self) -> ClientSession:
+        """The SDK's `ClientSession`, for anything this client does not wrap."""
+        return self._session
+
+    @property
+    def server_info(self) -> mcp_types.Implementation | None:
+        return self._session.server_info
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self._session.protocol_version
+
+    @property
+    def instructions(self) -> str | None:
+        return self._session.instructions
+
+    @property
+    def closed(self) -> bool:
+        return self._closed_reason is not None
+
+    async def aclose(self) -> None:
+        """Close a connection opened by `stdio()`/`http()`/`connect()`; later calls raise ConnectionClosedError.
+
+        A client made by `from_session()` is only marked closed: the session is yours to close.
+        """
+        self._mark_closed("the client was closed")
+        connection = self._connection
+        if connection is not None:
+            await connection.aclose()
+
+    async def close(self) -> None:
+        """Same as `aclose()`."""
+        await self.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        info = self._session.server_info if self._closed_reason is None else None
+        server = f" server={info.name!r}" if info is not None else ""
+        state = " closed" if self._closed_reason is not None else ""
+        return f"<{type(self).__name__}{server}{state}>"
+
+    # ------------------------------------------------------------------------------------ requests
+
+    async def _request(
+        self,
+        request: Any,
+        result_type: type[_PageT],
+        *,
+        method: str,
+        timeout: float | None = None,
+        uri: str | None = None,
+        prompt: str | None = None,
+    ) -> _PageT:
+        if self._closed_reason is not None:
+            raise self._closed_error()
+        try:
+            return await self._session.send_request(
+                request, result_type, request_read_timeout_seconds=timeout
+            )
+        except Exception as error:  # noqa: BLE001 - translated and re-raised
+            self._after_failure(error, method=method, uri=uri, prompt=prompt)
+
+    def _after_failure(
+        self,
+        error: Exception,
+        *,
+        method: str,
+        uri: str | None = None,
+        prompt: str | None = None,
+    ) -> NoReturn:
+        try:
+            _raise(error, method=method, uri=uri, prompt=prompt)
+        except ConnectionClosedError as closed:
+            self._mark_closed(str(closed))
+            raise
+
+    async def _call_tool(
+        self,
+        spec: ToolSpec[Any, R],
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+    ) -> R:
+        """Validate `arguments` (Python field names; NOT_SENT values left out), call the tool, type the result."""
+        if self._closed_reason is not None:
+            raise self._closed_error()
+        values = {
+            key: value for key, value in arguments.items() if value is not NOT_SENT
+        }
+        try:
+            model = spec.arguments_model.model_validate(values)
+        except ValidationError as error:
+            raise ArgumentsValidationError(
+                error.errors(include_url=False), tool=spec.name
+            ) from error
+        payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        types = _types()
+        request = types.CallToolRequest(
+            params=types.CallToolRequestParams(name=spec.name, arguments=payload)
+        )
+        try:
+            raw: mcp_types.CallToolResult = await self._session.send_request(
+                request, types.CallToolResult, request_read_timeout_seconds=timeout
+            )
+        except Exception as error:  # noqa: BLE001 - translated and re-raised
+            self._after_failure(error, method="tools/call")
+        return cast(R, self._tool_outcome(spec, raw))
+
+    def _tool_outcome(
+        self, spec: ToolSpec[Any, Any], raw: mcp_types.CallToolResult
+    ) -> object:
+        if raw.is_error:
+            raise ToolError(ToolResult(raw), tool=spec.name)
+        result_model = spec.result_model
+        if result_model is None:
+            return ToolResult(raw)
+        structured: object = raw.structured_content
+        if structured is None:
+            structured = _structured_from_text(raw, spec.unwrap_result)
+            if structured is None:
+                raise ResultValidationError(
+                    [],
+                    tool=spec.name,
+                    result=ToolResult(raw),
+                    reason="the result has no structured content",
+                )
+        try:
+            validated: BaseModel = result_model.model_validate(structured)
+        except ValidationError as error:
+            raise ResultValidationError(
+                error.errors(include_url=False), tool=spec.name, result=ToolResult(raw)
+            ) from None
+        if spec.unwrap_result:
+            field = spec.result_field
+            if field is not None:
+                return getattr(validated, field)
+        return validated
+
+    def _tool_spec(self, name: str) -> ToolSpec[Any, Any]:
+        tools = self._tools
+        spec = tools.get(name)
+        if spec is not None:
+            return spec
+        for candidate in tools.values():
+            if candidate.python_name == name:
+                return candidate
+        import difflib
+
+        choices = [*tools, *(candidate.python_name for candidate in tools.values())]
+        raise UnknownToolError(
+            name, list(dict.fromkeys(difflib.get_close_matches(name, choices, n=3)))
+        )
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> Any:
+        """Call a tool by wire (or Python) name; `arguments` may use wire or Python field names.
+
+        Returns what the typed method returns: the result model, the unwrapped value, or a ToolResult.
+        """
+        return await self._call_tool(
+            self._tool_spec(name), arguments or {}, timeout=timeout
+        )
+
+    async def call_raw(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """Call any tool (even one this client was not generated with) without validation.
+
+        The result is returned as is, also when `is_error` is set.
+        """
+        values = {
+            key: value
+            for key, value in (arguments or {}).items()
+            if value is not NOT_SENT
+        }
+        types = _types()
+        request = types.CallToolRequest(
+            params=types.CallToolRequestParams(name=name, arguments=values)
+        )
+        raw = await self._request(
+            request, types.CallToolResult, method="tools/call", timeout=timeout
+        )
+        return ToolResult(raw)
+
+    # -------------------------------------------------------------------------------------- listings
+
+    async def _list_all(
+        self,
+        method: str,
+        request_class: Any,
+        result_class: type[_PageT],
+        items: Callable[[_PageT], Sequence[_ItemT]],
+    ) -> list[_ItemT]:
+        types = _types()
+        found: list[_ItemT] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(_MAX_PAGES):
+            params = (
+                types.PaginatedRequestParams(cursor=cursor)
+                if cursor is not None
+                else None
+            )
+            page = await self._request(
+                request_class(params=params), result_class, method=method
+            )
+            found.extend(items(page))
+            cursor = getattr(page, "next_cursor", None)
+            if not cursor or cursor in seen:
+                break
+            seen.add(cursor)
+        return found
+
+    async def list_tools(self) -> list[mcp_types.Tool]:
+        """Every tool the server lists now (all pages)."""
+        types = _types()
+        return await self._list_all(
+            "tools/list",
+            types.ListToolsRequest,
+            types.ListToolsResult,
+            lambda page: page.tools,
+        )
+
+    async def list_resources(self) -> list[mcp_types.Resource]:
+        types = _types()
+        return await self._list_all(
+            "resources/list",
+            types.ListResourcesRequest,
+            types.ListResourcesResult,
+            lambda page: page.resources,
+        )
+
+    async def list_resource_templates(self) -> list[mcp_types.ResourceTemplate]:
+        types = _types()
+        return await self._list_all(
+            "resources/templates/list",
+            types.ListResourceTemplatesRequest,
+            types.ListResourceTemplatesResult,
+            lambda page: page.resource_templates,
+        )
+
+    async def list_prompts(self) -> list[mcp_types.Prompt]:
+        types = _types()
+        return await self._list_all(
+            "prompts/list",
+            types.ListPromptsRequest,
+            types.ListPromptsResult,
+            lambda page: page.prompts,
+        )
+
+    # ------------------------------------------------------------------------- resources and prompts
+
+    async def read_resource(
+        self, uri: str, *, timeout: float | None = None
+    ) -> ResourceResult:
+        """Read a resource by URI; a server error becomes a ResourceError."""
+        types = _types()
+        request = types.ReadResourceRequest(
+            params=types.ReadResourceRequestParams(uri=uri)
+        )
+        raw = await self._request(
+            request,
+            types.ReadResourceResult,
+            method="resources/read",
+            timeout=timeout,
+            uri=uri,
+        )
+        return ResourceResult(raw)
+
+    async def _read_template(
+        self,
+        spec: TemplateSpec,
+        values: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+    ) -> ResourceResult:
+        """Expand the template with `values` (Python or wire variable names) and read the resource."""
+        variables: dict[str, str | Sequence[str]] = {}
+        errors: list[ErrorDetails] = []
+        known: set[str] = set()
+        for wire, python in spec.variables:
+            known.update((wire, python))
+            value = values.get(python, NOT_SENT)
+            if value is NOT_SENT:
+                value = values.get(wire, NOT_SENT)
+            if value is NOT_SENT or value is None:
+                continue
+            converted = _template_value(value)
+            if converted is None:
+                errors.append(
+                    _error(
+                        "string_type", python, "Input should be a valid string", value
+                    )
+                )
+            else:
+                variables[wire] = converted
+        for key, value in values.items():
+            if key not in known and value is not NOT_SENT and value is not None:
+                converted = _template_value(value)
+                if converted is not None:
+                    variables[key] = converted
+        if errors:
+            raise ArgumentsValidationError(
+                errors, tool=spec.name, what="resource template"
+            )
+        uri = expand_uri_template(spec.uri_template, variables)
+        return await self.read_resource(uri, timeout=timeout)
+
+    async def _read(
+        self, spec: ResourceSpec, *, timeout: float | None = None
+    ) -> ResourceResult:
+        return await self.read_resource(spec.uri, timeout=timeout)
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> PromptResult:
+        """Render a prompt; a server error (unknown prompt, missing argument) becomes a PromptError."""
+        types = _types()
+        request = types.GetPromptRequest(
+            params=types.GetPromptRequestParams(
+                name=name, arguments=dict(arguments) if arguments else None
+            )
+        )
+        raw = await self._request(
+            request,
+            types.GetPromptResult,
+            method="prompts/get",
+            timeout=timeout,
+            prompt=name,
+        )
+        return PromptResult(raw)
+
+    async def _get_prompt(
+        self,
+        spec: PromptSpec,
+        values: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+    ) -> PromptResult:
+        """Render `spec` with `values` keyed by Python (or wire) argument names; NOT_SENT values are left out."""
+        arguments: dict[str, str] = {}
+        errors: list[ErrorDetails] = []
+        known: set[str] = set()
+        for wire, python, required in spec.arguments:
+            known.update((wire, python))
+            value = values.get(python, NOT_SENT)
+            if value is NOT_SENT:
+                value = values.get(wire, NOT_SENT)
+            if value is NOT_SENT or value is None:
+                if required:
+                    errors.append(_error("missing", python, "Field required", None))
+                continue
+            if not isinstance(value, str):
+                errors.append(
+                    _error(
+                        "string_type", python, "Input should be a valid string", value
+                    )
+                )
+                continue
+            arguments[wire] = value
+        for key, value in values.items():
+            if key not in known and isinstance(value, str):
+                arguments[key] = value
+        if errors:
+            raise ArgumentsValidationError(errors, tool=spec.name, what="prompt")
+        return await self.get_prompt(spec.name, arguments, timeout=timeout)
+
+
+def _template_value(value: object) -> str | Sequence[str] | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, list | tuple):
+        items: list[str] = []
+        for item in cast(Sequence[object], value):
+            if not isinstance(item, str | int | float) or isinstance(item, bool):
+                return None
+            items.append(str(item))
+        return items
+    return None
+
+
+class AsyncPromptsBase:
+    """Base of the generated `client.prompts` namespace: one method per prompt."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: AsyncClientBase) -> None:
+        self._client = client
+
+    async def _get(
+        self, spec: PromptSpec, values: Mapping[str, object]
+    ) -> PromptResult:
+        return await self._client._get_prompt(spec, values)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._client!r}>"
+
+
+class AsyncResourcesBase:
+    """Base of the generated `client.resources` namespace: one method per resource and template."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: AsyncClientBase) -> None:
+        self._client = client
+
+    async def _read(self, spec: ResourceSpec | str) -> ResourceResult:
+        uri = spec if isinstance(spec, str) else spec.uri
+        return await self._client.read_resource(uri)
+
+    async def _read_template(
+        self, spec: TemplateSpec, values: Mapping[str, object]
+    ) -> ResourceResult:
+        return await self._client._read_template(spec, values)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._client!r}>"

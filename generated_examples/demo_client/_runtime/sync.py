@@ -1,0 +1,415 @@
+# pyright: reportPrivateUsage=false
+# (the prompt/resource namespaces and the blocking twin are parts of the client: they share its helpers)
+"""The blocking twin: a `SyncClientBase` drives an async client on its own event-loop thread.
+
+Every sync client owns one background thread running an anyio blocking portal, so it works from a
+plain script, from several threads at once, and from code that already runs an event loop (a
+Jupyter cell, an `async def` calling a plain function): the caller's thread only waits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from contextlib import (
+    AbstractAsyncContextManager,
+    AbstractContextManager,
+    ExitStack,
+    contextmanager,
+)
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, ParamSpec, TypeVar
+
+from .client import AsyncClientBase
+from .errors import ConnectionClosedError, unwrap_exception_group
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    import mcp_types
+    from anyio.from_thread import BlockingPortal
+    from mcp.server import Server
+    from mcp.server.mcpserver import MCPServer
+
+    from .results import PromptResult, ResourceResult, ToolResult
+    from .specs import PromptSpec, ResourceSpec, TemplateSpec
+
+__all__ = ["SyncClientBase", "SyncConnection", "SyncPromptsBase", "SyncResourcesBase"]
+
+AsyncT = TypeVar("AsyncT", bound=AsyncClientBase)
+SyncT = TypeVar("SyncT", bound="SyncClientBase[Any]")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@contextmanager
+def _portal_thread() -> Generator[BlockingPortal, None, None]:
+    """An anyio blocking portal on a new daemon thread (anyio's own portal thread is not a daemon)."""
+    from concurrent.futures import Future
+
+    import anyio
+    from anyio.from_thread import BlockingPortal
+
+    started: Future[BlockingPortal] = Future()
+
+    async def serve() -> None:
+        async with BlockingPortal() as portal:
+            started.set_result(portal)
+            await portal.sleep_until_stopped()
+
+    def run() -> None:
+        try:
+            anyio.run(serve)
+        except (
+            BaseException
+        ) as error:  # noqa: BLE001 - only reachable before the portal started
+            if not started.done():
+                started.set_exception(error)
+
+    thread = threading.Thread(target=run, name="mcp-client-loop", daemon=True)
+    thread.start()
+    portal = started.result()
+    try:
+        yield portal
+    finally:
+        try:
+            portal.call(portal.stop, True)
+        except RuntimeError:
+            pass  # already stopped
+        if thread is not threading.current_thread():
+            thread.join(10)
+
+
+class SyncConnection(AbstractContextManager[SyncT]):
+    """`with connection as client:` connects (on a new event-loop thread); leaving closes everything.
+
+    `open()` connects without `with`; then call `client.close()` when done.
+    """
+
+    def __init__(
+        self,
+        sync_class: type[SyncT],
+        make_async: Callable[[], AbstractAsyncContextManager[Any]],
+    ) -> None:
+        self._sync_class = sync_class
+        self._make_async = make_async
+        self._stack: ExitStack | None = None
+        self._lock = threading.Lock()
+        self._used = False
+
+    def open(self) -> SyncT:
+        with self._lock:
+            if self._used:
+                raise RuntimeError(
+                    "this connection was already used; call the connector again for a new one"
+                )
+            self._used = True
+        stack = ExitStack()
+        try:
+            portal = stack.enter_context(_portal_thread())
+            async_client = stack.enter_context(
+                portal.wrap_async_context_manager(self._make_async())
+            )
+        except (
+            BaseException
+        ) as error:  # noqa: BLE001 - cleaned up, then re-raised unwrapped
+            root = unwrap_exception_group(error)
+            try:
+                stack.close()
+            finally:
+                if root is error:
+                    raise
+                raise root from None
+        self._stack = stack
+        # A client that is never closed still shuts its server down when the interpreter exits (its
+        # event-loop thread is a daemon, so it never keeps the process alive).
+        atexit.register(self.close)
+        return self._sync_class(async_client, portal, self)
+
+    def close(
+        self,
+        exc_type: type[BaseException] | None = None,
+        exc: BaseException | None = None,
+        traceback: TracebackType | None = None,
+    ) -> None:
+        with self._lock:
+            stack, self._stack = self._stack, None
+        if stack is None:
+            return
+        atexit.unregister(self.close)
+        try:
+            stack.__exit__(exc_type, exc, traceback)
+        except BaseException as error:
+            root = unwrap_exception_group(error)
+            if root is exc:
+                return
+            if root is error:
+                raise
+            raise root from None
+
+    def __enter__(self) -> SyncT:
+        return self.open()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close(exc_type, exc, traceback)
+
+
+class SyncClientBase(Generic[AsyncT]):
+    """A blocking MCP client; the generated `Client` adds one method per tool that forwards to `_async`.
+
+    Create one with `stdio()`, `http()` or `connect()` (context managers; `.open()` works without
+    `with`, then `close()`). One client may be used from several threads at once.
+    """
+
+    #: The generated AsyncClient class this client drives (the generated class sets it).
+    _async_class: ClassVar[type[Any]] = AsyncClientBase
+
+    def __init__(
+        self,
+        async_client: AsyncT,
+        portal: BlockingPortal,
+        connection: SyncConnection[Any] | None = None,
+    ) -> None:
+        self._async_client = async_client
+        self._portal = portal
+        self._connection = connection
+        self._closed = False
+
+    # ------------------------------------------------------------------------------- construction
+
+    @classmethod
+    def from_async(
+        cls, factory: Callable[[], AbstractAsyncContextManager[AsyncT]]
+    ) -> SyncConnection[Self]:
+        """Drive the async client that `factory()` (an async context manager) yields.
+
+        `factory` is called on the client's event-loop thread's behalf; the context manager is entered
+        and left there, e.g. `Client.from_async(lambda: AsyncClient.stdio("server"))`.
+        """
+        return SyncConnection(cls, factory)
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        timeout: float = 60.0,
+    ) -> SyncConnection[Self]:
+        """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`."""
+        async_class = cls._async_class
+        return SyncConnection(
+            cls,
+            lambda: async_class.stdio(command, args, env=env, cwd=cwd, timeout=timeout),
+        )
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+        transport: Literal["auto", "http", "sse"] = "auto",
+    ) -> SyncConnection[Self]:
+        """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
+        async_class = cls._async_class
+        return SyncConnection(
+            cls,
+            lambda: async_class.http(
+                url, headers=headers, timeout=timeout, transport=transport
+            ),
+        )
+
+    @classmethod
+    def connect(
+        cls,
+        *,
+        env: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+    ) -> SyncConnection[Self]:
+        """Reach the server this client was generated from (see `AsyncClient.connect`)."""
+        async_class = cls._async_class
+        return SyncConnection(
+            cls, lambda: async_class.connect(env=env, headers=headers, timeout=timeout)
+        )
+
+    @classmethod
+    def in_process(
+        cls, server: Server[Any] | MCPServer, *, timeout: float = 60.0
+    ) -> SyncConnection[Self]:
+        """Talk to a server object in this process (served on the client's event-loop thread)."""
+        async_class = cls._async_class
+        return SyncConnection(
+            cls, lambda: async_class.in_process(server, timeout=timeout)
+        )
+
+    # --------------------------------------------------------------------------------- plumbing
+
+    @property
+    def _async(self) -> AsyncT:
+        """The async client this one drives (its methods run on the client's event-loop thread)."""
+        return self._async_client
+
+    def _run(
+        self, fn: Callable[P, Awaitable[R]], *args: P.args, **kwargs: P.kwargs
+    ) -> R:
+        """Run `await fn(*args, **kwargs)` on the client's event-loop thread and wait for it."""
+        if self._closed:
+            raise ConnectionClosedError("the client was closed")
+
+        async def invoke() -> R:
+            return await fn(*args, **kwargs)
+
+        try:
+            future = self._portal.start_task_soon(invoke)
+        except RuntimeError as error:
+            if "event loop thread" in str(error):
+                raise RuntimeError(
+                    "a blocking client cannot be called from its own event loop thread; await the async client"
+                ) from None
+            raise ConnectionClosedError(
+                "the client was closed"
+            ) from None  # the portal stopped meanwhile
+        try:
+            return future.result()
+        except BaseException:
+            if not future.done():
+                future.cancel()  # e.g. KeyboardInterrupt while waiting: cancel the request too
+            raise
+
+    def close(self) -> None:
+        """Close the connection and stop the event-loop thread (idempotent)."""
+        self._closed = True
+        connection = self._connection
+        if connection is not None:
+            connection.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} driving {self._async_client!r}>"
+
+    # ------------------------------------------------------------------------------------ requests
+
+    @property
+    def server_info(self) -> mcp_types.Implementation | None:
+        return self._async_client.server_info
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self._async_client.protocol_version
+
+    @property
+    def instructions(self) -> str | None:
+        return self._async_client.instructions
+
+    @property
+    def closed(self) -> bool:
+        return self._closed or self._async_client.closed
+
+    def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> Any:
+        """Call a tool by wire (or Python) name; see `AsyncClient.call`."""
+        return self._run(self._async_client.call, name, arguments, timeout=timeout)
+
+    def call_raw(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        return self._run(self._async_client.call_raw, name, arguments, timeout=timeout)
+
+    def list_tools(self) -> list[mcp_types.Tool]:
+        return self._run(self._async_client.list_tools)
+
+    def list_resources(self) -> list[mcp_types.Resource]:
+        return self._run(self._async_client.list_resources)
+
+    def list_resource_templates(self) -> list[mcp_types.ResourceTemplate]:
+        return self._run(self._async_client.list_resource_templates)
+
+    def list_prompts(self) -> list[mcp_types.Prompt]:
+        return self._run(self._async_client.list_prompts)
+
+    def read_resource(
+        self, uri: str, *, timeout: float | None = None
+    ) -> ResourceResult:
+        return self._run(self._async_client.read_resource, uri, timeout=timeout)
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> PromptResult:
+        return self._run(
+            self._async_client.get_prompt, name, arguments, timeout=timeout
+        )
+
+
+class SyncPromptsBase:
+    """Base of the generated sync `client.prompts` namespace."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: SyncClientBase[Any]) -> None:
+        self._client = client
+
+    def _get(self, spec: PromptSpec, values: Mapping[str, object]) -> PromptResult:
+        client = self._client
+        async_client: AsyncClientBase = client._async
+        return client._run(async_client._get_prompt, spec, values)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._client!r}>"
+
+
+class SyncResourcesBase:
+    """Base of the generated sync `client.resources` namespace."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: SyncClientBase[Any]) -> None:
+        self._client = client
+
+    def _read(self, spec: ResourceSpec | str) -> ResourceResult:
+        uri = spec if isinstance(spec, str) else spec.uri
+        return self._client.read_resource(uri)
+
+    def _read_template(
+        self, spec: TemplateSpec, values: Mapping[str, object]
+    ) -> ResourceResult:
+        client = self._client
+        async_client: AsyncClientBase = client._async
+        return client._run(async_client._read_template, spec, values)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._client!r}>"

@@ -1,0 +1,778 @@
+"""Opening connections: transports, the connection-owning task, and one-line connect errors.
+
+A connector (`AsyncClientBase.stdio/http/connect`) returns an `AsyncConnection`. Entering it
+starts one *owner task* that enters the SDK's `mcp.Client` and keeps it open until the connection
+is closed. The user's `async with` body therefore never runs inside the SDK's task groups: a
+transport failure cannot cancel it, its own exceptions leave unwrapped, and `aclose()` works from
+any task. Everything heavy (`mcp`, `httpx2`) is imported only when a connection is opened.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+
+from .errors import ConnectError, unwrap_exception_group
+
+if TYPE_CHECKING:
+    import anyio
+    import anyio.abc
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+    from mcp import Client
+    from mcp.shared.message import SessionMessage
+
+__all__ = [
+    "AsyncConnection",
+    "Attempt",
+    "http_attempts",
+    "in_process_attempt",
+    "launch_attempts",
+    "stdio_attempt",
+]
+
+ClientT = TypeVar("ClientT")
+
+HttpTransport = Literal["auto", "http", "sse"]
+
+_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_HTTP_READ_TIMEOUT = 300.0  # an SSE stream may stay quiet for long; requests are bounded by the session instead
+_STDIN_GRACE = 2.0  # seconds a stdio server gets to exit after its stdin closes
+_KILL_GRACE = 2.0
+
+
+def _never(_error: BaseException) -> bool:
+    return False
+
+
+def _nothing() -> None:
+    return None
+
+
+class Attempt:
+    """One way to reach the server: `open()` gives an un-entered `mcp.Client`."""
+
+    __slots__ = ("connected", "diagnose", "fall_through", "label", "open", "target")
+
+    def __init__(
+        self,
+        *,
+        label: str,
+        open: Callable[[], Client],
+        diagnose: Callable[[BaseException], str],
+        fall_through: Callable[[BaseException], bool] = _never,
+        connected: Callable[[], None] = _nothing,
+        target: str | None = None,
+    ) -> None:
+        self.label = label
+        #: What is being reached, for messages (a command or a URL without secrets).
+        self.target = target if target is not None else label
+        self.open = open
+        #: Turns the (unwrapped) failure of entering the client into a one-line reason.
+        self.diagnose = diagnose
+        #: Whether the next attempt is worth trying after this failure.
+        self.fall_through = fall_through
+        #: Called once the session is initialized.
+        self.connected = connected
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _mcp_error_code(error: BaseException) -> int | None:
+    code = getattr(error, "code", None)
+    if isinstance(code, int) and any(
+        cls.__name__ == "MCPError" for cls in type(error).__mro__
+    ):
+        return code
+    return None
+
+
+def _diagnose_common(error: BaseException, timeout: float) -> str | None:
+    code = _mcp_error_code(error)
+    if code == -32000:
+        return "the server closed the connection during initialization"
+    if code == -32001 or isinstance(error, TimeoutError):
+        return f"no initialize response within {timeout:g} s"
+    if code is not None:
+        message = getattr(error, "message", "") or str(error)
+        return f"the server rejected initialization: {_one_line(str(message))} (error {code})"
+    if type(error).__name__ == "ValidationError":
+        return "the server's initialize response does not conform to MCP"
+    return None
+
+
+def _generic(error: BaseException) -> str:
+    text = _one_line(str(error))
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+# --------------------------------------------------------------------------------------------- stdio
+
+
+class _ProcessWatch:
+    __slots__ = ("initialized", "process")
+
+    def __init__(self) -> None:
+        self.process: anyio.abc.Process | None = None
+        #: A server that never finished initializing gets no shutdown grace period.
+        self.initialized = False
+
+    def mark_initialized(self) -> None:
+        self.initialized = True
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode if self.process is not None else None
+
+
+def _stderr_target() -> Any:
+    # The server's stderr goes where ours goes; a replaced sys.stderr without a descriptor (Jupyter,
+    # some test runners) cannot be handed to a child, so the child then inherits our descriptor 2.
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return sys.stderr
+
+
+@asynccontextmanager
+async def _posix_stdio_transport(
+    command: str,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str | None,
+    watch: _ProcessWatch,
+) -> AsyncGenerator[
+    tuple[
+        MemoryObjectReceiveStream[SessionMessage | Exception],
+        MemoryObjectSendStream[SessionMessage],
+    ],
+    None,
+]:
+    """Newline-delimited JSON-RPC over a child's stdin/stdout, keeping the process for exit codes.
+
+    Shutdown follows the spec (and the SDK's transport): close stdin, give the server a grace
+    period, then terminate its whole process group.
+    """
+    import anyio
+    import mcp_types
+    from anyio.streams.text import TextReceiveStream
+    from mcp.client.stdio import get_default_environment
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+    from mcp.shared.message import SessionMessage
+
+    process = await anyio.open_process(
+        [command, *args],
+        env=get_default_environment() | dict(env),
+        stderr=_stderr_target(),
+        cwd=cwd,
+        start_new_session=True,
+    )
+    watch.process = process
+    stdin, stdout = process.stdin, process.stdout
+    assert stdin is not None and stdout is not None
+    read_sender, read_stream = anyio.create_memory_object_stream[
+        SessionMessage | Exception
+    ](0)
+    write_stream, write_receiver = anyio.create_memory_object_stream[SessionMessage](0)
+    writer_done = anyio.Event()
+
+    async def drain() -> None:
+        # Keep reading so a server blocked on a full stdout pipe can still see stdin close and exit.
+        with anyio.CancelScope(shield=True):
+            try:
+                while True:
+                    await stdout.receive()
+            except (
+                anyio.EndOfStream,
+                anyio.ClosedResourceError,
+                anyio.BrokenResourceError,
+                OSError,
+            ):
+                pass
+
+    async def reader() -> None:
+        try:
+            async with read_sender:
+                buffer = ""
+                async for chunk in TextReceiveStream(stdout, encoding="utf-8"):
+                    lines = (buffer + chunk).split("\n")
+                    buffer = lines.pop()
+                    for line in lines:
+                        if not line.strip():
+                            continue
+                        item: SessionMessage | Exception
+                        try:
+                            item = SessionMessage(
+                                mcp_types.jsonrpc_message_adapter.validate_json(
+                                    line, by_name=False
+                                )
+                            )
+                        except ValueError as error:
+                            item = error
+                        try:
+                            await read_sender.send(item)
+                        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                            return
+        except (
+            anyio.ClosedResourceError,
+            anyio.BrokenResourceError,
+            UnicodeDecodeError,
+            OSError,
+        ):
+            pass
+        finally:
+            await drain()
+
+    async def writer() -> None:
+        try:
+            async with write_receiver:
+                async for message in write_receiver:
+                    line = (
+                        message.message.model_dump_json(
+                            by_alias=True, exclude_unset=True
+                        )
+                        + "\n"
+                    )
+                    await stdin.send(line.encode("utf-8"))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            # The server stopped reading: end the session's view of the connection.
+            await read_sender.aclose()
+        finally:
+            writer_done.set()
+
+    async def wait_exit(seconds: float) -> bool:
+        with anyio.move_on_after(seconds):
+            while process.returncode is None:
+                await anyio.sleep(0.01)
+        return process.returncode is not None
+
+    async def shutdown() -> None:
+        read_stream.close()
+        write_stream.close()
+        with anyio.move_on_after(0.5):
+            await writer_done.wait()
+        for stream in (stdin,):
+            try:
+                await stream.aclose()
+            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass
+        if not await wait_exit(_STDIN_GRACE if watch.initialized else 0.1):
+            await terminate_posix_process_tree(process, _KILL_GRACE)
+            await wait_exit(_KILL_GRACE)
+        try:
+            await stdout.aclose()
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+        for resource in (read_sender, write_receiver):
+            await resource.aclose()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(reader)
+        group.start_soon(writer)
+        try:
+            yield read_stream, write_stream
+        finally:
+            with anyio.CancelScope(shield=True):
+                await shutdown()
+            group.cancel_scope.cancel()
+
+
+def stdio_attempt(
+    command: str,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None,
+    cwd: str | Path | None,
+    timeout: float,
+) -> Attempt:
+    watch = _ProcessWatch()
+    cwd_text = os.fspath(cwd) if cwd is not None else None
+    shown = os.path.basename(command) or command
+
+    def open_client() -> Client:
+        from mcp import Client
+
+        if (
+            sys.platform == "win32"
+        ):  # pragma: no cover - the SDK's transport handles Windows job objects
+            from mcp import StdioServerParameters
+
+            params = StdioServerParameters(
+                command=command, args=list(args), env=dict(env or {}), cwd=cwd_text
+            )
+            return Client(
+                params, mode="legacy", cache=None, read_timeout_seconds=timeout
+            )
+        transport = _posix_stdio_transport(command, args, env or {}, cwd_text, watch)
+        return Client(
+            transport, mode="legacy", cache=None, read_timeout_seconds=timeout
+        )
+
+    def diagnose(error: BaseException) -> str:
+        if isinstance(error, FileNotFoundError):
+            if cwd_text is not None and getattr(error, "filename", None) == cwd_text:
+                return f"working directory not found: {cwd_text}"
+            return f"command not found: {command}"
+        if isinstance(error, PermissionError):
+            return f"command is not executable: {command}"
+        if isinstance(error, NotADirectoryError):
+            return f"working directory is not a directory: {cwd_text}"
+        returncode = watch.returncode
+        if returncode is not None:
+            how = (
+                f"was killed by signal {-returncode}"
+                if returncode < 0
+                else f"exited with code {returncode}"
+            )
+            return f"server process {shown!r} {how} before completing initialization"
+        common = _diagnose_common(error, timeout)
+        if common is not None:
+            return f"{common} (command {shown!r})"
+        if isinstance(error, OSError):
+            return f"cannot start {command}: {error.strerror or _generic(error)}"
+        return f"cannot start {shown!r}: {_generic(error)}"
+
+    return Attempt(
+        label=f"command {shown!r}",
+        open=open_client,
+        diagnose=diagnose,
+        connected=watch.mark_initialized,
+    )
+
+
+def in_process_attempt(server: Any, *, timeout: float) -> Attempt:
+    def open_client() -> Client:
+        from mcp import Client
+
+        return Client(server, mode="legacy", cache=None, read_timeout_seconds=timeout)
+
+    def diagnose(error: BaseException) -> str:
+        return _diagnose_common(error, timeout) or _generic(error)
+
+    return Attempt(label="in-process server", open=open_client, diagnose=diagnose)
+
+
+# ---------------------------------------------------------------------------------------------- HTTP
+
+
+def safe_url(url: str) -> str:
+    """The URL without userinfo, query or fragment (those may carry secrets)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    except ValueError:
+        return "<invalid URL>"
+
+
+class _HttpWatch:
+    __slots__ = ("reason", "status")
+
+    def __init__(self) -> None:
+        self.status: int | None = None
+        self.reason = ""
+
+
+def _status_hook(watch: _HttpWatch) -> Callable[[Any], Any]:
+    async def on_response(response: Any) -> None:
+        status = int(response.status_code)
+        if status >= 400 and watch.status is None:
+            watch.status = status
+            watch.reason = str(getattr(response, "reason_phrase", "") or "")
+
+    return on_response
+
+
+def _http_client(
+    headers: Mapping[str, str], timeout: float, watch: _HttpWatch, auth: Any = None
+) -> Any:
+    import httpx2
+
+    return httpx2.AsyncClient(
+        headers=dict(headers),
+        timeout=httpx2.Timeout(timeout, read=max(timeout, _HTTP_READ_TIMEOUT)),
+        auth=auth,
+        event_hooks={"response": [_status_hook(watch)]},
+    )
+
+
+@asynccontextmanager
+async def _streamable_transport(
+    url: str, headers: Mapping[str, str], timeout: float, watch: _HttpWatch
+) -> AsyncGenerator[Any, None]:
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        _http_client(headers, timeout, watch) as http_client,
+        streamable_http_client(url, http_client=http_client) as streams,
+    ):
+        yield streams
+
+
+def _sse_transport(
+    url: str, headers: Mapping[str, str], timeout: float, watch: _HttpWatch
+) -> Any:
+    from mcp.client.sse import sse_client
+
+    def factory(
+        headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
+    ) -> Any:
+        import httpx2
+
+        client = _http_client(headers or {}, 30.0, watch, auth)
+        if timeout is not None:
+            client.timeout = (
+                timeout
+                if isinstance(timeout, httpx2.Timeout)
+                else httpx2.Timeout(timeout)
+            )
+        return client
+
+    return sse_client(
+        url,
+        headers=dict(headers),
+        timeout=timeout,
+        sse_read_timeout=max(timeout, _HTTP_READ_TIMEOUT),
+        httpx_client_factory=factory,
+    )
+
+
+def _is_refused_or_timeout(error: BaseException) -> bool:
+    name = type(error).__name__
+    return name in {"ConnectError", "ConnectTimeout", "TimeoutException"} or isinstance(
+        error, (ConnectionRefusedError, TimeoutError)
+    )
+
+
+def http_attempts(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None,
+    timeout: float,
+    transport: HttpTransport,
+    header_hint: Sequence[str] = (),
+) -> list[Attempt]:
+    if transport not in ("auto", "http", "sse"):
+        raise ConnectError(
+            f"unknown HTTP transport {transport!r} (expected 'auto', 'http' or 'sse')"
+        )
+    shown = safe_url(url)
+    sent = dict(headers or {})
+
+    def make(kind: Literal["http", "sse"]) -> Attempt:
+        watch = _HttpWatch()
+
+        def open_client() -> Client:
+            from mcp import Client
+
+            watch.status = None
+            maker = _streamable_transport if kind == "http" else _sse_transport
+            return Client(
+                maker(url, sent, timeout, watch),
+                mode="legacy",
+                cache=None,
+                read_timeout_seconds=timeout,
+            )
+
+        def diagnose(error: BaseException) -> str:
+            if watch.status is not None:
+                reason = f" {watch.reason}" if watch.reason else ""
+                message = f"HTTP {watch.status}{reason} from {shown}"
+                if watch.status in (401, 403):
+                    given = sorted(sent)
+                    names = list(header_hint) or given
+                    if names:
+                        message += (
+                            f" (check the credentials in header(s) {', '.join(names)})"
+                        )
+                    else:
+                        message += " (the server wants credentials: pass headers=...)"
+                return message
+            if _is_refused_or_timeout(error):
+                if "Timeout" in type(error).__name__ or isinstance(error, TimeoutError):
+                    return f"timed out connecting to {shown}"
+                return f"cannot connect to {shown} (connection refused or host unreachable)"
+            common = _diagnose_common(error, timeout)
+            if common is not None:
+                return f"{common} ({shown})"
+            return f"cannot connect to {shown}: {_generic(error)}"
+
+        def fall_through(error: BaseException) -> bool:
+            if watch.status in (401, 403):
+                return False
+            return not _is_refused_or_timeout(error)
+
+        label = "streamable HTTP" if kind == "http" else "SSE"
+        return Attempt(
+            label=label,
+            open=open_client,
+            diagnose=diagnose,
+            fall_through=fall_through,
+            target=shown,
+        )
+
+    if transport == "http":
+        return [make("http")]
+    if transport == "sse":
+        return [make("sse")]
+    return [make("http"), make("sse")]
+
+
+# -------------------------------------------------------------------------------------- launch spec
+
+
+def expand_header_template(name: str, template: str, environ: Mapping[str, str]) -> str:
+    def substitute(match: re.Match[str]) -> str:
+        variable = match.group(1)
+        if variable not in environ:
+            raise ConnectError(
+                f"header {name!r} needs the environment variable ${{{variable}}}, which is not set"
+            )
+        return environ[variable]
+
+    return _ENV_REFERENCE.sub(substitute, template)
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, list):
+        return [item for item in cast("list[object]", value) if isinstance(item, str)]
+    return []
+
+
+def launch_attempts(
+    launch: Mapping[str, Any] | None,
+    *,
+    env: Mapping[str, str] | None,
+    headers: Mapping[str, str] | None,
+    timeout: float,
+) -> list[Attempt]:
+    """The attempts for the server recorded at generation time, with secrets read from the environment now."""
+    if launch is None:
+        raise ConnectError(
+            "this client was generated from a snapshot without a launch spec"
+        )
+    transport = launch.get("transport")
+    environ = os.environ
+    if transport == "stdio":
+        command = launch.get("command")
+        if not isinstance(command, str) or not command:
+            raise ConnectError("the recorded launch spec has no command")
+        child_env = {
+            name: environ[name]
+            for name in _strings(launch.get("envNames"))
+            if name in environ
+        }
+        child_env.update(env or {})
+        cwd = launch.get("cwd")
+        return [
+            stdio_attempt(
+                command,
+                _strings(launch.get("args")),
+                env=child_env,
+                cwd=cwd if isinstance(cwd, str) else None,
+                timeout=timeout,
+            )
+        ]
+    if transport in ("http", "sse"):
+        url = launch.get("url")
+        if not isinstance(url, str) or not url:
+            raise ConnectError("the recorded launch spec has no URL")
+        explicit = {key.lower(): key for key in (headers or {})}
+        resolved: dict[str, str] = {}
+        recorded_names: list[str] = []
+        records = launch.get("headers")
+        for entry in cast("list[object]", records) if isinstance(records, list) else []:
+            if not isinstance(entry, dict):
+                continue
+            record = cast("dict[str, object]", entry)
+            name = record.get("name")
+            if not isinstance(name, str):
+                continue
+            recorded_names.append(name)
+            template = record.get("template")
+            if name.lower() in explicit or not isinstance(template, str):
+                continue
+            resolved[name] = expand_header_template(name, template, environ)
+        resolved.update(headers or {})
+        return http_attempts(
+            url,
+            headers=resolved,
+            timeout=timeout,
+            transport=transport,
+            header_hint=recorded_names,
+        )
+    raise ConnectError(
+        f"the recorded launch spec has an unsupported transport {transport!r}"
+    )
+
+
+# ------------------------------------------------------------------------------------- the connection
+
+
+class AsyncConnection(AbstractAsyncContextManager[ClientT]):
+    """`async with connection as client:` connects; leaving closes it. The body's exceptions pass unchanged."""
+
+    def __init__(
+        self,
+        make_client: Callable[[Any, AsyncConnection[ClientT]], ClientT],
+        attempts: Callable[[], Sequence[Attempt]],
+        *,
+        timeout: float,
+    ) -> None:
+        self._make_client = make_client
+        self._attempts = attempts
+        self._timeout = timeout
+        self._group: anyio.abc.TaskGroup | None = None
+        self._owner_scope: anyio.CancelScope | None = None
+        self._ready: anyio.Event | None = None
+        self._stop: anyio.Event | None = None
+        self._done: anyio.Event | None = None
+        self._session: Any = None
+        self._failures: list[str] = []
+        self._entered = False
+        #: Called once when the connection ends (closed, or lost after it was up).
+        self.on_close: Callable[[str], None] | None = None
+        #: An error the connection ended with after it was up (a transport crash), kept for diagnostics.
+        self.error: BaseException | None = None
+
+    def _closed(self, reason: str) -> None:
+        hook, self.on_close = self.on_close, None
+        if hook is not None:
+            hook(reason)
+
+    async def _own(self, attempts: Sequence[Attempt]) -> None:
+        import anyio
+
+        assert (
+            self._ready is not None
+            and self._stop is not None
+            and self._done is not None
+        )
+        try:
+            with anyio.CancelScope() as scope:
+                self._owner_scope = scope
+                for index, attempt in enumerate(attempts):
+                    try:
+                        async with attempt.open() as client:
+                            self._session = client.session
+                            attempt.connected()
+                            self._ready.set()
+                            await self._stop.wait()
+                        return
+                    except (
+                        Exception
+                    ) as error:  # noqa: BLE001 - every failure becomes a ConnectError or is kept
+                        root = unwrap_exception_group(error)
+                        if self._session is not None:
+                            self.error = root
+                            return
+                        reason = attempt.diagnose(root)
+                        self._failures.append(
+                            f"{attempt.label}: {reason}"
+                            if len(attempts) > 1
+                            else reason
+                        )
+                        if index + 1 >= len(attempts) or not attempt.fall_through(root):
+                            return
+        finally:
+            if self._session is not None and not self._stop.is_set():
+                self._closed("the connection to the MCP server was lost")
+            self._ready.set()
+            self._done.set()
+
+    async def __aenter__(self) -> ClientT:
+        import anyio
+
+        if self._entered:
+            raise RuntimeError(
+                "this connection was already used; call the connector again for a new one"
+            )
+        self._entered = True
+        attempts = self._attempts()  # may raise ConnectError (launch spec problems)
+        self._ready, self._stop, self._done = (
+            anyio.Event(),
+            anyio.Event(),
+            anyio.Event(),
+        )
+        group = anyio.create_task_group()
+        await group.__aenter__()
+        self._group = group
+        try:
+            group.start_soon(self._own, attempts)
+            with anyio.move_on_after(self._timeout):
+                await self._ready.wait()
+            if self._session is None:
+                if not self._failures:
+                    last = attempts[-1].target if attempts else "the server"
+                    self._failures.append(
+                        f"timed out after {self._timeout:g} s ({last})"
+                    )
+                if self._owner_scope is not None:
+                    self._owner_scope.cancel()
+                self._stop.set()
+        except BaseException:
+            # Cancelled (or failed) while connecting: stop the owner and wait for its cleanup. The group's
+            # own scope is shielded, since a new scope around its exit would break the LIFO order.
+            group.cancel_scope.cancel()
+            group.cancel_scope.shield = True
+            await self._exit_group()
+            raise
+        if self._session is None:
+            await self._exit_group()
+            raise ConnectError(
+                "cannot connect to the MCP server: " + "; ".join(self._failures)
+            )
+        return self._make_client(self._session, self)
+
+    async def _exit_group(self, error: BaseException | None = None) -> None:
+        group, self._group = self._group, None
+        if group is None:
+            return
+        try:
+            if error is None:
+                await group.__aexit__(None, None, None)
+            else:
+                await group.__aexit__(type(error), error, error.__traceback__)
+        except (
+            BaseException
+        ) as raised:  # noqa: BLE001 - re-raised unwrapped: never let the SDK's groups out
+            root = unwrap_exception_group(raised)
+            if root is error:
+                return
+            raise root from None
+
+    async def aclose(self) -> None:
+        """Close the connection now (idempotent); `async with` still has to be left as usual."""
+        self._closed("the client was closed")
+        if self._stop is None or self._done is None:
+            return
+        self._stop.set()
+        await self._done.wait()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        import anyio
+
+        self._closed("the client was closed")
+        if self._stop is not None:
+            self._stop.set()
+        cancelled = exc is not None and isinstance(exc, anyio.get_cancelled_exc_class())
+        # A body that failed still gets a graceful shutdown; only a cancellation is handed to the group.
+        await self._exit_group(exc if cancelled else None)

@@ -1,0 +1,64 @@
+"""Shared helpers for tests that generate packages and type-check them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.pipeline import generate_files
+from mcp_codegen.snapshot.model import Snapshot
+from mcp_codegen.write import write_package
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "corpus"
+
+
+def corpus_snapshot(name: str) -> Snapshot:
+    """A captured real server listing as a snapshot (the corpus files lack only the format version)."""
+    data = json.loads((CORPUS / f"{name}.json").read_text(encoding="utf-8"))
+    data["formatVersion"] = 1
+    return Snapshot.from_json(data, source=name)
+
+
+def corpus_names() -> list[str]:
+    return sorted(path.stem for path in CORPUS.glob("*.json"))
+
+
+def snapshot_of(tools: list[dict[str, Any]], **extra: Any) -> Snapshot:
+    data: dict[str, Any] = {
+        "formatVersion": 1,
+        "serverInfo": {"name": "test-server", "version": "1.0.0"},
+        "capabilities": {"tools": {}},
+        "tools": tools,
+    }
+    data.update(extra)
+    return Snapshot.from_json(data)
+
+
+def generate_into(directory: Path, snapshot: Snapshot, package_name: str) -> Diagnostics:
+    diagnostics = Diagnostics()
+    files = generate_files(snapshot, package_name=package_name, diagnostics=diagnostics)
+    write_package(directory / package_name, files, overwrite=True)
+    return diagnostics
+
+
+def run_checker(arguments: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(arguments, cwd=cwd, capture_output=True, text=True, check=False)
+
+
+def mypy_strict(cwd: Path, *packages: str) -> subprocess.CompletedProcess[str]:
+    return run_checker(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null", *packages], cwd
+    )
+
+
+def pyright_strict(cwd: Path, *packages: str) -> subprocess.CompletedProcess[str]:
+    (cwd / "pyrightconfig.json").write_text(json.dumps({"typeCheckingMode": "strict", "pythonVersion": "3.11"}))
+    try:
+        return run_checker([sys.executable, "-m", "pyright", *packages], cwd)
+    finally:
+        (cwd / "pyrightconfig.json").unlink()
