@@ -57,6 +57,14 @@ class ModelsOutput:
     imports: dict[str, str] = field(default_factory=dict)
 
 
+#: Property names that would shadow what the generated module imports (`Field: Annotated[str, Field(...)]`
+#: breaks type checkers): renamed in every model, the wire name kept as the alias.
+_SHADOWING_FIELD_ALIASES = {
+    name: f"{name.lower()}_"
+    for name in ("Annotated", "Any", "AwareDatetime", "BaseModel", "ConfigDict", "Enum", "Field", "Literal", "RootModel")
+}
+
+
 def run_datamodel_codegen(document: Mapping[str, Any], aliases: Mapping[str, str]) -> str:
     """One call for the whole server; options pinned so output never depends on the user's config."""
     from datamodel_code_generator import (
@@ -87,7 +95,7 @@ def run_datamodel_codegen(document: Mapping[str, Any], aliases: Mapping[str, str
         naming_strategy=NamingStrategy.FullPath,
         use_schema_description=True,
         type_mappings=[f"{name}=string" for name in _STRING_FORMATS],
-        aliases=dict(aliases),
+        aliases={**_SHADOWING_FIELD_ALIASES, **aliases},
         formatters=[Formatter.NONE] if hasattr(Formatter, "NONE") else [],
         settings_path=_empty_settings_dir(),
         keep_model_order=True,
