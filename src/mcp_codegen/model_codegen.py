@@ -188,8 +188,10 @@ def _defined_name(statement: ast.stmt) -> str | None:
         return statement.targets[0].id
     if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
         return statement.target.id
-    if isinstance(statement, ast.TypeAlias) and isinstance(statement.name, ast.Name):
-        return statement.name.id
+    type_alias = getattr(ast, "TypeAlias", None)  # Python 3.12+
+    if type_alias is not None and isinstance(statement, type_alias):
+        name = getattr(statement, "name", None)
+        return name.id if isinstance(name, ast.Name) else None
     return None
 
 
