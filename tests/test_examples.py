@@ -59,7 +59,17 @@ def test_generation_is_byte_identical_across_hash_seeds(tmp_path: Path, package:
     for seed in ("0", "1"):
         out = tmp_path / seed / package
         subprocess.run(
-            [sys.executable, "-m", "mcp_codegen", "generate", "-q", "--snapshot", str(EXAMPLES / package / "snapshot.json"), "-o", str(out)],
+            [
+                sys.executable,
+                "-m",
+                "mcp_codegen",
+                "generate",
+                "-q",
+                "--snapshot",
+                str(EXAMPLES / package / "snapshot.json"),
+                "-o",
+                str(out),
+            ],
             check=True,
             env={**os.environ, "PYTHONHASHSEED": seed},
         )
@@ -72,4 +82,6 @@ def test_example_imports_without_mcp_codegen(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES / "demo_client", tmp_path / "demo_client")
     (tmp_path / "mcp_codegen.py").write_text("raise ImportError('generated code must not import mcp_codegen')\n")
     code = "import demo_client, sys; demo_client.TOOLS['add'].arguments_model; assert 'mcp' not in sys.modules"
-    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, check=True, env={**os.environ, "PYTHONPATH": str(tmp_path)}
+    )

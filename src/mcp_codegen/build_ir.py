@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +64,9 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics) -> list[ToolPlan]:
         if python != snake_case(wire, fallback="tool"):
             other = methods.claimed_by(snake_case(wire, fallback="tool"))
             reason = f"taken by tool {other!r}" if other and other != wire else "reserved"
-            diagnostics.warn(f"tools.{wire}", f"method named {python} ({snake_case(wire, fallback='tool')} is {reason})")
+            diagnostics.warn(
+                f"tools.{wire}", f"method named {python} ({snake_case(wire, fallback='tool')} is {reason})"
+            )
 
     class_names: set[str] = set(_CLIENT_MODULE_NAMES)
     prefixes = {wire: pascal_from_snake(method_names[wire]) for wire in tools}
@@ -209,7 +211,8 @@ def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, .
     result = []
     for wire in sorted(prompts):
         raw = prompts[wire]
-        raw_arguments = raw.get("arguments") if isinstance(raw.get("arguments"), list) else []
+        listed = raw.get("arguments")
+        raw_arguments: list[Any] = listed if isinstance(listed, list) else []
         arguments_by_name = _unique_by(
             tuple(a for a in raw_arguments if isinstance(a, dict)), "name", f"prompts.{wire}.arguments", diagnostics
         )
@@ -333,4 +336,3 @@ def _names_in(type_source: str) -> set[str]:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-

@@ -98,8 +98,12 @@ def server_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="HTTP header; ${VAR} expanded."
         ),
-        click.option("--stdio", metavar="'COMMAND ARGS...'", help="Start the server as a subprocess (split like a shell)."),
-        click.option("-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."),
+        click.option(
+            "--stdio", metavar="'COMMAND ARGS...'", help="Start the server as a subprocess (split like a shell)."
+        ),
+        click.option(
+            "-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."
+        ),
         click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for --stdio."),
         click.option(
             "--timeout",
@@ -115,7 +119,9 @@ def server_options(function: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
-def _launch(url: str | None, transport: str, headers: tuple[str, ...], stdio: str | None, env: tuple[str, ...], cwd: str | None) -> ServerLaunch | None:
+def _launch(
+    url: str | None, transport: str, headers: tuple[str, ...], stdio: str | None, env: tuple[str, ...], cwd: str | None
+) -> ServerLaunch | None:
     if url and stdio:
         raise UsageError("give either --url or --stdio, not both")
     if url:
@@ -157,8 +163,24 @@ def main() -> None:
 
 @main.command()
 @server_options
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Snapshot file to write ('-' for stdout).")
-def snapshot(url: str | None, transport: str, headers: tuple[str, ...], stdio: str | None, env: tuple[str, ...], cwd: str | None, timeout: float, quiet: bool, output: Path) -> None:
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Snapshot file to write ('-' for stdout).",
+)
+def snapshot(
+    url: str | None,
+    transport: str,
+    headers: tuple[str, ...],
+    stdio: str | None,
+    env: tuple[str, ...],
+    cwd: str | None,
+    timeout: float,
+    quiet: bool,
+    output: Path,
+) -> None:
     """Capture a server's tools, resources, templates and prompts as a canonical JSON file."""
 
     def action() -> None:
@@ -180,14 +202,50 @@ def snapshot(url: str | None, transport: str, headers: tuple[str, ...], stdio: s
 
 @main.command()
 @server_options
-@click.option("--snapshot", "snapshot_file", type=click.Path(dir_okay=False, path_type=Path), help="Generate offline from a snapshot file.")
-@click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), required=True, help="Package directory to write.")
+@click.option(
+    "--snapshot",
+    "snapshot_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Generate offline from a snapshot file.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Package directory to write.",
+)
 @click.option("--package-name", help="Import name of the package (default: the output directory's name).")
 @click.option("--overwrite", is_flag=True, help="Replace the output directory even if mcp-codegen did not generate it.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on any warning.")
-@click.option("--check", is_flag=True, help="Write nothing; exit 1 if the output directory is not what would be generated.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Summary format.")
-def generate(url: str | None, transport: str, headers: tuple[str, ...], stdio: str | None, env: tuple[str, ...], cwd: str | None, timeout: float, quiet: bool, snapshot_file: Path | None, output: Path, package_name: str | None, overwrite: bool, strict: bool, check: bool, output_format: str) -> None:
+@click.option(
+    "--check", is_flag=True, help="Write nothing; exit 1 if the output directory is not what would be generated."
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Summary format.",
+)
+def generate(
+    url: str | None,
+    transport: str,
+    headers: tuple[str, ...],
+    stdio: str | None,
+    env: tuple[str, ...],
+    cwd: str | None,
+    timeout: float,
+    quiet: bool,
+    snapshot_file: Path | None,
+    output: Path,
+    package_name: str | None,
+    overwrite: bool,
+    strict: bool,
+    check: bool,
+    output_format: str,
+) -> None:
     """Generate a typed client package from a live server or a snapshot file."""
 
     def action() -> None:

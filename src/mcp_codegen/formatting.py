@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,7 +20,7 @@ LINE_LENGTH = 88  # black's default: what `black --check` expects without config
 
 
 def _ruff_executable() -> str:
-    from ruff.__main__ import find_ruff_bin
+    from ruff.__main__ import find_ruff_bin  # type: ignore[import-untyped]
 
     return os.fsdecode(find_ruff_bin())
 
@@ -50,6 +49,3 @@ def format_python(files: Mapping[str, str]) -> dict[str, str]:
         _ruff(["format", *settings, directory])
         formatted = {path: (root / path).read_text(encoding="utf-8") for path in python}
     return {path: formatted.get(path, text) for path, text in files.items()}
-
-
-

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import ast
 import copy
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -61,20 +59,25 @@ class ModelsOutput:
 #: breaks type checkers): renamed in every model, the wire name kept as the alias.
 _SHADOWING_FIELD_ALIASES = {
     name: f"{name.lower()}_"
-    for name in ("Annotated", "Any", "AwareDatetime", "BaseModel", "ConfigDict", "Enum", "Field", "Literal", "RootModel")
+    for name in (
+        "Annotated",
+        "Any",
+        "AwareDatetime",
+        "BaseModel",
+        "ConfigDict",
+        "Enum",
+        "Field",
+        "Literal",
+        "RootModel",
+    )
 }
 
 
 def run_datamodel_codegen(document: Mapping[str, Any], aliases: Mapping[str, str]) -> str:
     """One call for the whole server; options pinned so output never depends on the user's config."""
-    from datamodel_code_generator import (
-        DataModelType,
-        Formatter,
-        InputFileType,
-        NamingStrategy,
-        PythonVersion,
-        generate,
-    )
+    from datamodel_code_generator import InputFileType, NamingStrategy, PythonVersion, generate
+    from datamodel_code_generator._shared_types import LiteralType
+    from datamodel_code_generator.enums import DataModelType
 
     source = generate(
         dict(document),
@@ -91,25 +94,19 @@ def run_datamodel_codegen(document: Mapping[str, Any], aliases: Mapping[str, str
         use_union_operator=True,
         use_double_quotes=True,
         strict_nullable=True,
-        enum_field_as_literal="all",
+        enum_field_as_literal=LiteralType.All,
         naming_strategy=NamingStrategy.FullPath,
         use_schema_description=True,
         type_mappings=[f"{name}=string" for name in _STRING_FORMATS],
         aliases={**_SHADOWING_FIELD_ALIASES, **aliases},
-        formatters=[Formatter.NONE] if hasattr(Formatter, "NONE") else [],
-        settings_path=_empty_settings_dir(),
+        formatters=[],  # formatting happens once, over the whole package (formatting.py)
+        settings_path=Path(__file__).parent,  # never the user's pyproject.toml (this folder has none)
         keep_model_order=True,
         collapse_root_models=True,
     )
     if not isinstance(source, str):
         raise TypeError("datamodel-code-generator returned several modules; class names must not contain dots")
     return source
-
-
-@cache
-def _empty_settings_dir() -> Path:
-    # Formatters read pyproject.toml from settings_path (the cwd by default): pin an empty directory.
-    return Path(tempfile.mkdtemp(prefix="mcp-codegen-settings-"))
 
 
 def split_models(
@@ -165,7 +162,7 @@ def split_models(
         output.modules[module] = _module_source(module, names, definitions, rebuilds, imports, output.class_module)
 
     root_models = {name: inner for name, node in definitions.items() if (inner := _root_model_type(node)) is not None}
-    for module, roots in owners.items():
+    for roots in owners.values():
         for root in roots:
             node = definitions.get(root)
             if not isinstance(node, ast.ClassDef):
@@ -312,7 +309,11 @@ def _fields(node: ast.ClassDef, nullable: frozenset[str], root_models: Mapping[s
 def _alias(meta: ast.expr) -> str | None:
     if isinstance(meta, ast.Call) and isinstance(meta.func, ast.Name) and meta.func.id == "Field":
         for keyword in meta.keywords:
-            if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str):
+            if (
+                keyword.arg == "alias"
+                and isinstance(keyword.value, ast.Constant)
+                and isinstance(keyword.value.value, str)
+            ):
                 return keyword.value.value
     return None
 

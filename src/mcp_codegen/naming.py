@@ -10,7 +10,7 @@ import builtins
 import keyword
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 
@@ -98,7 +98,7 @@ class NameRegistry:
     def is_free(self, name: str) -> bool:
         return name not in self._taken and name not in self._reserved
 
-    def assign_all(self, wire_names: Iterable[str], convert: _Converter) -> dict[str, str]:
+    def assign_all(self, wire_names: Iterable[str], convert: Callable[[str], str]) -> dict[str, str]:
         """Map every distinct wire name to a unique Python name."""
         ordered = sorted(set(wire_names))
         candidates = {wire: self._unreserved(convert(wire)) for wire in ordered}
@@ -136,13 +136,9 @@ class NameRegistry:
         return name
 
 
-class _Converter:  # pragma: no cover - typing helper only
-    def __call__(self, wire: str) -> str: ...
-
-
 def pascal_from_snake(snake: str) -> str:
     """`get_weather_2` -> `GetWeather_2`: the underscore before a digit keeps `get_weather_2` and `get_weather2` apart."""
-    out = []
+    out: list[str] = []
     for part in snake.strip("_").split("_"):
         if not part:
             continue

@@ -97,7 +97,10 @@ def _models(plans: Sequence[ToolPlan], diagnostics: Diagnostics) -> ModelsOutput
         document, aliases = datamodel_document(plans)
         source = run_datamodel_codegen(document, aliases)
     owners = {
-        plan.models_module: [plan.arguments_class, *([plan.prepared.result_class] if plan.prepared.result_class else [])]
+        plan.models_module: [
+            plan.arguments_class,
+            *([plan.prepared.result_class] if plan.prepared.result_class else []),
+        ]
         for plan in plans
     }
     return split_models(source, owners, {plan.arguments_class: plan.nullable for plan in plans}, diagnostics)
@@ -106,7 +109,4 @@ def _models(plans: Sequence[ToolPlan], diagnostics: Diagnostics) -> ModelsOutput
 def _runtime_files() -> dict[str, str]:
     """The runtime support, copied verbatim as the `_runtime` subpackage."""
     runtime = Path(str(resources.files("mcp_codegen"))) / "runtime"
-    return {
-        f"_runtime/{path.name}": path.read_text(encoding="utf-8")
-        for path in sorted(runtime.glob("*.py"))
-    }
+    return {f"_runtime/{path.name}": path.read_text(encoding="utf-8") for path in sorted(runtime.glob("*.py"))}

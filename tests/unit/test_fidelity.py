@@ -32,8 +32,16 @@ SHAPES = {
     "properties": {
         "shape": {
             "oneOf": [
-                {"type": "object", "properties": {"kind": {"const": "circle"}, "r": {"type": "number"}}, "required": ["kind", "r"]},
-                {"type": "object", "properties": {"kind": {"const": "square"}, "side": {"type": "integer"}}, "required": ["kind", "side"]},
+                {
+                    "type": "object",
+                    "properties": {"kind": {"const": "circle"}, "r": {"type": "number"}},
+                    "required": ["kind", "r"],
+                },
+                {
+                    "type": "object",
+                    "properties": {"kind": {"const": "square"}, "side": {"type": "integer"}},
+                    "required": ["kind", "side"],
+                },
             ]
         },
         "color": {"enum": ["red", "green"]},
@@ -41,16 +49,29 @@ SHAPES = {
         "when": {"type": "string", "format": "date-time"},
         "site": {"type": "string", "format": "uri"},
         "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
-        "merged": {"allOf": [{"type": "object", "properties": {"a": {"type": "integer"}}}, {"type": "object", "properties": {"b": {"type": "string"}}}]},
+        "merged": {
+            "allOf": [
+                {"type": "object", "properties": {"a": {"type": "integer"}}},
+                {"type": "object", "properties": {"b": {"type": "string"}}},
+            ]
+        },
         "maybe": {"type": ["integer", "null"]},
         "bad_pattern": {"type": "string", "pattern": "(?<!unclosed"},
     },
 }
 CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
-    ("person", PERSON, {"name": "a", "friends": [{"name": "b", "extra": 1}], "home": {"city": "x", "zip": None}, "unknown": [1]}),
+    (
+        "person",
+        PERSON,
+        {"name": "a", "friends": [{"name": "b", "extra": 1}], "home": {"city": "x", "zip": None}, "unknown": [1]},
+    ),
     ("person", PERSON, {"name": "a", "work": {"city": "y"}}),
     ("shapes", SHAPES, {"shape": {"kind": "circle", "r": 1.5}, "color": "red", "labels": {"x": 1}}),
-    ("shapes", SHAPES, {"shape": {"kind": "square", "side": 2}, "when": "2024-01-01T00:00:00+00:00", "site": "http://x"}),
+    (
+        "shapes",
+        SHAPES,
+        {"shape": {"kind": "square", "side": 2}, "when": "2024-01-01T00:00:00+00:00", "site": "http://x"},
+    ),
     ("shapes", SHAPES, {"either": "s", "merged": {"a": 1, "b": "c"}, "maybe": None, "bad_pattern": "(("}),
 ]
 

@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import keyword
 
-from mcp_codegen.naming import RESERVED_CLIENT_MEMBERS, RESERVED_IDENTIFIERS, NameRegistry, pascal_from_snake, snake_case
+from mcp_codegen.naming import (
+    RESERVED_CLIENT_MEMBERS,
+    RESERVED_IDENTIFIERS,
+    NameRegistry,
+    pascal_from_snake,
+    snake_case,
+)
 
 
 def methods(*wire: str) -> dict[str, str]:
@@ -23,7 +29,12 @@ def test_collisions_after_conversion_get_distinct_stable_names() -> None:
 
 
 def test_keywords_builtins_and_client_members_are_suffixed() -> None:
-    assert methods("class", "list", "call", "from") == {"call": "call_", "class": "class_", "from": "from_", "list": "list_"}
+    assert methods("class", "list", "call", "from") == {
+        "call": "call_",
+        "class": "class_",
+        "from": "from_",
+        "list": "list_",
+    }
 
 
 def test_non_identifiers_and_non_ascii() -> None:
@@ -37,7 +48,12 @@ def test_non_identifiers_and_non_ascii() -> None:
 def test_pydantic_reserved_field_prefix() -> None:
     registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
     names = registry.assign_all(["model_config", "model_dump", "schema", "json"], lambda w: snake_case(w, fallback="f"))
-    assert names == {"json": "json_", "model_config": "field_model_config", "model_dump": "field_model_dump", "schema": "schema_"}
+    assert names == {
+        "json": "json_",
+        "model_config": "field_model_config",
+        "model_dump": "field_model_dump",
+        "schema": "schema_",
+    }
 
 
 def test_pascal_keeps_numbered_names_apart() -> None:

@@ -672,9 +672,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                             self._ready.set()
                             await self._stop.wait()
                         return
-                    except (
-                        Exception
-                    ) as error:  # noqa: BLE001 - every failure becomes a ConnectError or is kept
+                    except Exception as error:
                         root = unwrap_exception_group(error)
                         if self._session is not None:
                             self.error = root
@@ -746,9 +744,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                 await group.__aexit__(None, None, None)
             else:
                 await group.__aexit__(type(error), error, error.__traceback__)
-        except (
-            BaseException
-        ) as raised:  # noqa: BLE001 - re-raised unwrapped: never let the SDK's groups out
+        except BaseException as raised:
             root = unwrap_exception_group(raised)
             if root is error:
                 return

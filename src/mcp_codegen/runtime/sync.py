@@ -62,9 +62,7 @@ def _portal_thread() -> Generator[BlockingPortal, None, None]:
     def run() -> None:
         try:
             anyio.run(serve)
-        except (
-            BaseException
-        ) as error:  # noqa: BLE001 - only reachable before the portal started
+        except BaseException as error:
             if not started.done():
                 started.set_exception(error)
 
@@ -112,9 +110,7 @@ class SyncConnection(AbstractContextManager[SyncT]):
             async_client = stack.enter_context(
                 portal.wrap_async_context_manager(self._make_async())
             )
-        except (
-            BaseException
-        ) as error:  # noqa: BLE001 - cleaned up, then re-raised unwrapped
+        except BaseException as error:
             root = unwrap_exception_group(error)
             try:
                 stack.close()
