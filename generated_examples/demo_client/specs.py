@@ -31,6 +31,8 @@ LAUNCH: Final[Mapping[str, Any] | None] = {
     "transport": "stdio",
 }
 SNAPSHOT: Final = SnapshotData(Path(__file__).parent)
+#: Prefix for the names agents see (`--tool-prefix` at generation); `client.tools(prefix=...)` overrides it.
+TOOL_PREFIX: Final = ""
 _MODELS: Final = __name__.rpartition(".")[0] + ".models"
 
 add: Final[ToolSpec[AddArguments, int]] = ToolSpec(

@@ -8,9 +8,11 @@ ended up with. Bad items are reported and skipped; nothing is dropped silently.
 from __future__ import annotations
 
 import ast
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from typing import Any
 
 from mcp_codegen import __version__, ir
@@ -46,6 +48,7 @@ class ToolPlan:
     #: Wire property name -> parameter name (top-level properties of the input schema).
     parameter_names: dict[str, str] = field(default_factory=dict)
     nullable: frozenset[str] = frozenset()
+    description_override: str | None = None
 
     @property
     def models_module(self) -> str:
@@ -56,8 +59,31 @@ class ToolPlan:
         return f"{self.class_prefix}Arguments"
 
 
-def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics) -> list[ToolPlan]:
+@dataclass(frozen=True)
+class Selection:
+    """Which tools a package covers, and how agents see them (generation options)."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    #: Wire name -> description replacing the server's (docstrings, README and agent definitions).
+    descriptions: Mapping[str, str] = field(default_factory=dict)
+
+    def selects(self, wire_name: str) -> bool:
+        included = not self.include or any(fnmatchcase(wire_name, p) for p in self.include)
+        return included and not any(fnmatchcase(wire_name, p) for p in self.exclude)
+
+    def key(self) -> str:
+        """Part of the input hash."""
+        return json.dumps([self.include, self.exclude, sorted(self.descriptions.items())])
+
+
+def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selection | None = None) -> list[ToolPlan]:
+    selection = selection or Selection()
     tools = _unique_by(snapshot.tools, "name", "tools", diagnostics)
+    tools = {wire: tool for wire, tool in tools.items() if selection.selects(wire)}
+    for wire in sorted(selection.descriptions):
+        if wire not in tools:
+            diagnostics.warn(f"descriptions.{wire}", "description override for a tool that is not generated")
     methods = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_CLIENT_MEMBERS | {"models", "annotations"})
     method_names = methods.assign_all(tools, lambda wire: snake_case(wire, fallback="tool"))
     for wire, python in sorted(method_names.items()):
@@ -87,6 +113,8 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics) -> list[ToolPlan]:
         prepared = prepare_tool(
             raw, class_prefix=prefixes[wire], location=location, diagnostics=diagnostics, claim=claim
         )
+        if wire in selection.descriptions:
+            raw = {**raw, "description": selection.descriptions[wire]}
         plan = ToolPlan(
             raw=raw,
             wire_name=wire,
@@ -94,6 +122,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics) -> list[ToolPlan]:
             class_prefix=prefixes[wire],
             prepared=prepared,
             unwrap_result=prepared.result_class is not None and is_wrapped_primitive(raw.get("outputSchema")),
+            description_override=selection.descriptions.get(wire),
         )
         arguments = prepared.definitions[plan.arguments_class]
         properties = arguments.get("properties")
@@ -200,6 +229,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         parameters=tuple(parameters),
         title=title if isinstance(title, str) else None,
         description=description if isinstance(description, str) else None,
+        description_override=plan.description_override,
         read_only=read_only if isinstance(read_only, bool) else None,
     )
 

@@ -229,6 +229,17 @@ def snapshot(
     show_default=True,
     help="Summary format.",
 )
+@click.option(
+    "--include", multiple=True, metavar="GLOB", help="Generate only tools whose wire name matches (repeatable)."
+)
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out tools whose wire name matches (repeatable).")
+@click.option("--tool-prefix", default="", help="Prefix of the tool names agents see (letters, digits, _ and -).")
+@click.option(
+    "--descriptions",
+    "descriptions_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="TOML or JSON file mapping wire tool names to replacement descriptions.",
+)
 def generate(
     url: str | None,
     transport: str,
@@ -245,11 +256,16 @@ def generate(
     strict: bool,
     check: bool,
     output_format: str,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    tool_prefix: str,
+    descriptions_file: Path | None,
 ) -> None:
     """Generate a typed client package from a live server or a snapshot file."""
 
     def action() -> None:
-        from mcp_codegen.pipeline import generate_files, input_hash, validate_package_name
+        from mcp_codegen.build_ir import Selection
+        from mcp_codegen.pipeline import GenerateOptions, generate_files, input_hash, validate_package_name
         from mcp_codegen.write import check_ownership, differences, is_current, write_package
 
         reporter = Reporter(quiet, output_format)
@@ -257,6 +273,8 @@ def generate(
         if (launch is None) == (snapshot_file is None):
             raise UsageError("generate needs exactly one of --url, --stdio or --snapshot")
         name = validate_package_name(package_name or output.resolve().name)
+        descriptions = _read_descriptions(descriptions_file) if descriptions_file is not None else {}
+        options = GenerateOptions(Selection(include, exclude, descriptions), tool_prefix)
         if not check:
             check_ownership(output, overwrite=overwrite)
         diagnostics = Diagnostics()
@@ -266,11 +284,11 @@ def generate(
         else:
             assert launch is not None
             taken = _take_snapshot(launch, timeout, reporter, diagnostics)
-        if not check and output.is_dir() and is_current(output, input_hash(taken, name)):
+        if not check and output.is_dir() and is_current(output, input_hash(taken, name, options)):
             reporter.summary(taken, diagnostics, f"{output} is up to date", {"written": False})
             return
         reporter.progress(f"generating {name} from {taken.server_name}")
-        files = generate_files(taken, package_name=name, diagnostics=diagnostics)
+        files = generate_files(taken, package_name=name, diagnostics=diagnostics, options=options)
         if strict and diagnostics.items:
             reporter.summary(taken, diagnostics, "not written", {"written": False})
             raise StrictModeError(f"--strict: {len(diagnostics.items)} warning(s); nothing written")
@@ -284,9 +302,31 @@ def generate(
             return
         write_package(output, files, overwrite=overwrite)
         elapsed = time.perf_counter() - started
-        reporter.summary(taken, diagnostics, f"wrote {output} in {elapsed:.1f} s", {"written": True})
+        left_out = sum(1 for tool in taken.tools if not options.selection.selects(str(tool.get("name"))))
+        note = f" ({left_out} tools left out by --include/--exclude)" if left_out else ""
+        reporter.summary(
+            taken, diagnostics, f"wrote {output} in {elapsed:.1f} s{note}", {"written": True, "toolsLeftOut": left_out}
+        )
 
     _run(action)
+
+
+def _read_descriptions(path: Path) -> dict[str, str]:
+    """`{"wire-name": "description"}` from a JSON file, or `wire-name = "description"` lines from TOML."""
+    import tomllib
+
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"--descriptions: cannot read {path} ({error.__class__.__name__})") from None
+    except (ValueError, tomllib.TOMLDecodeError) as error:
+        raise UsageError(
+            f"--descriptions: {path} is not valid {'JSON' if path.suffix == '.json' else 'TOML'}: {error}"
+        ) from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise UsageError(f"--descriptions: {path} must map tool names to description strings")
+    return dict(data)
 
 
 class StaleOutputError(CodegenError):

@@ -38,6 +38,8 @@ class Tool:
     parameters: tuple[Parameter, ...]
     title: str | None
     description: str | None
+    #: Set when the description was replaced at generation, so the spec carries it.
+    description_override: str | None
     read_only: bool | None
 
 

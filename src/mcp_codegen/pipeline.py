@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import keyword
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 from mcp_codegen import __version__
-from mcp_codegen.build_ir import ToolPlan, build_client_spec, datamodel_document, plan_tools
+from mcp_codegen.build_ir import Selection, ToolPlan, build_client_spec, datamodel_document, plan_tools
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
 from mcp_codegen.formatting import format_python
@@ -31,9 +33,20 @@ def validate_package_name(name: str) -> str:
     return name
 
 
-def input_hash(snapshot: Snapshot, package_name: str) -> str:
+@dataclass(frozen=True)
+class GenerateOptions:
+    selection: Selection = field(default_factory=Selection)
+    #: Prefix of the tool names agents see.
+    tool_prefix: str = ""
+
+    def key(self) -> str:
+        return self.selection.key() + "\0" + self.tool_prefix
+
+
+def input_hash(snapshot: Snapshot, package_name: str, options: GenerateOptions | None = None) -> str:
     """Everything the output depends on: same hash, same bytes."""
-    key = "\0".join([generator_fingerprint(), package_name, snapshot.to_text()])
+    options = options or GenerateOptions()
+    key = "\0".join([generator_fingerprint(), package_name, options.key(), snapshot.to_text()])
     return hashlib.sha256(key.encode()).hexdigest()
 
 
@@ -54,23 +67,28 @@ def generator_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def generate_files(snapshot: Snapshot, *, package_name: str, diagnostics: Diagnostics) -> dict[str, bytes]:
+def generate_files(
+    snapshot: Snapshot, *, package_name: str, diagnostics: Diagnostics, options: GenerateOptions | None = None
+) -> dict[str, bytes]:
+    options = options or GenerateOptions()
     validate_package_name(package_name)
+    if options.tool_prefix and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", options.tool_prefix):
+        raise UsageError("--tool-prefix may only hold letters, digits, '_' and '-' (at most 40)")
     # Generate from the snapshot exactly as its file reads back (sorted keys), so a live run and an
     # offline run from the embedded snapshot write the same bytes.
     snapshot_text = snapshot.to_text()
     snapshot = Snapshot.from_text(snapshot_text)
-    plans = plan_tools(snapshot, diagnostics)
+    plans = plan_tools(snapshot, diagnostics, options.selection)
     models = _models(plans, diagnostics)
     spec = build_client_spec(snapshot, plans, models, package_name=package_name, diagnostics=diagnostics)
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
-    texts = format_python(render_package(spec, models, header))
+    texts = format_python(render_package(spec, models, header, tool_prefix=options.tool_prefix))
     # The runtime is copied verbatim (its sources are kept black-clean at the default line length).
     texts |= _runtime_files()
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
     files["py.typed"] = b""
-    files[MANIFEST] = manifest_bytes(files, input_hash(snapshot, package_name), __version__)
+    files[MANIFEST] = manifest_bytes(files, input_hash(snapshot, package_name, options), __version__)
     return dict(sorted(files.items()))
 
 

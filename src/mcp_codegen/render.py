@@ -63,7 +63,7 @@ def templates_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "templates"
 
 
-def render_package(spec: ir.ClientSpec, models: ModelsOutput, header: str) -> dict[str, str]:
+def render_package(spec: ir.ClientSpec, models: ModelsOutput, header: str, *, tool_prefix: str = "") -> dict[str, str]:
     """Every generated Python and Markdown file of the package, by relative path (runtime excluded)."""
     environment = _environment()
     label = _server_label(spec)
@@ -78,7 +78,10 @@ def render_package(spec: ir.ClientSpec, models: ModelsOutput, header: str) -> di
             sync_client_docstring=docstring(_client_description(spec, blocking=True), 4),
         ),
         "specs.py": environment.get_template("specs.py.jinja").render(
-            context, spec_imports=_spec_imports(spec, models), launch_source=_literal(spec.launch)
+            context,
+            spec_imports=_spec_imports(spec, models),
+            launch_source=_literal(spec.launch),
+            tool_prefix=tool_prefix,
         ),
         "models/__init__.py": environment.get_template("models/package_init.py.jinja").render(
             context, exports=_exports(models)

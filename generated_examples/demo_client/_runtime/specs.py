@@ -157,6 +157,7 @@ class ToolSpec(Generic[ArgsT, ResultT]):
 
     __slots__ = (
         "_arguments_model",
+        "_description_override",
         "_resolved",
         "_result_field",
         "_result_model",
@@ -187,8 +188,11 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         result_class: str | None,
         unwrap_result: bool,
         snapshot: SnapshotData,
+        description: str | None = None,
     ) -> None:
         self.name = name
+        #: A description chosen at generation (`--descriptions`), replacing the server's.
+        self._description_override = description
         self.python_name = python_name
         self.models_module = models_module
         self.arguments_class = arguments_class
@@ -276,6 +280,8 @@ class ToolSpec(Generic[ArgsT, ResultT]):
 
     @property
     def description(self) -> str | None:
+        if self._description_override is not None:
+            return self._description_override
         return _optional_str(self._listing(), "description")
 
     @property
