@@ -7,7 +7,6 @@ ended up with. Bad items are reported and skipped; nothing is dropped silently.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -17,7 +16,7 @@ from typing import Any
 
 from mcp_codegen import __version__, ir
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.model_codegen import FieldInfo, ModelsOutput
+from mcp_codegen.model_codegen import FieldInfo, ModelsOutput, names_in
 from mcp_codegen.naming import (
     RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
@@ -160,15 +159,9 @@ def build_client_spec(
         tool = _tool(plan, models, diagnostics)
         tools.append(tool)
         for parameter in tool.parameters:
-            names_used |= _names_in(parameter.type_source)
-        names_used |= _names_in(tool.return_type)
-    names_used -= {"ToolResult", "Any"}
-    type_imports = set()
-    for name in names_used:
-        if name in models.class_module:
-            type_imports.add(f"from .models.{models.class_module[name]} import {name}")
-        elif name in models.imports:
-            type_imports.add(models.imports[name])
+            names_used |= names_in(parameter.type_source)
+        names_used |= names_in(tool.return_type)
+    type_imports = models.import_lines(names_used - {"ToolResult", "Any"})
     server_title = snapshot.server_info.get("title")
     return ir.ClientSpec(
         package_name=package_name,
@@ -357,11 +350,6 @@ def _property_descriptions(schema: Any) -> dict[str, str]:
         for name, prop in properties.items()
         if isinstance(prop, dict) and isinstance(prop.get("description"), str)
     }
-
-
-def _names_in(type_source: str) -> set[str]:
-    """Identifiers a type expression refers to (not words inside its string literals)."""
-    return {node.id for node in ast.walk(ast.parse(type_source, mode="eval")) if isinstance(node, ast.Name)}
 
 
 def _text(value: Any) -> str | None:

@@ -54,6 +54,21 @@ class ModelsOutput:
     #: Names imported by the generated code (`Literal`, `AnyUrl`...) -> the import line providing them.
     imports: dict[str, str] = field(default_factory=dict)
 
+    def import_lines(self, names: Iterable[str]) -> set[str]:
+        """The imports that make `names` (model classes, typing names) available to another module."""
+        lines = set()
+        for name in names:
+            if name in self.class_module:
+                lines.add(f"from .models.{self.class_module[name]} import {name}")
+            elif name in self.imports:
+                lines.add(self.imports[name])
+        return lines
+
+
+def names_in(type_source: str) -> set[str]:
+    """Identifiers a type expression refers to (not words inside its string literals)."""
+    return {node.id for node in ast.walk(ast.parse(type_source, mode="eval")) if isinstance(node, ast.Name)}
+
 
 #: Property names that would shadow what the generated module imports (`Field: Annotated[str, Field(...)]`
 #: breaks type checkers): renamed in every model, the wire name kept as the alias.

@@ -17,7 +17,7 @@ from typing import Any
 import jinja2
 
 from mcp_codegen import ir
-from mcp_codegen.model_codegen import ModelsOutput
+from mcp_codegen.model_codegen import ModelsOutput, names_in
 from mcp_codegen.pysource import comment_text, docstring, string_literal
 
 
@@ -229,15 +229,8 @@ def _template_forwarded(template: ir.ResourceTemplate) -> str:
 def _spec_imports(spec: ir.ClientSpec, models: ModelsOutput) -> list[str]:
     names: set[str] = set()
     for tool in spec.tools:
-        names.add(tool.arguments_class)
-        names |= {n.id for n in ast.walk(ast.parse(tool.return_type, mode="eval")) if isinstance(n, ast.Name)}
-    lines = set()
-    for name in names:
-        if name in models.class_module:
-            lines.add(f"from .models.{models.class_module[name]} import {name}")
-        elif name in models.imports:
-            lines.add(models.imports[name])
-    return sorted(lines)
+        names |= {tool.arguments_class} | names_in(tool.return_type)
+    return sorted(models.import_lines(names))
 
 
 def _exports(models: ModelsOutput) -> list[tuple[str, list[str]]]:
