@@ -114,6 +114,16 @@ TOOLS: Final[Mapping[str, ToolSpec[Any, Any]]] = {
     "list_notes": list_notes,
     "search-notes": search_notes,
 }
+#: Hashes of each tool's listed input and output schemas: the connect-time drift guard compares them.
+TOOL_HASHES: Final[Mapping[str, str]] = {
+    "add": "6ef5978f0d3b45b9",
+    "draft_note": "6010beeaa08b1e0f",
+    "forecast": "c570f28458bc6eaf",
+    "get_note": "d9966b61245b19c9",
+    "get_weather": "812b07005de2e67c",
+    "list_notes": "66bb72cba6ee1ad7",
+    "search-notes": "5bf5ee5f6722fd96",
+}
 PROMPTS: Final[Mapping[str, PromptSpec]] = {
     "plan_trip": PromptSpec(
         name="plan_trip",

@@ -210,6 +210,22 @@ TOOLS: Final[Mapping[str, ToolSpec[Any, Any]]] = {
     "toggle-subscriber-updates": toggle_subscriber_updates,
     "trigger-long-running-operation": trigger_long_running_operation,
 }
+#: Hashes of each tool's listed input and output schemas: the connect-time drift guard compares them.
+TOOL_HASHES: Final[Mapping[str, str]] = {
+    "echo": "51e68d304df41c09",
+    "get-annotated-message": "4130af72a8c7e9fd",
+    "get-env": "b5ea28f3a066e246",
+    "get-resource-links": "8276c3047f064922",
+    "get-resource-reference": "fe1a792157302bb0",
+    "get-structured-content": "b4f257e062dda892",
+    "get-sum": "59c9fd6267a4bbd1",
+    "get-tiny-image": "b5ea28f3a066e246",
+    "gzip-file-as-resource": "863f107f0f666e5d",
+    "simulate-research-query": "fecb13d069cf3201",
+    "toggle-simulated-logging": "b5ea28f3a066e246",
+    "toggle-subscriber-updates": "b5ea28f3a066e246",
+    "trigger-long-running-operation": "9ef271d6aeb7986d",
+}
 PROMPTS: Final[Mapping[str, PromptSpec]] = {
     "args-prompt": PromptSpec(
         name="args-prompt",

@@ -6,8 +6,11 @@ Only relative imports, no dependency on mcp-codegen itself, and nothing heavy at
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._connect import AsyncConnection
 from .client import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
+from .drift import DriftSummary, SchemaDriftError
 from .errors import (
     ArgumentsValidationError,
     ConnectError,
@@ -28,8 +31,37 @@ from .sentinel import NOT_SENT, NotSent
 from .specs import PromptSpec, ResourceSpec, SnapshotData, TemplateSpec, ToolSpec
 from .sync import SyncClientBase, SyncConnection, SyncPromptsBase, SyncResourcesBase
 
+if TYPE_CHECKING:
+    from .agents import AgentTool, ContentPart, ToolOutput, ToolSet
+    from .toolnames import agent_tool_names
+    from .tracing import ToolCall, TraceRecorder
+
+# Agent tools and tracing are imported on first use (they are not needed to make calls).
+_LAZY = {
+    "AgentTool": "agents",
+    "ContentPart": "agents",
+    "ToolOutput": "agents",
+    "ToolSet": "agents",
+    "agent_tool_names": "toolnames",
+    "ToolCall": "tracing",
+    "TraceRecorder": "tracing",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
 __all__ = [
+    "DriftSummary",
+    "SchemaDriftError",
     "NOT_SENT",
+    "AgentTool",
     "ArgumentsValidationError",
     "AsyncClientBase",
     "AsyncConnection",
@@ -37,6 +69,7 @@ __all__ = [
     "AsyncResourcesBase",
     "ConnectError",
     "ConnectionClosedError",
+    "ContentPart",
     "McpClientError",
     "NotSent",
     "PromptError",
@@ -56,8 +89,13 @@ __all__ = [
     "SyncPromptsBase",
     "SyncResourcesBase",
     "TemplateSpec",
+    "ToolCall",
     "ToolError",
+    "ToolOutput",
     "ToolResult",
+    "ToolSet",
     "ToolSpec",
+    "TraceRecorder",
     "UnknownToolError",
+    "agent_tool_names",
 ]

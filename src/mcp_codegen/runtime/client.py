@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, TypeVar, cast
@@ -41,7 +41,9 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
     from pydantic_core import ErrorDetails
 
+    from .agents import AgentTool, ToolSet
     from .specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
+    from .tracing import CallHook
 
 __all__ = ["AsyncClientBase", "AsyncPromptsBase", "AsyncResourcesBase"]
 
@@ -117,6 +119,12 @@ class AsyncClientBase:
     _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {}
     #: The launch recorded at generation time (secret-free JSON), or None.
     _launch: ClassVar[Mapping[str, Any] | None] = None
+    #: Prefix of the tool names agents see (`--tool-prefix`; the generated class may set it).
+    _tool_prefix: ClassVar[str] = ""
+    #: `on_call` observers; empty (the class default) until one is added, so plain calls pay one check.
+    _call_hooks: tuple[CallHook, ...] = ()
+    #: Agent tools handed out by `tools()`, by the name the model sees (for the `handle_*` methods).
+    _agent_tools: dict[str, AgentTool] | None = None
 
     def __init__(self, session: Client | ClientSession) -> None:
         inner: Any = session
@@ -316,6 +324,21 @@ class AsyncClientBase:
         timeout: float | None = None,
     ) -> R:
         """Validate `arguments` (Python field names; NOT_SENT values left out), call the tool, type the result."""
+        if self._call_hooks:
+            return await self._observed(
+                spec.name,
+                arguments,
+                lambda: self._call_tool_now(spec, arguments, timeout=timeout),
+            )
+        return await self._call_tool_now(spec, arguments, timeout=timeout)
+
+    async def _call_tool_now(
+        self,
+        spec: ToolSpec[Any, R],
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+    ) -> R:
         if self._closed_reason is not None:
             raise self._closed_error()
         values = {
@@ -416,6 +439,18 @@ class AsyncClientBase:
             for key, value in (arguments or {}).items()
             if value is not NOT_SENT
         }
+        if self._call_hooks:
+            return await self._observed(
+                name,
+                values,
+                lambda: self._call_raw_now(name, values, timeout),
+                source="raw",
+            )
+        return await self._call_raw_now(name, values, timeout)
+
+    async def _call_raw_now(
+        self, name: str, values: dict[str, Any], timeout: float | None
+    ) -> ToolResult:
         types = _types()
         request = types.CallToolRequest(
             params=types.CallToolRequestParams(name=name, arguments=values)
@@ -424,6 +459,220 @@ class AsyncClientBase:
             request, types.CallToolResult, method="tools/call", timeout=timeout
         )
         return ToolResult(raw)
+
+    # ------------------------------------------------------------------------------ observing calls
+
+    def on_call(self, callback: CallHook) -> Callable[[], None]:
+        """Call `callback(ToolCall)` after every tool call (typed, `call()`, `call_raw()`, agent adapters).
+
+        The `ToolCall` carries the wire name, the arguments, the result or the error and the
+        duration. `callback` may be a coroutine function (it is awaited, on the client's loop);
+        its exceptions are logged, never raised. Returns a function that removes the callback.
+        `TraceRecorder().attach(client)` keeps every call and renders a transcript.
+        """
+        self._call_hooks = (*self._call_hooks, callback)
+
+        def remove() -> None:
+            self._call_hooks = tuple(
+                hook for hook in self._call_hooks if hook is not callback
+            )
+
+        return remove
+
+    async def _observed(
+        self,
+        tool: str,
+        arguments: Mapping[str, object],
+        call: Callable[[], Awaitable[R]],
+        *,
+        source: str = "client",
+        agent_name: str | None = None,
+        framework: str | None = None,
+    ) -> R:
+        from .tracing import observed
+
+        values = {
+            key: value for key, value in arguments.items() if value is not NOT_SENT
+        }
+        return await observed(
+            self._call_hooks,
+            tool,
+            values,
+            call,
+            source=source,
+            agent_name=agent_name,
+            framework=framework,
+        )
+
+    # --------------------------------------------------------------------------------- agent tools
+
+    async def _call_tool_result(
+        self,
+        spec: ToolSpec[Any, Any],
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+        agent_name: str | None = None,
+        framework: str | None = None,
+    ) -> ToolResult:
+        """Validate `arguments` like `_call_tool`, call the tool and return the whole `ToolResult`.
+
+        What agent tool adapters use: the model gets every content block and the structured
+        content as sent. Raises ToolError for a result with `isError`.
+        """
+        if self._call_hooks:
+            return await self._observed(
+                spec.name,
+                arguments,
+                lambda: self._call_tool_result_now(spec, arguments, timeout),
+                source="agent",
+                agent_name=agent_name,
+                framework=framework,
+            )
+        return await self._call_tool_result_now(spec, arguments, timeout)
+
+    async def _call_tool_result_now(
+        self,
+        spec: ToolSpec[Any, Any],
+        arguments: Mapping[str, object],
+        timeout: float | None,
+    ) -> ToolResult:
+        if self._closed_reason is not None:
+            raise self._closed_error()
+        values = {
+            key: value for key, value in arguments.items() if value is not NOT_SENT
+        }
+        try:
+            model = spec.arguments_model.model_validate(values)
+        except ValidationError as error:
+            raise ArgumentsValidationError(
+                error.errors(include_url=False), tool=spec.name
+            ) from error
+        payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        types = _types()
+        request = types.CallToolRequest(
+            params=types.CallToolRequestParams(name=spec.name, arguments=payload)
+        )
+        try:
+            raw: mcp_types.CallToolResult = await self._session.send_request(
+                request, types.CallToolResult, request_read_timeout_seconds=timeout
+            )
+        except Exception as error:  # noqa: BLE001 - translated and re-raised
+            self._after_failure(error, method="tools/call")
+        if raw.is_error:
+            raise ToolError(ToolResult(raw), tool=spec.name)
+        return ToolResult(raw)
+
+    def tools(
+        self,
+        include: str | Sequence[str] | None = None,
+        exclude: str | Sequence[str] | None = None,
+        *,
+        prefix: str | None = None,
+        namespace: str | bool | None = None,
+        timeout: float | None = None,
+        descriptions: Mapping[str, str] | None = None,
+    ) -> ToolSet:
+        """This client's tools as framework-neutral agent tools, bound to this client.
+
+        `include`/`exclude`: glob patterns (`fnmatch`, e.g. `"get_*"`) on wire or Python names.
+        `prefix` is prepended to every name the model sees (default: the `--tool-prefix` chosen at
+        generation); `namespace=True` names them `mcp__<server>__<tool>` (the server's name), a
+        string uses that string as `<server>`. Names are valid for OpenAI and Anthropic (at most
+        64 characters of `[a-zA-Z0-9_-]`) and distinct. `timeout` bounds every call (seconds);
+        `descriptions` replaces descriptions by wire name. See `agents.ToolSet`.
+        """
+        from .agents import make_toolset
+
+        toolset = make_toolset(
+            self._tools.values(),
+            client=self,
+            include=include,
+            exclude=exclude,
+            prefix=self._tool_prefix if prefix is None else prefix,
+            namespace=self._namespace(namespace),
+            timeout=timeout,
+            descriptions=descriptions,
+        )
+        self._register_agent_tools(toolset)
+        return toolset
+
+    def _register_agent_tools(self, tools: Iterable[AgentTool]) -> None:
+        registry = self._agent_tools
+        if registry is None:
+            registry = self._agent_tools = {}
+        for tool in tools:
+            registry[tool.name] = tool
+
+    def _namespace(self, namespace: str | bool | None) -> str | None:
+        if namespace is None or namespace is False:
+            return None
+        if isinstance(namespace, str):
+            return namespace
+        for spec in self._tools.values():
+            name = spec.snapshot.server_info.get("name")
+            if isinstance(name, str) and name:
+                return name
+            break
+        info = self._session.server_info
+        return info.name if info is not None else "server"
+
+    def _agent_tool(self, name: str) -> AgentTool | None:
+        """The agent tool a model called `name`: from `tools()`, else by wire or Python name."""
+        registry = self._agent_tools
+        if registry is not None:
+            tool = registry.get(name)
+            if tool is not None:
+                return tool
+        spec = self._tools.get(name)
+        if spec is None:
+            spec = next(
+                (s for s in self._tools.values() if s.python_name == name), None
+            )
+        if spec is None:
+            return None
+        from .agents import AgentTool
+
+        return AgentTool(spec, client=self)
+
+    async def handle_openai_tool_calls(
+        self, tool_calls: Sequence[Any] | None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Run the tool calls of one OpenAI Chat Completions message, concurrently.
+
+        `tool_calls` is `message.tool_calls` (SDK objects or dicts). Returns one
+        `{"role": "tool", "tool_call_id": ..., "content": ...}` message per call, in order, to
+        append to the conversation. Failures (unknown tool, invalid arguments, `isError`, a
+        timeout) become the content of their message, prefixed `Error:`; nothing is raised
+        but a lost connection.
+        """
+        from .agents import handle_openai_tool_calls
+
+        return await handle_openai_tool_calls(self, tool_calls, timeout=timeout)
+
+    async def handle_openai_responses_calls(
+        self, output: Sequence[Any] | None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Run the `function_call` items of an OpenAI Responses API `response.output`, concurrently.
+
+        Returns one `{"type": "function_call_output", "call_id": ..., "output": ...}` input
+        item per call (other items are skipped); failures become their output, prefixed `Error:`.
+        """
+        from .agents import handle_openai_responses_calls
+
+        return await handle_openai_responses_calls(self, output, timeout=timeout)
+
+    async def handle_anthropic_tool_use(
+        self, content: Sequence[Any] | None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Run every `tool_use` block of an Anthropic Messages API `message.content`, concurrently.
+
+        Returns the `tool_result` blocks (in order) for the next user message: text blocks,
+        images as image blocks, failures with `is_error: true`.
+        """
+        from .agents import handle_anthropic_tool_use
+
+        return await handle_anthropic_tool_use(self, content, timeout=timeout)
 
     # -------------------------------------------------------------------------------------- listings
 

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.server.mcpserver import MCPServer
 
+    from .agents import ToolSet
     from .results import PromptResult, ResourceResult, ToolResult
     from .specs import PromptSpec, ResourceSpec, TemplateSpec
+    from .tracing import CallHook
 
 __all__ = ["SyncClientBase", "SyncConnection", "SyncPromptsBase", "SyncResourcesBase"]
 
@@ -284,6 +286,33 @@ class SyncClientBase(Generic[AsyncT]):
                 future.cancel()  # e.g. KeyboardInterrupt while waiting: cancel the request too
             raise
 
+    async def _run_elsewhere(self, fn: Callable[[], Awaitable[R]]) -> R:
+        """Await `fn()` on the client's event-loop thread from any event loop (directly when on it)."""
+        portal = self._portal
+        if getattr(portal, "_event_loop_thread_id", None) == threading.get_ident():
+            return await fn()
+        if self._closed:
+            raise ConnectionClosedError("the client was closed")
+
+        async def invoke() -> R:
+            return await fn()
+
+        try:
+            future = portal.start_task_soon(invoke)
+        except RuntimeError as error:
+            if "event loop thread" in str(error):
+                return await fn()
+            raise ConnectionClosedError("the client was closed") from None
+        import asyncio
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # another async library: wait in a worker thread
+            import anyio.to_thread
+
+            return await anyio.to_thread.run_sync(future.result)
+        return await asyncio.wrap_future(future)
+
     def close(self) -> None:
         """Close the connection and stop the event-loop thread (idempotent)."""
         self._closed = True
@@ -341,6 +370,62 @@ class SyncClientBase(Generic[AsyncT]):
         timeout: float | None = None,
     ) -> ToolResult:
         return self._run(self._async_client.call_raw, name, arguments, timeout=timeout)
+
+    def on_call(self, callback: CallHook) -> Callable[[], None]:
+        """Observe every tool call (see `AsyncClient.on_call`); `callback` runs on the client's loop thread."""
+        return self._async_client.on_call(callback)
+
+    def tools(
+        self,
+        include: str | Sequence[str] | None = None,
+        exclude: str | Sequence[str] | None = None,
+        *,
+        prefix: str | None = None,
+        namespace: str | bool | None = None,
+        timeout: float | None = None,
+        descriptions: Mapping[str, str] | None = None,
+    ) -> ToolSet:
+        """This client's tools as agent tools (see `AsyncClient.tools`).
+
+        Their calls run on the client's event-loop thread: `tool.call_sync()`/`tool.run_sync()`
+        block, `await tool.call()`/`await tool.run()` work from any other event loop, and
+        `to_langchain()` gives tools with both a sync and an async function.
+        """
+        async_client: AsyncClientBase = self._async_client
+        unbound = async_client.tools(
+            include,
+            exclude,
+            prefix=prefix,
+            namespace=namespace,
+            descriptions=descriptions,
+        )
+        toolset = unbound.bind(self, timeout=timeout)
+        async_client._register_agent_tools(toolset)
+        return toolset
+
+    def handle_openai_tool_calls(
+        self, tool_calls: Sequence[Any] | None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Run an OpenAI Chat Completions message's tool calls concurrently; the tool messages (see AsyncClient)."""
+        return self._run(
+            self._async_client.handle_openai_tool_calls, tool_calls, timeout=timeout
+        )
+
+    def handle_openai_responses_calls(
+        self, output: Sequence[Any] | None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Run the `function_call` items of a Responses API output; the `function_call_output` items."""
+        return self._run(
+            self._async_client.handle_openai_responses_calls, output, timeout=timeout
+        )
+
+    def handle_anthropic_tool_use(
+        self, content: Sequence[Any] | None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """Run an Anthropic message's `tool_use` blocks concurrently; the `tool_result` blocks."""
+        return self._run(
+            self._async_client.handle_anthropic_tool_use, content, timeout=timeout
+        )
 
     def list_tools(self) -> list[mcp_types.Tool]:
         return self._run(self._async_client.list_tools)

@@ -1,0 +1,133 @@
+"""The connect-time schema drift guard: does the live server still list the tools this package was made for?
+
+At generation, every tool's input and output schemas are hashed (`tool_fingerprint`) into
+`specs.TOOL_HASHES`. On connect, the client lists the live tools once, hashes them the same way and
+compares: a removed tool or a changed schema is drift. By default that is one logged warning naming
+what drifted; `strict=True` raises `SchemaDriftError` before any call; `drift_check=False` skips it.
+For the full breaking/dangerous/safe analysis, run `mcp-codegen check` in CI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import McpClientError
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+
+logger = logging.getLogger(__name__.rpartition("._runtime")[0] or __name__)
+
+
+def tool_fingerprint(input_schema: object, output_schema: object) -> str:
+    """A short, stable hash of what a tool accepts and returns (the generator uses this same function)."""
+    canonical = json.dumps(
+        [input_schema, output_schema],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class DriftSummary:
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+
+    @property
+    def drifted(self) -> bool:
+        return bool(self.removed or self.changed)
+
+    def describe(self) -> str:
+        parts: list[str] = []
+        if self.removed:
+            parts.append("removed: " + ", ".join(self.removed))
+        if self.changed:
+            parts.append("schema changed: " + ", ".join(self.changed))
+        if self.added:
+            parts.append("new on the server: " + ", ".join(self.added))
+        return "; ".join(parts) or "no drift"
+
+
+class SchemaDriftError(McpClientError):
+    """The live server's tools differ from the snapshot this client was generated from."""
+
+    def __init__(self, summary: DriftSummary) -> None:
+        super().__init__(
+            "the server's tools drifted from this client's snapshot ("
+            f"{summary.describe()}); regenerate the client or run `mcp-codegen check`"
+        )
+        self.summary = summary
+
+
+def compare(expected: Mapping[str, str], live: Mapping[str, str]) -> DriftSummary:
+    return DriftSummary(
+        removed=tuple(sorted(name for name in expected if name not in live)),
+        changed=tuple(
+            sorted(
+                name
+                for name, digest in expected.items()
+                if name in live and live[name] != digest
+            )
+        ),
+        added=tuple(sorted(name for name in live if name not in expected)),
+    )
+
+
+async def live_fingerprints(session: ClientSession) -> dict[str, str]:
+    """Every page of the live tool listing, hashed per tool."""
+    import mcp_types
+
+    fingerprints: dict[str, str] = {}
+    cursor: str | None = None
+    for _ in range(10_000):
+        page = await session.list_tools(
+            params=mcp_types.PaginatedRequestParams(cursor=cursor)
+        )
+        for tool in page.tools:
+            fingerprints[tool.name] = tool_fingerprint(
+                tool.input_schema, tool.output_schema
+            )
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return fingerprints
+
+
+async def check_drift(
+    session: ClientSession, expected: Mapping[str, str], *, strict: bool
+) -> DriftSummary | None:
+    """Compare the live tools with `expected`; warn, or raise when `strict`. None if the check could not run."""
+    try:
+        summary = compare(expected, await live_fingerprints(session))
+    except Exception as error:  # an off-spec listing must not stop a client that works
+        if strict:
+            raise SchemaDriftError(DriftSummary()) from error
+        logger.warning(
+            "could not check the server's tools for drift: %s",
+            type(error).__name__,
+        )
+        return None
+    if summary.drifted:
+        if strict:
+            raise SchemaDriftError(summary)
+        logger.warning(
+            "the server's tools drifted from this client's snapshot (%s)",
+            summary.describe(),
+        )
+    return summary
+
+
+def fingerprints_of(tools: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Wire tool dicts (as in snapshot.json) by name -> fingerprints: what the generator embeds."""
+    return {
+        name: tool_fingerprint(tool.get("inputSchema"), tool.get("outputSchema"))
+        for name, tool in tools.items()
+    }
