@@ -24,6 +24,7 @@ from mcp_codegen.naming import (
     pascal_from_snake,
     snake_case,
 )
+from mcp_codegen.runtime.drift import tool_fingerprint
 from mcp_codegen.schema_prep import PreparedTool, is_wrapped_primitive, prepare_tool
 from mcp_codegen.snapshot.model import Snapshot
 
@@ -224,6 +225,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         description=description if isinstance(description, str) else None,
         description_override=plan.description_override,
         read_only=read_only if isinstance(read_only, bool) else None,
+        fingerprint=tool_fingerprint(plan.raw.get("inputSchema"), plan.raw.get("outputSchema")),
     )
 
 

@@ -145,9 +145,25 @@ def _take_snapshot(launch: ServerLaunch, timeout: float, reporter: Reporter, dia
     return anyio.run(run)
 
 
+def main() -> None:
+    """The console script: click's own usage errors also become one line and exit 2."""
+    try:
+        cli.main(prog_name="mcp-codegen", standalone_mode=False)
+    except click.exceptions.UsageError as error:
+        hint = f" (see 'mcp-codegen {error.ctx.info_name} --help')" if error.ctx and error.ctx.parent else ""
+        click.echo(f"mcp-codegen: error: {error.format_message()}{hint}", err=True)
+        sys.exit(int(ExitCode.USAGE))
+    except click.exceptions.Abort:
+        click.echo("mcp-codegen: interrupted", err=True)
+        sys.exit(int(ExitCode.INTERRUPTED))
+    except click.exceptions.ClickException as error:
+        click.echo(f"mcp-codegen: error: {error.format_message()}", err=True)
+        sys.exit(error.exit_code)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mcp-codegen")
-def main() -> None:
+def cli() -> None:
     """Generate typed Python client packages from MCP servers.
 
     \b
@@ -161,7 +177,7 @@ def main() -> None:
     """
 
 
-@main.command()
+@cli.command()
 @server_options
 @click.option(
     "-o",
@@ -200,7 +216,7 @@ def snapshot(
     _run(action)
 
 
-@main.command()
+@cli.command()
 @server_options
 @click.option(
     "--snapshot",
@@ -211,7 +227,7 @@ def snapshot(
 @click.option(
     "-o",
     "--output",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     required=True,
     help="Package directory to write.",
 )
@@ -266,7 +282,7 @@ def generate(
     def action() -> None:
         from mcp_codegen.build_ir import Selection
         from mcp_codegen.pipeline import GenerateOptions, generate_files, input_hash, validate_package_name
-        from mcp_codegen.write import check_ownership, differences, is_current, write_package
+        from mcp_codegen.write import check_ownership, differences, is_current, recorded_diagnostics, write_package
 
         reporter = Reporter(quiet, output_format)
         launch = _launch(url, transport, headers, stdio, env, cwd)
@@ -285,6 +301,11 @@ def generate(
             assert launch is not None
             taken = _take_snapshot(launch, timeout, reporter, diagnostics)
         if not check and output.is_dir() and is_current(output, input_hash(taken, name, options)):
+            for diagnostic in recorded_diagnostics(output):
+                diagnostics.add(diagnostic)
+            if strict and diagnostics.items:
+                reporter.summary(taken, diagnostics, "not written", {"written": False})
+                raise StrictModeError(f"--strict: {len(diagnostics.items)} warning(s)")
             reporter.summary(taken, diagnostics, f"{output} is up to date", {"written": False})
             return
         reporter.progress(f"generating {name} from {taken.server_name}")
@@ -345,3 +366,140 @@ def _write_text_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _drift_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--fail-on",
+            type=click.Choice(["breaking", "dangerous", "any"]),
+            default="breaking",
+            show_default=True,
+            help="Exit 1 when drift at or above this level is found.",
+        ),
+        click.option(
+            "--format",
+            "output_format",
+            type=click.Choice(["text", "json", "markdown", "github"]),
+            default="text",
+            show_default=True,
+            help="Report format (github: workflow annotations).",
+        ),
+        click.option(
+            "--allow",
+            "allow_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Allow-list file of accepted changes (rule, location, reason).",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _report_drift(old: Snapshot, new: Snapshot, fail_on: str, output_format: str, allow_file: Path | None) -> None:
+    from mcp_codegen.drift import apply_allowlist, diff_snapshots, exit_code, load_allowlist, render
+
+    report = diff_snapshots(old, new)
+    if allow_file is not None:
+        report = apply_allowlist(report, load_allowlist(allow_file))
+    click.echo(render(report, output_format), nl=False)
+    code = exit_code(report, fail_on=fail_on)
+    if code:
+        sys.exit(code)
+
+
+def _run_drift(action: Callable[[], None]) -> None:
+    """Drift commands: 0 no drift at or above --fail-on, 1 drift, 2 the comparison could not be made."""
+    try:
+        action()
+    except CodegenError as error:
+        click.echo(f"mcp-codegen: error: {error}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("mcp-codegen: interrupted", err=True)
+        sys.exit(int(ExitCode.INTERRUPTED))
+    except Exception as error:
+        if os.environ.get("MCP_CODEGEN_DEBUG"):
+            raise
+        click.echo(f"mcp-codegen: internal error: {error.__class__.__name__}: {str(error)[:200]}", err=True)
+        sys.exit(2)
+
+
+@cli.command()
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@_drift_options
+def diff(old: Path, new: Path, fail_on: str, output_format: str, allow_file: Path | None) -> None:
+    """Classify what changed between two snapshots (files or generated package directories).
+
+    \b
+    Exit codes: 0 no drift at or above --fail-on; 1 drift; 2 the comparison could not be made.
+    """
+
+    def action() -> None:
+        from mcp_codegen.drift import load_side
+
+        _report_drift(load_side(old), load_side(new), fail_on, output_format, allow_file)
+
+    _run_drift(action)
+
+
+@cli.command()
+@server_options
+@click.option(
+    "--against",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Generated package directory or snapshot file the client was made from.",
+)
+@_drift_options
+def check(
+    url: str | None,
+    transport: str,
+    headers: tuple[str, ...],
+    stdio: str | None,
+    env: tuple[str, ...],
+    cwd: str | None,
+    timeout: float,
+    quiet: bool,
+    against: Path,
+    fail_on: str,
+    output_format: str,
+    allow_file: Path | None,
+) -> None:
+    """Snapshot the live server and classify its drift from what a client was generated from.
+
+    \b
+    Without --url/--stdio, the server recorded in the package's snapshot is used.
+    Exit codes: 0 no drift at or above --fail-on; 1 drift; 2 the comparison could not be made.
+    """
+
+    def action() -> None:
+        from mcp_codegen.drift import load_side
+
+        reporter = Reporter(quiet or output_format != "text")
+        old = load_side(against)
+        launch = _launch(url, transport, headers, stdio, env, cwd) or _recorded_launch(old)
+        new = _take_snapshot(launch, timeout, reporter, Diagnostics())
+        _report_drift(old, new, fail_on, output_format, allow_file)
+
+    _run_drift(action)
+
+
+def _recorded_launch(snapshot: Snapshot) -> ServerLaunch:
+    """The launch spec a snapshot recorded, with env and header values read from the environment."""
+    from mcp_codegen.launch import HttpLaunch, StdioLaunch, expand_env
+
+    record = snapshot.launch
+    if record is None:
+        raise UsageError("the snapshot records no launch spec: give --url or --stdio")
+    if record.transport == "stdio":
+        env = {name: os.environ[name] for name in record.env_names if name in os.environ}
+        return StdioLaunch(command=record.command or "", args=record.args, env=env, cwd=record.cwd)
+    headers = {
+        header.name: expand_env(header.template, what=f"header {header.name}")
+        for header in record.headers
+        if header.template is not None
+    }
+    return HttpLaunch(url=record.url or "", headers=headers, transport=record.transport)

@@ -41,6 +41,8 @@ class Tool:
     #: Set when the description was replaced at generation, so the spec carries it.
     description_override: str | None
     read_only: bool | None
+    #: Hash of the listed input and output schemas, for the client's connect-time drift guard.
+    fingerprint: str
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
 from mcp_codegen.errors import OutputConflictError
 
 MANIFEST = ".mcp-codegen.json"
@@ -26,12 +27,16 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def manifest_bytes(files: Mapping[str, bytes], input_hash: str, generator_version: str) -> bytes:
+def manifest_bytes(
+    files: Mapping[str, bytes], input_hash: str, generator_version: str, diagnostics: Diagnostics
+) -> bytes:
     manifest = {
         "generator": "mcp-codegen",
         "generatorVersion": generator_version,
         "inputHash": input_hash,
         "files": {path: digest(data) for path, data in sorted(files.items())},
+        # Kept so a run that finds the output up to date still reports (and --strict still sees) them.
+        "diagnostics": [d.as_json() for d in diagnostics],
     }
     return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
 
@@ -42,6 +47,18 @@ def read_manifest(directory: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("generator") == "mcp-codegen" else None
+
+
+def recorded_diagnostics(directory: Path) -> list[Diagnostic]:
+    """The diagnostics of the run that generated `directory`."""
+    manifest = read_manifest(directory) or {}
+    recorded = manifest.get("diagnostics")
+    result = []
+    for item in recorded if isinstance(recorded, list) else []:
+        if isinstance(item, dict) and {"level", "location", "message"} <= item.keys():
+            level = Level.ERROR if item["level"] == "error" else Level.WARNING
+            result.append(Diagnostic(str(item["location"]), str(item["message"]), level))
+    return result
 
 
 def is_current(directory: Path, input_hash: str) -> bool:
