@@ -5,7 +5,7 @@ what agents are sent). This stage works on copies and fixes what would break or 
 - objects without `additionalProperties` get `true`, so unknown keys are kept, not silently dropped;
 - `$defs`/`definitions` are hoisted into the shared document under names owned by the tool, and path
   refs such as `#/properties/x/items` or `#` become refs to hoisted definitions;
-- patterns Python cannot compile, remote or dangling refs, and defaults that do not fit their
+- patterns Python or pydantic cannot compile, remote or dangling refs, and defaults that do not fit their
   property are dropped, each with a diagnostic naming where;
 - string formats map to `str` (datetime, URL and UUID types do not dump back to the same JSON).
 """
@@ -18,10 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic_core import SchemaError, SchemaValidator, core_schema
+
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.naming import pascal_case
 
 JsonSchema = dict[str, Any]
+
+_UNSUPPORTED_PATTERN = "pattern is not a regex pydantic can check; dropped (the server still checks it)"
 
 #: Keywords whose value is one schema; and those whose value is a list or a map of schemas.
 _SCHEMA_KEYS = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else")
@@ -113,7 +117,7 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
             prepared = {}
             for name, sub in value.items():
                 if key == "patternProperties" and not _compiles(name):
-                    hoister.diagnostics.warn(f"{here}.{name}", "pattern is not a valid Python regex; dropped")
+                    hoister.diagnostics.warn(f"{here}.{name}", _UNSUPPORTED_PATTERN)
                     continue
                 prepared[name] = prepare_schema(sub, hoister, f"{here}.{name}")
             result[key] = prepared
@@ -121,7 +125,7 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
             if isinstance(value, str) and _compiles(value):
                 result[key] = value
             else:
-                hoister.diagnostics.warn(here, "pattern is not a valid Python regex; dropped")
+                hoister.diagnostics.warn(here, _UNSUPPORTED_PATTERN)
         elif key == "format":
             continue  # see the module docstring: every format stays a plain string
         else:
@@ -159,9 +163,12 @@ def _resolve_pointer(root: JsonSchema, pointer: str) -> Any:
 
 
 def _compiles(pattern: str) -> bool:
+    """Whether both Python and pydantic's regex engine (Rust `regex`: no look-around, no backreferences)
+    accept the pattern: one either rejects makes the generated module fail at import."""
     try:
         re.compile(pattern)
-    except (re.error, RecursionError, OverflowError):
+        SchemaValidator(core_schema.str_schema(pattern=pattern))
+    except (re.error, SchemaError, RecursionError, OverflowError):
         return False
     return True
 
