@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import ast
 import copy
+import keyword
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.naming import PYDANTIC_MODEL_ATTRIBUTES, RESERVED_IDENTIFIERS, NameRegistry, snake_case
 
 SHARED_MODULE = "_shared"
 
@@ -88,6 +90,51 @@ _SHADOWING_FIELD_ALIASES = {
 }
 
 
+def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
+    """Python names for the property names datamodel-code-generator would not keep as they are.
+
+    It would keep non-ASCII names (which Python NFKC-normalizes: `\ufb01le` and `file` would be one
+    field) and names pydantic warns about (`model_dump_`). Its aliases for the classes it names itself
+    (nested objects) are keyed by wire name alone, so each wire name gets one name for the whole
+    document: ASCII, unique, and never a name another property keeps, so fields can never collide.
+    Scoped `Class.wire` aliases (the arguments' parameters) take precedence over these.
+    """
+    wire_names = _property_names(definitions)
+    kept = {name for name in wire_names if _kept_as_field_name(name)}
+    renamed = wire_names - kept - _SHADOWING_FIELD_ALIASES.keys()
+    registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
+    registry.hold(kept | set(_SHADOWING_FIELD_ALIASES.values()))
+    return _SHADOWING_FIELD_ALIASES | registry.assign_all(renamed, lambda wire: snake_case(wire, fallback="field"))
+
+
+def _kept_as_field_name(wire: str) -> bool:
+    """Whether datamodel-code-generator names the field `wire` unchanged, and that name is safe to keep."""
+    return (
+        wire.isascii()
+        and wire.isidentifier()
+        and not keyword.iskeyword(wire)
+        and not wire.startswith(("_", "model_"))
+        and wire not in PYDANTIC_MODEL_ATTRIBUTES
+        and wire not in _SHADOWING_FIELD_ALIASES
+    )
+
+
+def _property_names(node: Any) -> set[str]:
+    """Every key of every `properties` map anywhere in `node` (a few extra names do no harm)."""
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            properties = item.get("properties")
+            if isinstance(properties, dict):
+                names.update(properties)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return names
+
+
 def run_datamodel_codegen(document: Mapping[str, Any], aliases: Mapping[str, str]) -> str:
     """One call for the whole server; options pinned so output never depends on the user's config."""
     from datamodel_code_generator import InputFileType, NamingStrategy, PythonVersion, generate
@@ -113,7 +160,7 @@ def run_datamodel_codegen(document: Mapping[str, Any], aliases: Mapping[str, str
         naming_strategy=NamingStrategy.FullPath,
         use_schema_description=True,
         type_mappings=[f"{name}=string" for name in _STRING_FORMATS],
-        aliases={**_SHADOWING_FIELD_ALIASES, **aliases},
+        aliases=dict(aliases),
         formatters=[],  # formatting happens once, over the whole package (formatting.py)
         settings_path=Path(__file__).parent,  # never the user's pyproject.toml (this folder has none)
         keep_model_order=True,
@@ -220,12 +267,12 @@ def _rebuild_target(statement: ast.stmt) -> str | None:
 
 
 def _referenced(node: ast.AST) -> set[str]:
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    # Quoted forward references, if the generator ever emits them.
-    for constant in ast.walk(node):
-        if isinstance(constant, ast.Constant) and isinstance(constant.value, str) and constant.value.isidentifier():
-            names.add(constant.value)
-    return names
+    """Names a definition reads (bases, annotations, defaults), not the fields it binds.
+
+    String constants are data (enum members, defaults, aliases): the generated module starts with
+    `from __future__ import annotations`, so no reference is ever quoted.
+    """
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _closure(roots: Iterable[str], dependencies: Mapping[str, set[str]]) -> set[str]:

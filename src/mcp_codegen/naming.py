@@ -17,10 +17,14 @@ from pydantic import BaseModel
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NOT_IDENTIFIER_CHAR = re.compile(r"[^0-9a-zA-Z]+")
 
+#: Attributes of pydantic models, their metaclass's included: datamodel-code-generator renames a field
+#: `mro` or `register` too.
+PYDANTIC_MODEL_ATTRIBUTES: frozenset[str] = frozenset(dir(BaseModel)) | frozenset(dir(type(BaseModel)))
+
 #: Names a parameter, method or field must never take: keywords (hard and soft), builtins (a method
 #: named `list` shadows the builtin in every annotation of its class), and the names pydantic reserves.
 RESERVED_IDENTIFIERS: frozenset[str] = frozenset(
-    {*keyword.kwlist, *keyword.softkwlist, *dir(builtins), "self", "cls", *dir(BaseModel)}
+    {*keyword.kwlist, *keyword.softkwlist, *dir(builtins), "self", "cls", *PYDANTIC_MODEL_ATTRIBUTES}
 )
 
 #: Public names of the generated client classes (runtime bases included); a tool method may not shadow them.
@@ -89,10 +93,13 @@ class NameRegistry:
     the server lists them in.
     """
 
-    def __init__(self, reserved: Iterable[str] = (), *, reserved_prefix: str | None = None) -> None:
+    def __init__(
+        self, reserved: Iterable[str] = (), *, reserved_prefix: str | None = None, number_separator: str = "_"
+    ) -> None:
         self._reserved = frozenset(reserved)
         #: Pydantic owns the `model_` prefix on models: fields that would start with it get `field_` before it.
         self._reserved_prefix = reserved_prefix
+        self._number_separator = number_separator
         self._taken: dict[str, str] = {}
 
     def is_free(self, name: str) -> bool:
@@ -112,6 +119,11 @@ class NameRegistry:
                 assigned[wire] = self._claim(self._first_free(candidates[wire]), wire)
         return assigned
 
+    def hold(self, names: Iterable[str]) -> None:
+        """Take `names` as they are, for what already holds them outside this registry."""
+        for name in names:
+            self._taken.setdefault(name, name)
+
     def claimed_by(self, name: str) -> str | None:
         return self._taken.get(name)
 
@@ -127,9 +139,9 @@ class NameRegistry:
             return name
         stem = name.rstrip("_") or name
         number = 2
-        while not self.is_free(f"{stem}_{number}"):
+        while not self.is_free(f"{stem}{self._number_separator}{number}"):
             number += 1
-        return f"{stem}_{number}"
+        return f"{stem}{self._number_separator}{number}"
 
     def _claim(self, name: str, wire: str) -> str:
         self._taken[name] = wire
@@ -137,13 +149,20 @@ class NameRegistry:
 
 
 def pascal_from_snake(snake: str) -> str:
-    """`get_weather_2` -> `GetWeather_2`: the underscore before a digit keeps `get_weather_2` and `get_weather2` apart."""
-    out: list[str] = []
-    for part in snake.strip("_").split("_"):
-        if not part:
-            continue
-        if part[0].isdigit() and out:
-            out.append("_" + part)
-        else:
-            out.append(part[:1].upper() + part[1:])
-    return "".join(out) or "Item"
+    """`get_weather_2` -> `GetWeather2`: letters and digits only, the form datamodel-code-generator keeps.
+
+    Not one-to-one (`get_weather2` gives the same): `class_prefixes` keeps the prefixes apart.
+    """
+    return "".join(part[:1].upper() + part[1:] for part in snake.split("_")) or "Item"
+
+
+def class_prefixes(method_names: Iterable[str], *, taken: Iterable[str] = ()) -> dict[str, str]:
+    """Method name -> a unique PascalCase prefix for its `<prefix>Arguments` and `<prefix>Result` classes.
+
+    In sorted order `get_sum2` comes before `get_sum_2`, so it keeps `GetSum2` and `get_sum_2` gets `GetSum22`.
+    No class is named as one in `taken`: with `ToolResult` taken, `tool` gets `Tool2`.
+    """
+    registry = NameRegistry(number_separator="")
+    suffixes = ("Arguments", "Result")
+    registry.hold(name.removesuffix(suffix) for name in taken for suffix in suffixes if name.endswith(suffix))
+    return registry.assign_all(method_names, pascal_from_snake)

@@ -17,8 +17,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from mcp_codegen.naming import snake_case
-
 MARKER = Path(tempfile.gettempdir()) / "mcp-codegen-injection-marker"
 _M = repr(str(MARKER))
 #: The code every payload tries to smuggle in; a call to it anywhere in generated code is an injection.
@@ -102,6 +100,7 @@ SPECIAL_NAMES: tuple[str, ...] = (
     "call", "session", "close", "connect", "http", "stdio", "from_session", "prompts", "resources", "tools",
     "AsyncClient", "Client", "TOOLS", "PROMPTS", "RESOURCES", "TEMPLATES", "NOT_SENT", "NotSent",
     "models", "annotations", "_runtime", "_shared", "ToolResult", "ToolSpec", "PromptResult",
+    "specs", "client", "mro", "register",
     "ResourceResult", "SNAPSHOT", "LAUNCH", "SERVER_NAME", "SERVER_VERSION", "TOOL_PREFIX", "_MODELS",
     "Final", "Any", "Literal", "Mapping", "TYPE_CHECKING", "ClassVar", "Field", "BaseModel", "ConfigDict",
     "Annotated", "RootModel", "Enum", "Optional", "Union", "List", "Dict", "AnyUrl", "AwareDatetime",
@@ -111,10 +110,6 @@ SPECIAL_NAMES: tuple[str, ...] = (
     "", "-", "1", "123abc", "0x10", "a.b", "a/b", "~1", "#", "$ref", "*", "a b", "x'y", 'q"q', "ü", "名前", "ß",
     "ﬁle", "İd", "\u0301", "a\x00b", "a\nb",
 )  # fmt: skip
-#: Names the generator is known to mishandle (see the xfail tests in test_injection.py): the fuzz leaves
-#: them out so that it keeps finding new problems. Remove an entry once its xfail test passes.
-KNOWN_BAD_NAMES: frozenset[str] = frozenset({"specs"})
-
 _PAYLOADS = CODE_PAYLOADS + ODD_TEXT
 
 
@@ -144,10 +139,6 @@ texts: st.SearchStrategy[str] = st.integers(0, 39).flatmap(
 )
 
 
-def _known_good(name: str) -> bool:
-    return name not in KNOWN_BAD_NAMES
-
-
 #: Wire names (tools, properties, prompts, arguments, template variables).
 names: st.SearchStrategy[str] = st.one_of(
     st.sampled_from(SPECIAL_NAMES),
@@ -155,17 +146,7 @@ names: st.SearchStrategy[str] = st.one_of(
     st.sampled_from(CODE_PAYLOADS),
     st.lists(st.sampled_from(SPECIAL_NAMES + ("_", "-", " ", "2")), min_size=2, max_size=3).map(_mix),
     _SHORT_TEXT,
-).filter(_known_good)
-
-
-def _tool_name_ok(name: str) -> bool:
-    """Known bug (test_injection.py::test_numbered_method_names_keep_their_models): a tool whose Python
-    name has a part starting with a digit (`get_sum_2`, `step_1`) gets no models."""
-    return not any(part[:1].isdigit() for part in snake_case(name, fallback="tool").split("_")[1:])
-
-
-#: Tool names: every special name, but no two the same after snake_case (see `_tool_name_ok`).
-tool_names = names.filter(_tool_name_ok)
+)
 
 
 @st.composite
@@ -298,10 +279,6 @@ def template(draw: st.DrawFn, uri_template: str) -> dict[str, Any]:
     return item
 
 
-def _tool_key(name: str) -> str:
-    return snake_case(name, fallback="tool")
-
-
 def _unique_items(
     key_strategy: st.SearchStrategy[str], build: Any, max_size: int, min_size: int = 0, unique_by: Any = None
 ) -> Any:
@@ -323,7 +300,7 @@ def listings(draw: st.DrawFn) -> dict[str, Any]:
         "protocolVersion": "2025-06-18",
         "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
         "instructions": draw(st.none() | texts),
-        "tools": draw(_unique_items(tool_names, tool, 5, min_size=1, unique_by=_tool_key)),
+        "tools": draw(_unique_items(names, tool, 5, min_size=1)),
         "prompts": draw(_unique_items(names, prompt, 3)),
         "resources": draw(_unique_items(st.one_of(texts, names), resource, 3)),
         "resourceTemplates": draw(_unique_items(_template_uris, template, 3)),

@@ -34,8 +34,7 @@ Settings (environment variables):
         python -m pytest -n auto -p no:cacheprovider tests/security/test_injection.py
 
 A failure prints the offending listing; `generate_files(Snapshot.from_json(listing), ...)` reproduces it.
-Known bugs have their own strict xfail tests below, and the strategies leave their triggers out (see
-`adversarial.KNOWN_BAD_NAMES` and `adversarial._tool_name_ok`), so the fuzz keeps looking for new ones.
+Bugs the fuzz has found have their own targeted tests below.
 """
 
 from __future__ import annotations
@@ -158,10 +157,9 @@ def check_files(listing: dict[str, Any], files: dict[str, bytes]) -> None:
     server_name = listing["serverInfo"]["name"] or "mcp-server"
     assert ast.literal_eval(assigned["SERVER_NAME"]) == server_name
 
-    # README: one heading per tool, no raw HTML line (Markdown line breaks are \n, \r\n and \r; the
-    # \r case is a known bug, see test_readme_cannot_be_broken_by_a_carriage_return).
+    # README: one heading per tool, no raw HTML line (Markdown line breaks are \n, \r\n and \r).
     readme = files["README.md"].decode("utf-8")
-    lines = readme.split("\n")
+    lines = re.split(r"\r\n|\r|\n", readme)
     headings = [line for line in lines if line.startswith("#")]
     assert len(headings) == 5 + len(listing["tools"]), headings
     assert not [line for line in lines if line.lstrip().startswith("<")]
@@ -262,7 +260,7 @@ def test_hostile_listings_generate_data_only(shard: int, tmp_path: Path) -> None
 
 
 # --------------------------------------------------------------------------------------------------
-# Targeted payloads (fast, always run) and the known bugs
+# Targeted payloads and the bugs the fuzz found (fast, always run)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -281,7 +279,7 @@ def _every_payload_everywhere() -> dict[str, Any]:
     }
     properties |= {f"c{index}": {"const": text} for index, text in enumerate(payloads)}
     properties |= {f"r{index}": {"type": "string", "pattern": re.escape(text)} for index, text in enumerate(payloads)}
-    properties |= {text: {"type": "integer"} for text in payloads if text not in adversarial.KNOWN_BAD_NAMES}
+    properties |= {text: {"type": "integer"} for text in payloads}
     return {
         "formatVersion": 1,
         "serverInfo": {"name": payloads[2], "version": payloads[3], "title": payloads[4]},
@@ -289,7 +287,7 @@ def _every_payload_everywhere() -> dict[str, Any]:
         "instructions": "\n".join(payloads),
         "tools": [
             {
-                "name": word + text,  # distinct after snake_case (numbered names are a known bug)
+                "name": word + text,
                 "title": text,
                 "description": text,
                 "inputSchema": {"type": "object", "description": text, "properties": properties},
@@ -342,11 +340,6 @@ def _python(tmp_path: Path, code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: pascal_from_snake('get_sum_2') is 'GetSum_2', which datamodel-code-generator renames to "
-    "'GetSum2Arguments': the spec points at a class (and module) that does not exist",
-)
 def test_numbered_method_names_keep_their_models(tmp_path: Path) -> None:
     """README's own example: `get_sum` stays, `get-sum` becomes `get_sum_2`; `step_1` is a name of its own."""
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
@@ -362,12 +355,6 @@ def test_numbered_method_names_keep_their_models(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: _referenced() in model_codegen.py counts field names and string constants as references, "
-    "so a property named like another tool's class moves that class to models/_shared.py, where the "
-    "spec does not look for it",
-)
 @pytest.mark.parametrize(
     "other",
     [
@@ -430,11 +417,6 @@ def specs_package(tmp_path: Path) -> Iterator[Any]:
             del sys.modules[name]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a parameter named `specs` shadows the generated client module's `specs` import inside the "
-    "method body (`self._call_tool(specs.echo, ...)`); parameter registries do not reserve module globals",
-)
 @pytest.mark.parametrize("kind", ["tool", "prompt", "template"])
 def test_a_parameter_named_specs_still_works(specs_package: Any, kind: str) -> None:
     import anyio
@@ -451,11 +433,6 @@ def test_a_parameter_named_specs_still_works(specs_package: Any, kind: str) -> N
     assert "x" in anyio.run(call)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: nested field names come from datamodel-code-generator, not naming.py; non-ASCII names stay "
-    "and ast.unparse NFKC-normalizes them ('\\ufb01le' -> 'file'), so two properties become one field",
-)
 def test_nested_properties_that_differ_only_after_nfkc_stay_apart(tmp_path: Path) -> None:
     nested = {
         "type": "object",
@@ -476,11 +453,6 @@ def test_nested_properties_that_differ_only_after_nfkc_stay_apart(tmp_path: Path
     assert not non_ascii_identifiers(source)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a nested property named `model_dump` (or `model_validate`) becomes the field `model_dump_`, "
-    "which pydantic warns about at import (UserWarning: conflicts with protected namespace)",
-)
 def test_nested_model_prefixed_properties_import_without_warnings(tmp_path: Path) -> None:
     nested = {"type": "object", "properties": {"model_dump": {"type": "string"}, "model_validate": {"type": "string"}}}
     tools = [{"name": "t", "inputSchema": {"type": "object", "properties": {"o": nested}}}]
@@ -489,11 +461,35 @@ def test_nested_model_prefixed_properties_import_without_warnings(tmp_path: Path
     assert result.returncode == 0, result.stderr[-2000:]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: render._md_code replaces only '\\n', but '\\r' also ends a Markdown line: a wire name "
-    "can add headings or raw HTML to the generated README",
-)
+def test_properties_named_like_pydantic_metaclass_methods_keep_their_parameters(tmp_path: Path) -> None:
+    """`mro` and `register` are attributes of pydantic's metaclass: datamodel-code-generator renames such fields."""
+    properties = {"mro": {"type": "string"}, "register": {"type": "string"}}
+    nested = {"type": "object", "properties": properties}
+    tools = [{"name": "t", "inputSchema": {"type": "object", "properties": {**properties, "o": nested}}}]
+    diagnostics = _generate(tmp_path, tools, "metaclass_names")
+    assert not diagnostics.errors, [str(d) for d in diagnostics.errors]
+    result = _python(
+        tmp_path,
+        "import metaclass_names\n"
+        "value = {'mro': 'a', 'register': 'b', 'o': {'mro': 'c', 'register': 'd'}}\n"
+        "model = metaclass_names.TOOLS['t'].arguments_model\n"
+        "assert model.model_validate(value).model_dump(by_alias=True, exclude_unset=True) == value\n",
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_tools_named_like_the_runtime_result_types_type_check(tmp_path: Path) -> None:
+    """The result classes of `tool`, `prompt` and `resource` must not be `ToolResult`, `PromptResult` and
+    `ResourceResult`, which the client and specs modules import from the runtime."""
+    output = {"type": "object", "properties": {"x": {"type": "string"}}}
+    names = ("tool", "prompt", "resource")
+    tools = [{"name": name, "inputSchema": {"type": "object"}, "outputSchema": output} for name in names]
+    diagnostics = _generate(tmp_path, tools, "result_names")
+    assert not diagnostics.errors, [str(d) for d in diagnostics.errors]
+    result = mypy_strict(tmp_path, "-p", "result_names")
+    assert result.returncode == 0, result.stdout[-6000:]
+
+
 def test_readme_cannot_be_broken_by_a_carriage_return() -> None:
     name = "x\r# Injected heading\r<img src=x onerror=alert(1)>\r"
     listing = snapshot_of(

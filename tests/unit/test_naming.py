@@ -6,6 +6,7 @@ from mcp_codegen.naming import (
     RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
     NameRegistry,
+    class_prefixes,
     pascal_from_snake,
     snake_case,
 )
@@ -56,5 +57,15 @@ def test_pydantic_reserved_field_prefix() -> None:
     }
 
 
-def test_pascal_keeps_numbered_names_apart() -> None:
-    assert pascal_from_snake("get_weather_2") != pascal_from_snake("get_weather2")
+def test_class_prefixes_are_letters_and_digits_and_keep_numbered_names_apart() -> None:
+    # datamodel-code-generator drops underscores from class names: `GetWeather_2` would become `GetWeather2`.
+    assert pascal_from_snake("get_weather_2") == "GetWeather2"
+    prefixes = class_prefixes(["get_weather_2", "get_weather2", "step_1", "list_"])
+    assert prefixes == {
+        "get_weather2": "GetWeather2",
+        "get_weather_2": "GetWeather22",
+        "step_1": "Step1",
+        "list_": "List",
+    }
+    assert class_prefixes(["get_weather_2", "get_weather22", "get_weather2"])["get_weather_2"] == "GetWeather23"
+    assert class_prefixes(["tool", "prompt"], taken={"ToolResult", "Client"}) == {"tool": "Tool2", "prompt": "Prompt"}
