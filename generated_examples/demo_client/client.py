@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import specs
+from . import specs as _specs  # a parameter may be named `specs`
 from ._runtime import (
     NOT_SENT,
     AsyncClientBase,
@@ -38,8 +38,9 @@ class AsyncClient(AsyncClientBase):
     One method per tool.
     """
 
-    _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = specs.TOOLS
-    _launch: ClassVar[Mapping[str, Any] | None] = specs.LAUNCH
+    _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = _specs.TOOLS
+    _tool_hashes: ClassVar[Mapping[str, str] | None] = _specs.TOOL_HASHES
+    _launch: ClassVar[Mapping[str, Any] | None] = _specs.LAUNCH
 
     @property
     def prompts(self) -> AsyncPrompts:
@@ -60,7 +61,7 @@ class AsyncClient(AsyncClientBase):
 
         Wire name: add
         """
-        return await self._call_tool(specs.add, {"a": a, "b": b})
+        return await self._call_tool(_specs.add, {"a": a, "b": b})
 
     async def draft_note(
         self,
@@ -83,7 +84,7 @@ class AsyncClient(AsyncClientBase):
         Wire name: draft_note
         """
         return await self._call_tool(
-            specs.draft_note,
+            _specs.draft_note,
             {
                 "author": author,
                 "body": body,
@@ -104,7 +105,7 @@ class AsyncClient(AsyncClientBase):
 
         Wire name: forecast
         """
-        return await self._call_tool(specs.forecast, {"city": city, "days": days})
+        return await self._call_tool(_specs.forecast, {"city": city, "days": days})
 
     async def get_note(self, *, note_id: str) -> GetNoteResult:
         """Get one note by id. Fails (isError) when there is no such note.
@@ -114,7 +115,7 @@ class AsyncClient(AsyncClientBase):
 
         Wire name: get_note
         """
-        return await self._call_tool(specs.get_note, {"note_id": note_id})
+        return await self._call_tool(_specs.get_note, {"note_id": note_id})
 
     async def get_weather(
         self, *, city: str, units: Literal["celsius", "fahrenheit"] | NotSent = NOT_SENT
@@ -127,7 +128,7 @@ class AsyncClient(AsyncClientBase):
 
         Wire name: get_weather
         """
-        return await self._call_tool(specs.get_weather, {"city": city, "units": units})
+        return await self._call_tool(_specs.get_weather, {"city": city, "units": units})
 
     async def list_notes(
         self, *, limit: int | NotSent = NOT_SENT, tag: str | None | NotSent = NOT_SENT
@@ -140,7 +141,7 @@ class AsyncClient(AsyncClientBase):
 
         Wire name: list_notes
         """
-        return await self._call_tool(specs.list_notes, {"limit": limit, "tag": tag})
+        return await self._call_tool(_specs.list_notes, {"limit": limit, "tag": tag})
 
     async def search_notes(
         self, *, query: str, limit: int | NotSent = NOT_SENT
@@ -154,7 +155,7 @@ class AsyncClient(AsyncClientBase):
         Wire name: search-notes
         """
         return await self._call_tool(
-            specs.search_notes, {"query": query, "limit": limit}
+            _specs.search_notes, {"query": query, "limit": limit}
         )
 
 
@@ -167,7 +168,7 @@ class AsyncPrompts(AsyncPromptsBase):
         Args:
             city: Destination city.
         """
-        return await self._get(specs.PROMPTS["plan_trip"], {"city": city})
+        return await self._get(_specs.PROMPTS["plan_trip"], {"city": city})
 
     async def summarize_note(
         self, *, note_id: str, style: str | NotSent = NOT_SENT
@@ -179,7 +180,7 @@ class AsyncPrompts(AsyncPromptsBase):
             style: How to write the summary, e.g. 'one sentence'.
         """
         return await self._get(
-            specs.PROMPTS["summarize_note"], {"note_id": note_id, "style": style}
+            _specs.PROMPTS["summarize_note"], {"note_id": note_id, "style": style}
         )
 
 
@@ -192,7 +193,7 @@ class AsyncResources(AsyncResourcesBase):
         URI: config://app
         MIME type: application/json
         """
-        return await self._read(specs.RESOURCES["config://app"])
+        return await self._read(_specs.RESOURCES["config://app"])
 
     async def note(self, *, note_id: str | int) -> ResourceResult:
         """One note as Markdown.
@@ -200,7 +201,7 @@ class AsyncResources(AsyncResourcesBase):
         URI template: notes://{note_id}
         """
         return await self._read_template(
-            specs.TEMPLATES["notes://{note_id}"], {"note_id": note_id}
+            _specs.TEMPLATES["notes://{note_id}"], {"note_id": note_id}
         )
 
 
@@ -332,7 +333,7 @@ class Prompts(SyncPromptsBase):
         Args:
             city: Destination city.
         """
-        return self._get(specs.PROMPTS["plan_trip"], {"city": city})
+        return self._get(_specs.PROMPTS["plan_trip"], {"city": city})
 
     def summarize_note(
         self, *, note_id: str, style: str | NotSent = NOT_SENT
@@ -344,7 +345,7 @@ class Prompts(SyncPromptsBase):
             style: How to write the summary, e.g. 'one sentence'.
         """
         return self._get(
-            specs.PROMPTS["summarize_note"], {"note_id": note_id, "style": style}
+            _specs.PROMPTS["summarize_note"], {"note_id": note_id, "style": style}
         )
 
 
@@ -357,7 +358,7 @@ class Resources(SyncResourcesBase):
         URI: config://app
         MIME type: application/json
         """
-        return self._read(specs.RESOURCES["config://app"])
+        return self._read(_specs.RESOURCES["config://app"])
 
     def note(self, *, note_id: str | int) -> ResourceResult:
         """One note as Markdown.
@@ -365,5 +366,5 @@ class Resources(SyncResourcesBase):
         URI template: notes://{note_id}
         """
         return self._read_template(
-            specs.TEMPLATES["notes://{note_id}"], {"note_id": note_id}
+            _specs.TEMPLATES["notes://{note_id}"], {"note_id": note_id}
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from . import specs
+from . import specs as _specs  # a parameter may be named `specs`
 from ._runtime import (
     NOT_SENT,
     AsyncClientBase,
@@ -34,8 +34,9 @@ class AsyncClient(AsyncClientBase):
     One method per tool.
     """
 
-    _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = specs.TOOLS
-    _launch: ClassVar[Mapping[str, Any] | None] = specs.LAUNCH
+    _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = _specs.TOOLS
+    _tool_hashes: ClassVar[Mapping[str, str] | None] = _specs.TOOL_HASHES
+    _launch: ClassVar[Mapping[str, Any] | None] = _specs.LAUNCH
 
     @property
     def prompts(self) -> AsyncPrompts:
@@ -55,7 +56,7 @@ class AsyncClient(AsyncClientBase):
 
         Wire name: echo
         """
-        return await self._call_tool(specs.echo, {"message": message})
+        return await self._call_tool(_specs.echo, {"message": message})
 
     async def get_annotated_message(
         self,
@@ -72,7 +73,7 @@ class AsyncClient(AsyncClientBase):
         Wire name: get-annotated-message
         """
         return await self._call_tool(
-            specs.get_annotated_message,
+            _specs.get_annotated_message,
             {"message_type": message_type, "include_image": include_image},
         )
 
@@ -81,7 +82,7 @@ class AsyncClient(AsyncClientBase):
 
         Wire name: get-env
         """
-        return await self._call_tool(specs.get_env, {})
+        return await self._call_tool(_specs.get_env, {})
 
     async def get_resource_links(
         self, *, count: float | NotSent = NOT_SENT
@@ -93,7 +94,7 @@ class AsyncClient(AsyncClientBase):
 
         Wire name: get-resource-links
         """
-        return await self._call_tool(specs.get_resource_links, {"count": count})
+        return await self._call_tool(_specs.get_resource_links, {"count": count})
 
     async def get_resource_reference(
         self,
@@ -110,7 +111,7 @@ class AsyncClient(AsyncClientBase):
         Wire name: get-resource-reference
         """
         return await self._call_tool(
-            specs.get_resource_reference,
+            _specs.get_resource_reference,
             {"resource_id": resource_id, "resource_type": resource_type},
         )
 
@@ -125,7 +126,7 @@ class AsyncClient(AsyncClientBase):
         Wire name: get-structured-content
         """
         return await self._call_tool(
-            specs.get_structured_content, {"location": location}
+            _specs.get_structured_content, {"location": location}
         )
 
     async def get_sum(self, *, a: float, b: float) -> ToolResult:
@@ -137,14 +138,14 @@ class AsyncClient(AsyncClientBase):
 
         Wire name: get-sum
         """
-        return await self._call_tool(specs.get_sum, {"a": a, "b": b})
+        return await self._call_tool(_specs.get_sum, {"a": a, "b": b})
 
     async def get_tiny_image(self) -> ToolResult:
         """Returns a tiny MCP logo image.
 
         Wire name: get-tiny-image
         """
-        return await self._call_tool(specs.get_tiny_image, {})
+        return await self._call_tool(_specs.get_tiny_image, {})
 
     async def gzip_file_as_resource(
         self,
@@ -163,7 +164,7 @@ class AsyncClient(AsyncClientBase):
         Wire name: gzip-file-as-resource
         """
         return await self._call_tool(
-            specs.gzip_file_as_resource,
+            _specs.gzip_file_as_resource,
             {"data": data, "name": name, "output_type": output_type},
         )
 
@@ -179,7 +180,7 @@ class AsyncClient(AsyncClientBase):
         Wire name: simulate-research-query
         """
         return await self._call_tool(
-            specs.simulate_research_query, {"topic": topic, "ambiguous": ambiguous}
+            _specs.simulate_research_query, {"topic": topic, "ambiguous": ambiguous}
         )
 
     async def toggle_simulated_logging(self) -> ToolResult:
@@ -187,14 +188,14 @@ class AsyncClient(AsyncClientBase):
 
         Wire name: toggle-simulated-logging
         """
-        return await self._call_tool(specs.toggle_simulated_logging, {})
+        return await self._call_tool(_specs.toggle_simulated_logging, {})
 
     async def toggle_subscriber_updates(self) -> ToolResult:
         """Toggles simulated resource subscription updates on or off.
 
         Wire name: toggle-subscriber-updates
         """
-        return await self._call_tool(specs.toggle_subscriber_updates, {})
+        return await self._call_tool(_specs.toggle_subscriber_updates, {})
 
     async def trigger_long_running_operation(
         self, *, duration: float | NotSent = NOT_SENT, steps: float | NotSent = NOT_SENT
@@ -208,7 +209,8 @@ class AsyncClient(AsyncClientBase):
         Wire name: trigger-long-running-operation
         """
         return await self._call_tool(
-            specs.trigger_long_running_operation, {"duration": duration, "steps": steps}
+            _specs.trigger_long_running_operation,
+            {"duration": duration, "steps": steps},
         )
 
 
@@ -225,7 +227,7 @@ class AsyncPrompts(AsyncPromptsBase):
             state: (no description)
         """
         return await self._get(
-            specs.PROMPTS["args-prompt"], {"city": city, "state": state}
+            _specs.PROMPTS["args-prompt"], {"city": city, "state": state}
         )
 
     async def completable_prompt(self, *, department: str, name: str) -> PromptResult:
@@ -236,7 +238,7 @@ class AsyncPrompts(AsyncPromptsBase):
             name: Choose a team member to lead the selected department.
         """
         return await self._get(
-            specs.PROMPTS["completable-prompt"],
+            _specs.PROMPTS["completable-prompt"],
             {"department": department, "name": name},
         )
 
@@ -250,13 +252,13 @@ class AsyncPrompts(AsyncPromptsBase):
             resource_id: ID of the text resource to fetch
         """
         return await self._get(
-            specs.PROMPTS["resource-prompt"],
+            _specs.PROMPTS["resource-prompt"],
             {"resource_type": resource_type, "resource_id": resource_id},
         )
 
     async def simple_prompt(self) -> PromptResult:
         """A prompt with no arguments"""
-        return await self._get(specs.PROMPTS["simple-prompt"], {})
+        return await self._get(_specs.PROMPTS["simple-prompt"], {})
 
 
 class AsyncResources(AsyncResourcesBase):
@@ -269,7 +271,7 @@ class AsyncResources(AsyncResourcesBase):
         MIME type: text/markdown
         """
         return await self._read(
-            specs.RESOURCES["demo://resource/static/document/architecture.md"]
+            _specs.RESOURCES["demo://resource/static/document/architecture.md"]
         )
 
     async def extension_md(self) -> ResourceResult:
@@ -279,7 +281,7 @@ class AsyncResources(AsyncResourcesBase):
         MIME type: text/markdown
         """
         return await self._read(
-            specs.RESOURCES["demo://resource/static/document/extension.md"]
+            _specs.RESOURCES["demo://resource/static/document/extension.md"]
         )
 
     async def features_md(self) -> ResourceResult:
@@ -289,7 +291,7 @@ class AsyncResources(AsyncResourcesBase):
         MIME type: text/markdown
         """
         return await self._read(
-            specs.RESOURCES["demo://resource/static/document/features.md"]
+            _specs.RESOURCES["demo://resource/static/document/features.md"]
         )
 
     async def how_it_works_md(self) -> ResourceResult:
@@ -299,7 +301,7 @@ class AsyncResources(AsyncResourcesBase):
         MIME type: text/markdown
         """
         return await self._read(
-            specs.RESOURCES["demo://resource/static/document/how-it-works.md"]
+            _specs.RESOURCES["demo://resource/static/document/how-it-works.md"]
         )
 
     async def instructions_md(self) -> ResourceResult:
@@ -309,7 +311,7 @@ class AsyncResources(AsyncResourcesBase):
         MIME type: text/markdown
         """
         return await self._read(
-            specs.RESOURCES["demo://resource/static/document/instructions.md"]
+            _specs.RESOURCES["demo://resource/static/document/instructions.md"]
         )
 
     async def startup_md(self) -> ResourceResult:
@@ -319,7 +321,7 @@ class AsyncResources(AsyncResourcesBase):
         MIME type: text/markdown
         """
         return await self._read(
-            specs.RESOURCES["demo://resource/static/document/startup.md"]
+            _specs.RESOURCES["demo://resource/static/document/startup.md"]
         )
 
     async def structure_md(self) -> ResourceResult:
@@ -329,7 +331,7 @@ class AsyncResources(AsyncResourcesBase):
         MIME type: text/markdown
         """
         return await self._read(
-            specs.RESOURCES["demo://resource/static/document/structure.md"]
+            _specs.RESOURCES["demo://resource/static/document/structure.md"]
         )
 
     async def dynamic_blob_resource(self, *, resource_id: str | int) -> ResourceResult:
@@ -338,7 +340,7 @@ class AsyncResources(AsyncResourcesBase):
         URI template: demo://resource/dynamic/blob/{resourceId}
         """
         return await self._read_template(
-            specs.TEMPLATES["demo://resource/dynamic/blob/{resourceId}"],
+            _specs.TEMPLATES["demo://resource/dynamic/blob/{resourceId}"],
             {"resource_id": resource_id},
         )
 
@@ -348,7 +350,7 @@ class AsyncResources(AsyncResourcesBase):
         URI template: demo://resource/dynamic/text/{resourceId}
         """
         return await self._read_template(
-            specs.TEMPLATES["demo://resource/dynamic/text/{resourceId}"],
+            _specs.TEMPLATES["demo://resource/dynamic/text/{resourceId}"],
             {"resource_id": resource_id},
         )
 
@@ -556,7 +558,7 @@ class Prompts(SyncPromptsBase):
             city: Name of the city
             state: (no description)
         """
-        return self._get(specs.PROMPTS["args-prompt"], {"city": city, "state": state})
+        return self._get(_specs.PROMPTS["args-prompt"], {"city": city, "state": state})
 
     def completable_prompt(self, *, department: str, name: str) -> PromptResult:
         """First argument choice narrows values for second argument.
@@ -566,7 +568,7 @@ class Prompts(SyncPromptsBase):
             name: Choose a team member to lead the selected department.
         """
         return self._get(
-            specs.PROMPTS["completable-prompt"],
+            _specs.PROMPTS["completable-prompt"],
             {"department": department, "name": name},
         )
 
@@ -578,13 +580,13 @@ class Prompts(SyncPromptsBase):
             resource_id: ID of the text resource to fetch
         """
         return self._get(
-            specs.PROMPTS["resource-prompt"],
+            _specs.PROMPTS["resource-prompt"],
             {"resource_type": resource_type, "resource_id": resource_id},
         )
 
     def simple_prompt(self) -> PromptResult:
         """A prompt with no arguments"""
-        return self._get(specs.PROMPTS["simple-prompt"], {})
+        return self._get(_specs.PROMPTS["simple-prompt"], {})
 
 
 class Resources(SyncResourcesBase):
@@ -597,7 +599,7 @@ class Resources(SyncResourcesBase):
         MIME type: text/markdown
         """
         return self._read(
-            specs.RESOURCES["demo://resource/static/document/architecture.md"]
+            _specs.RESOURCES["demo://resource/static/document/architecture.md"]
         )
 
     def extension_md(self) -> ResourceResult:
@@ -607,7 +609,7 @@ class Resources(SyncResourcesBase):
         MIME type: text/markdown
         """
         return self._read(
-            specs.RESOURCES["demo://resource/static/document/extension.md"]
+            _specs.RESOURCES["demo://resource/static/document/extension.md"]
         )
 
     def features_md(self) -> ResourceResult:
@@ -617,7 +619,7 @@ class Resources(SyncResourcesBase):
         MIME type: text/markdown
         """
         return self._read(
-            specs.RESOURCES["demo://resource/static/document/features.md"]
+            _specs.RESOURCES["demo://resource/static/document/features.md"]
         )
 
     def how_it_works_md(self) -> ResourceResult:
@@ -627,7 +629,7 @@ class Resources(SyncResourcesBase):
         MIME type: text/markdown
         """
         return self._read(
-            specs.RESOURCES["demo://resource/static/document/how-it-works.md"]
+            _specs.RESOURCES["demo://resource/static/document/how-it-works.md"]
         )
 
     def instructions_md(self) -> ResourceResult:
@@ -637,7 +639,7 @@ class Resources(SyncResourcesBase):
         MIME type: text/markdown
         """
         return self._read(
-            specs.RESOURCES["demo://resource/static/document/instructions.md"]
+            _specs.RESOURCES["demo://resource/static/document/instructions.md"]
         )
 
     def startup_md(self) -> ResourceResult:
@@ -646,7 +648,9 @@ class Resources(SyncResourcesBase):
         URI: demo://resource/static/document/startup.md
         MIME type: text/markdown
         """
-        return self._read(specs.RESOURCES["demo://resource/static/document/startup.md"])
+        return self._read(
+            _specs.RESOURCES["demo://resource/static/document/startup.md"]
+        )
 
     def structure_md(self) -> ResourceResult:
         """Static document file exposed from /docs: structure.md
@@ -655,7 +659,7 @@ class Resources(SyncResourcesBase):
         MIME type: text/markdown
         """
         return self._read(
-            specs.RESOURCES["demo://resource/static/document/structure.md"]
+            _specs.RESOURCES["demo://resource/static/document/structure.md"]
         )
 
     def dynamic_blob_resource(self, *, resource_id: str | int) -> ResourceResult:
@@ -664,7 +668,7 @@ class Resources(SyncResourcesBase):
         URI template: demo://resource/dynamic/blob/{resourceId}
         """
         return self._read_template(
-            specs.TEMPLATES["demo://resource/dynamic/blob/{resourceId}"],
+            _specs.TEMPLATES["demo://resource/dynamic/blob/{resourceId}"],
             {"resource_id": resource_id},
         )
 
@@ -674,6 +678,6 @@ class Resources(SyncResourcesBase):
         URI template: demo://resource/dynamic/text/{resourceId}
         """
         return self._read_template(
-            specs.TEMPLATES["demo://resource/dynamic/text/{resourceId}"],
+            _specs.TEMPLATES["demo://resource/dynamic/text/{resourceId}"],
             {"resource_id": resource_id},
         )

@@ -7,31 +7,34 @@ ended up with. Bad items are reported and skipped; nothing is dropped silently.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from typing import Any
 
 from mcp_codegen import __version__, ir
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.model_codegen import FieldInfo, ModelsOutput, names_in
+from mcp_codegen.model_codegen import FieldInfo, ModelsOutput, field_aliases, names_in
 from mcp_codegen.naming import (
     RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
     NameRegistry,
-    pascal_from_snake,
+    class_prefixes,
     snake_case,
 )
+from mcp_codegen.options import Selection
 from mcp_codegen.runtime.drift import tool_fingerprint
 from mcp_codegen.schema_prep import PreparedTool, is_wrapped_primitive, prepare_tool
 from mcp_codegen.snapshot.model import Snapshot
 
-#: Names at the top of the generated client module that a model class must not shadow.
-_CLIENT_MODULE_NAMES = frozenset(
+#: Names at the top of the generated client and specs modules, which import model classes: a model
+#: class must not shadow them (a tool named `tool` would otherwise have a result class `ToolResult`).
+_MODULE_NAMES = frozenset(
     {"AsyncClient", "Client", "AsyncPrompts", "Prompts", "AsyncResources", "Resources", "Any", "Literal",
-     "Mapping", "NotSent", "NOT_SENT", "ToolResult", "ResourceResult", "PromptResult", "TYPE_CHECKING"}
+     "Mapping", "NotSent", "NOT_SENT", "ToolResult", "ResourceResult", "PromptResult", "TYPE_CHECKING",
+     "ClassVar", "Final", "Path", "ToolSpec", "PromptSpec", "ResourceSpec", "TemplateSpec", "SnapshotData",
+     "AsyncClientBase", "AsyncPromptsBase", "AsyncResourcesBase", "SyncClientBase", "SyncPromptsBase",
+     "SyncResourcesBase"}
 )  # fmt: skip
 _NAMESPACE_MEMBERS = frozenset({"client", "list", "read", "get"})
 _TEMPLATE_EXPRESSION = re.compile(r"\{([+#./;?&]?)([^{}]*)\}")
@@ -59,24 +62,6 @@ class ToolPlan:
         return f"{self.class_prefix}Arguments"
 
 
-@dataclass(frozen=True)
-class Selection:
-    """Which tools a package covers, and how agents see them (generation options)."""
-
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    #: Wire name -> description replacing the server's (docstrings, README and agent definitions).
-    descriptions: Mapping[str, str] = field(default_factory=dict)
-
-    def selects(self, wire_name: str) -> bool:
-        included = not self.include or any(fnmatchcase(wire_name, p) for p in self.include)
-        return included and not any(fnmatchcase(wire_name, p) for p in self.exclude)
-
-    def key(self) -> str:
-        """Part of the input hash."""
-        return json.dumps([self.include, self.exclude, sorted(self.descriptions.items())])
-
-
 def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selection | None = None) -> list[ToolPlan]:
     selection = selection or Selection()
     tools = _unique_by(snapshot.tools, "name", "tools", diagnostics)
@@ -94,8 +79,9 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
                 f"tools.{wire}", f"method named {python} ({snake_case(wire, fallback='tool')} is {reason})"
             )
 
-    class_names: set[str] = set(_CLIENT_MODULE_NAMES)
-    prefixes = {wire: pascal_from_snake(method_names[wire]) for wire in tools}
+    class_names: set[str] = set(_MODULE_NAMES)
+    prefix_of_method = class_prefixes(method_names.values(), taken=_MODULE_NAMES)
+    prefixes = {wire: prefix_of_method[method_names[wire]] for wire in tools}
     for prefix in prefixes.values():
         class_names |= {f"{prefix}Arguments", f"{prefix}Result"}
 
@@ -135,11 +121,12 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
 
 
 def datamodel_document(plans: Sequence[ToolPlan]) -> tuple[dict[str, Any], dict[str, str]]:
-    """The combined `$defs` document and the scoped field aliases that fix parameter names."""
+    """The combined `$defs` document and the field aliases: scoped ones fix parameter names."""
     definitions: dict[str, Any] = {}
-    aliases: dict[str, str] = {}
     for plan in plans:
         definitions.update(plan.prepared.definitions)
+    aliases = field_aliases(definitions)
+    for plan in plans:
         for wire, python in plan.parameter_names.items():
             if wire != python:
                 aliases[f"{plan.arguments_class}.{wire}"] = python

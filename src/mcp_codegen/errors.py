@@ -21,6 +21,8 @@ class ExitCode(IntEnum):
     SERVER = 3
     #: The output directory holds files mcp-codegen did not generate (use --overwrite).
     OUTPUT_CONFLICT = 4
+    #: Several servers: some failed (named in the summary); the others were generated.
+    PARTIAL = 5
     #: Interrupted (Ctrl-C); the previous output is left as it was.
     INTERRUPTED = 130
 

@@ -102,3 +102,25 @@ class ClientSpec:
     templates: tuple[ResourceTemplate, ...]
     #: `from X import Y` lines the client module needs under TYPE_CHECKING for its signatures.
     type_imports: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class UmbrellaMember:
+    """One server's subpackage in an umbrella package."""
+
+    #: The server's name in the config (the toolkit's key and the `mcp__<server>__` namespace).
+    server_key: str
+    #: The subpackage's import name.
+    package_name: str
+    #: The server's own name and version, as it reported them (untrusted text).
+    server_label: str
+    tools: int
+    resources: int
+    prompts: int
+
+
+@dataclass(frozen=True)
+class UmbrellaSpec:
+    package_name: str
+    generator_version: str
+    members: tuple[UmbrellaMember, ...]

@@ -7,64 +7,21 @@ snapshot (`snapshot.model`) -> plans and IR (`build_ir`) -> models (`model_codeg
 
 from __future__ import annotations
 
-import hashlib
-import keyword
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import cache
 from importlib import resources
 from pathlib import Path
 
 from mcp_codegen import __version__
-from mcp_codegen.build_ir import Selection, ToolPlan, build_client_spec, datamodel_document, plan_tools
+from mcp_codegen.build_ir import ToolPlan, build_client_spec, datamodel_document, plan_tools
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
 from mcp_codegen.formatting import format_python
 from mcp_codegen.model_codegen import ModelsOutput, run_datamodel_codegen, split_models
-from mcp_codegen.render import header_line, render_package, templates_dir
+from mcp_codegen.options import GenerateOptions, input_hash, validate_package_name
+from mcp_codegen.render import header_line, render_package
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.write import MANIFEST, manifest_bytes
-
-
-def validate_package_name(name: str) -> str:
-    if not name.isidentifier() or keyword.iskeyword(name) or not name.isascii():
-        raise UsageError(f"package name {name!r} is not a valid Python identifier (use --package-name)")
-    return name
-
-
-@dataclass(frozen=True)
-class GenerateOptions:
-    selection: Selection = field(default_factory=Selection)
-    #: Prefix of the tool names agents see.
-    tool_prefix: str = ""
-
-    def key(self) -> str:
-        return self.selection.key() + "\0" + self.tool_prefix
-
-
-def input_hash(snapshot: Snapshot, package_name: str, options: GenerateOptions | None = None) -> str:
-    """Everything the output depends on: same hash, same bytes."""
-    options = options or GenerateOptions()
-    key = "\0".join([generator_fingerprint(), package_name, options.key(), snapshot.to_text()])
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
-@cache
-def generator_fingerprint() -> str:
-    """A hash of this generator's own code and templates.
-
-    Part of the input hash, so the "already up to date" shortcut never survives a change of the
-    generator (an upgrade, or an edit in a source checkout). The dependencies that shape the output
-    are pinned to a minor range instead, so the hash is the same on every machine.
-    """
-    package = Path(str(resources.files("mcp_codegen")))
-    digest = hashlib.sha256(__version__.encode())
-    sources = sorted(package.rglob("*.py")) + sorted(templates_dir().rglob("*.jinja"))
-    for path in sources:
-        if "demo" not in path.parts:
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 def generate_files(
@@ -82,9 +39,12 @@ def generate_files(
     models = _models(plans, diagnostics)
     spec = build_client_spec(snapshot, plans, models, package_name=package_name, diagnostics=diagnostics)
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
-    texts = format_python(render_package(spec, models, header, tool_prefix=options.tool_prefix))
-    # The runtime is copied verbatim (its sources are kept black-clean at the default line length).
-    texts |= _runtime_files()
+    texts = format_python(
+        render_package(spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime)
+    )
+    if not options.shared_runtime:
+        # Copied verbatim (its sources are kept black-clean at the default line length).
+        texts |= runtime_files()
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
     files["py.typed"] = b""
@@ -124,7 +84,7 @@ def _models(plans: Sequence[ToolPlan], diagnostics: Diagnostics) -> ModelsOutput
     return split_models(source, owners, {plan.arguments_class: plan.nullable for plan in plans}, diagnostics)
 
 
-def _runtime_files() -> dict[str, str]:
+def runtime_files() -> dict[str, str]:
     """The runtime support, copied verbatim as the `_runtime` subpackage."""
     runtime = Path(str(resources.files("mcp_codegen"))) / "runtime"
     return {f"_runtime/{path.name}": path.read_text(encoding="utf-8") for path in sorted(runtime.glob("*.py"))}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from types import TracebackType
@@ -631,8 +631,11 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         attempts: Callable[[], Sequence[Attempt]],
         *,
         timeout: float,
+        after_connect: Callable[[ClientT], Awaitable[object]] | None = None,
     ) -> None:
         self._make_client = make_client
+        #: Runs once the client exists (the drift guard); if it raises, the connection is closed.
+        self._after_connect = after_connect
         self._attempts = attempts
         self._timeout = timeout
         self._group: anyio.abc.TaskGroup | None = None
@@ -733,7 +736,14 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
             raise ConnectError(
                 "cannot connect to the MCP server: " + "; ".join(self._failures)
             )
-        return self._make_client(self._session, self)
+        client = self._make_client(self._session, self)
+        if self._after_connect is not None:
+            try:
+                await self._after_connect(client)
+            except BaseException as error:
+                await self.__aexit__(type(error), error, error.__traceback__)
+                raise
+        return client
 
     async def _exit_group(self, error: BaseException | None = None) -> None:
         group, self._group = self._group, None

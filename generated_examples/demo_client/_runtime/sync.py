@@ -202,12 +202,25 @@ class SyncClientBase(Generic[AsyncT]):
         env: Mapping[str, str] | None = None,
         cwd: str | Path | None = None,
         timeout: float = 60.0,
+        drift_check: bool = True,
+        strict: bool = False,
     ) -> SyncConnection[Self]:
-        """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`."""
+        """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
+
+        `drift_check` and `strict`: see `AsyncClient.stdio`.
+        """
         async_class = cls._async_class
         return SyncConnection(
             cls,
-            lambda: async_class.stdio(command, args, env=env, cwd=cwd, timeout=timeout),
+            lambda: async_class.stdio(
+                command,
+                args,
+                env=env,
+                cwd=cwd,
+                timeout=timeout,
+                drift_check=drift_check,
+                strict=strict,
+            ),
         )
 
     @classmethod
@@ -218,13 +231,20 @@ class SyncClientBase(Generic[AsyncT]):
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
         transport: Literal["auto", "http", "sse"] = "auto",
+        drift_check: bool = True,
+        strict: bool = False,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
         async_class = cls._async_class
         return SyncConnection(
             cls,
             lambda: async_class.http(
-                url, headers=headers, timeout=timeout, transport=transport
+                url,
+                headers=headers,
+                timeout=timeout,
+                transport=transport,
+                drift_check=drift_check,
+                strict=strict,
             ),
         )
 
@@ -235,21 +255,38 @@ class SyncClientBase(Generic[AsyncT]):
         env: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
+        drift_check: bool = True,
+        strict: bool = False,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from (see `AsyncClient.connect`)."""
         async_class = cls._async_class
         return SyncConnection(
-            cls, lambda: async_class.connect(env=env, headers=headers, timeout=timeout)
+            cls,
+            lambda: async_class.connect(
+                env=env,
+                headers=headers,
+                timeout=timeout,
+                drift_check=drift_check,
+                strict=strict,
+            ),
         )
 
     @classmethod
     def in_process(
-        cls, server: Server[Any] | MCPServer, *, timeout: float = 60.0
+        cls,
+        server: Server[Any] | MCPServer,
+        *,
+        timeout: float = 60.0,
+        drift_check: bool = True,
+        strict: bool = False,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (served on the client's event-loop thread)."""
         async_class = cls._async_class
         return SyncConnection(
-            cls, lambda: async_class.in_process(server, timeout=timeout)
+            cls,
+            lambda: async_class.in_process(
+                server, timeout=timeout, drift_check=drift_check, strict=strict
+            ),
         )
 
     # --------------------------------------------------------------------------------- plumbing

@@ -119,6 +119,8 @@ class AsyncClientBase:
     _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {}
     #: The launch recorded at generation time (secret-free JSON), or None.
     _launch: ClassVar[Mapping[str, Any] | None] = None
+    #: Wire tool name -> hash of its schemas at generation (`specs.TOOL_HASHES`), for the drift guard.
+    _tool_hashes: ClassVar[Mapping[str, str] | None] = None
     #: Prefix of the tool names agents see (`--tool-prefix`; the generated class may set it).
     _tool_prefix: ClassVar[str] = ""
     #: `on_call` observers; empty (the class default) until one is added, so plain calls pay one check.
@@ -143,7 +145,12 @@ class AsyncClientBase:
 
     @classmethod
     def _connection_for(
-        cls, attempts: Callable[[], Sequence[Any]], timeout: float
+        cls,
+        attempts: Callable[[], Sequence[Any]],
+        timeout: float,
+        *,
+        drift_check: bool = True,
+        strict: bool = False,
     ) -> AsyncConnection[Self]:
         def make_client(session: Any, connection: AsyncConnection[Self]) -> Self:
             client = cls(session)
@@ -151,7 +158,20 @@ class AsyncClientBase:
             connection.on_close = client._mark_closed
             return client
 
-        return AsyncConnection(make_client, attempts, timeout=timeout)
+        expected = cls._tool_hashes
+
+        async def guard(client: Self) -> object:
+            from .drift import check_drift
+
+            assert expected is not None
+            return await check_drift(client._session, expected, strict=strict)
+
+        return AsyncConnection(
+            make_client,
+            attempts,
+            timeout=timeout,
+            after_connect=guard if drift_check and expected is not None else None,
+        )
 
     @classmethod
     def stdio(
@@ -162,16 +182,24 @@ class AsyncClientBase:
         env: Mapping[str, str] | None = None,
         cwd: str | Path | None = None,
         timeout: float = 60.0,
+        drift_check: bool = True,
+        strict: bool = False,
     ) -> AsyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
 
         The child sees only a minimal environment (PATH, HOME, ...) plus `env`. `timeout` bounds the
         connect and is the default timeout of every request.
+
+        On connect the live tools are compared with the snapshot this package was generated from: a
+        removed tool or a changed schema logs one warning, or raises `SchemaDriftError` with
+        `strict=True`; `drift_check=False` skips the comparison (and its `tools/list` request).
         """
         args = tuple(args)
         return cls._connection_for(
             lambda: [stdio_attempt(command, args, env=env, cwd=cwd, timeout=timeout)],
             timeout,
+            drift_check=drift_check,
+            strict=strict,
         )
 
     @classmethod
@@ -182,13 +210,20 @@ class AsyncClientBase:
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
         transport: Literal["auto", "http", "sse"] = "auto",
+        drift_check: bool = True,
+        strict: bool = False,
     ) -> AsyncConnection[Self]:
-        """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
+        """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
+
+        `drift_check` and `strict`: see `stdio()`.
+        """
         return cls._connection_for(
             lambda: http_attempts(
                 url, headers=headers, timeout=timeout, transport=transport
             ),
             timeout,
+            drift_check=drift_check,
+            strict=strict,
         )
 
     @classmethod
@@ -198,26 +233,42 @@ class AsyncClientBase:
         env: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
+        drift_check: bool = True,
+        strict: bool = False,
     ) -> AsyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
         Environment variables named at generation are passed to a stdio server when set; header
         templates such as `Bearer ${TOKEN}` are expanded from `os.environ` (a missing variable is a
         `ConnectError`). `env=` and `headers=` add to or override what was recorded.
+        `drift_check` and `strict`: see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
             lambda: launch_attempts(launch, env=env, headers=headers, timeout=timeout),
             timeout,
+            drift_check=drift_check,
+            strict=strict,
         )
 
     @classmethod
     def in_process(
-        cls, server: Server[Any] | MCPServer, *, timeout: float = 60.0
+        cls,
+        server: Server[Any] | MCPServer,
+        *,
+        timeout: float = 60.0,
+        drift_check: bool = True,
+        strict: bool = False,
     ) -> AsyncConnection[Self]:
-        """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`."""
+        """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
+
+        `drift_check` and `strict`: see `stdio()`.
+        """
         return cls._connection_for(
-            lambda: [in_process_attempt(server, timeout=timeout)], timeout
+            lambda: [in_process_attempt(server, timeout=timeout)],
+            timeout,
+            drift_check=drift_check,
+            strict=strict,
         )
 
     # --------------------------------------------------------------------------------- lifecycle
@@ -702,6 +753,13 @@ class AsyncClientBase:
                 break
             seen.add(cursor)
         return found
+
+    async def ping(self, *, timeout: float | None = None) -> None:
+        """Check that the server answers (MCP `ping`); raises `RequestTimeoutError` after `timeout` s."""
+        types = _types()
+        await self._request(
+            types.PingRequest(), types.EmptyResult, method="ping", timeout=timeout
+        )
 
     async def list_tools(self) -> list[mcp_types.Tool]:
         """Every tool the server lists now (all pages)."""

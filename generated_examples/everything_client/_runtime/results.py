@@ -207,7 +207,10 @@ class PromptResult:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"PromptResult(description={self.description!r}, messages={len(self.raw.messages)})"
+        return (
+            f"PromptResult(description={self.description!r}, "
+            f"messages={len(self.raw.messages)}, text={_shorten(self.text)!r})"
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         return {"raw": self.raw}

@@ -31,7 +31,6 @@ Every framework is imported on first use, with a clear message when it is not in
 from __future__ import annotations
 
 import base64
-import copy
 import fnmatch
 import importlib
 import json
@@ -44,6 +43,7 @@ from .errors import (
     RequestTimeoutError,
     ToolError,
 )
+from .specs import copy_json
 from .toolnames import agent_tool_names
 
 if TYPE_CHECKING:
@@ -653,7 +653,7 @@ class AgentTool:
     @property
     def input_schema(self) -> _JsonObject:
         """The tool's input JSON Schema exactly as the server listed it (a copy)."""
-        return copy.deepcopy(self._input_schema())
+        return copy_json(self._input_schema())
 
     def _input_schema(self) -> _JsonObject:
         schema = self._schema
@@ -663,7 +663,7 @@ class AgentTool:
 
     def _parameters(self) -> _JsonObject:
         """The schema sent to models: the original; `type: object` added when it is missing."""
-        schema = copy.deepcopy(self._input_schema())
+        schema = copy_json(self._input_schema())
         if "type" not in schema:
             schema["type"] = "object"
         return schema
@@ -689,7 +689,7 @@ class AgentTool:
     def strict_schema(self) -> _JsonObject | None:
         """The OpenAI strict form of the input schema, or None (`strict_error` says why)."""
         strict = self._strict_form()
-        return None if isinstance(strict, NotStrictError) else copy.deepcopy(strict)
+        return None if isinstance(strict, NotStrictError) else copy_json(strict)
 
     @property
     def strict_error(self) -> str | None:
@@ -716,7 +716,7 @@ class AgentTool:
                 return None
             raise NotStrictError(f"tool {self.name!r} cannot be strict: {form}")
         self._strict_sent = True
-        return copy.deepcopy(form)
+        return copy_json(form)
 
     # ---- binding and calling
 

@@ -1,0 +1,652 @@
+"""Project configuration: the servers to generate clients for, read from TOML and validated.
+
+Where it lives (`find_config` walks up from the current directory, stopping after the directory that
+holds `.git`): `mcp-codegen.toml` (the whole file is the config) is taken first; otherwise a
+`pyproject.toml` with a `[tool.mcp-codegen]` table. Relative paths (`output`, `cwd`, `env_file`) are
+relative to the directory of that file.
+
+```toml
+# mcp-codegen.toml (or the same keys under [tool.mcp-codegen] in pyproject.toml)
+output = "mcp_clients"      # the umbrella package directory (its name is the import name)
+timeout = 30                # seconds for connecting and for each request
+
+[servers.github]            # the name: its snake_case form names the subpackage (`github`)
+command = "npx"             # stdio: `command` (+ `args`) ...
+args = ["-y", "@modelcontextprotocol/server-github"]
+env = { GITHUB_PERSONAL_ACCESS_TOKEN = "${GITHUB_TOKEN}" }
+env_file = ".env"           # KEY=VALUE lines, passed to the process (`env` wins)
+cwd = "."
+include = ["get_*", "search_*"]          # fnmatch globs over wire tool names
+exclude = ["*_delete"]
+tool_prefix = "gh"
+descriptions = { search_code = "Search code in all repositories." }
+package_name = "github_client"           # default: the server name in snake_case
+
+[servers.remote]            # ... or `url`, over streamable HTTP / legacy SSE
+url = "https://mcp.example.com/mcp"
+transport = "auto"          # "http", "sse" or "auto" (default: http, falling back to sse)
+headers = { Authorization = "Bearer ${REMOTE_TOKEN}" }
+
+[servers.old]
+command = "python"
+args = ["-m", "old_server"]
+enabled = false             # left out of `mcp-codegen generate` unless named with --server
+
+[inputs.api-key]            # optional: documents a `${input:api-key}` (VS Code inputs)
+description = "Example API key"
+password = true
+```
+
+Every table rejects keys it does not know, naming the key with its location and the closest valid
+one (`unknown key servers.github.comand (did you mean 'command'?)`). A server has exactly one of
+`command` (stdio; `transport` may only be "stdio") and `url` (`transport` "http", "sse" or "auto");
+`env`, `cwd` go with `command`, `headers` with `url`; `env_file` with either. Server names must
+contain a letter or digit, their snake_case form must not be a Python keyword, and no two may share it.
+
+References, expanded when a server is resolved (`resolve_server`), in `command`, `args`, `url`, `cwd`,
+`env_file`, and the values of `env` and `headers` (never in what generated code records):
+
+* `${VAR}`, `${env:VAR}`: the environment variable VAR (then the `env_file` variables); unset is an error.
+* `${VAR:-default}`: VAR, or `default` when VAR is unset or empty.
+* `${input:ID}` (VS Code inputs): the environment variable `MCP_INPUT_<ID>`, ID in UPPER_SNAKE_CASE
+  (`${input:api-key}` -> `MCP_INPUT_API_KEY`, `${input:githubPat}` -> `MCP_INPUT_GITHUB_PAT`); see `input_env_var`.
+* `${workspaceFolder}`: the config's base directory (the directory holding the TOML file; for an
+  mcp.json, see `mcp_json`), `${workspaceFolderBasename}` its name, `${userHome}` the home directory,
+  `${pathSeparator}` and `${/}` the path separator.
+* Other `${kind:...}` forms (`${command:...}`, `${config:...}`) are rejected; any other `${...}` text is kept.
+
+`env_file` is read as `KEY=VALUE` lines: blank lines and `#` comments are skipped, `export ` is allowed,
+and one pair of matching quotes around the value is removed; nothing else is interpreted.
+"""
+
+from __future__ import annotations
+
+import difflib
+import keyword
+import os
+import re
+import tomllib
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+
+from mcp_codegen.errors import UsageError
+from mcp_codegen.launch import HttpLaunch, ServerLaunch, StdioLaunch, expand_env, redact_url
+from mcp_codegen.naming import snake_case, words
+
+if TYPE_CHECKING:  # the pipeline is imported only when a server is resolved (it is slow to import)
+    from mcp_codegen.options import GenerateOptions
+
+CONFIG_FILE = "mcp-codegen.toml"
+PYPROJECT = "pyproject.toml"
+TOOL_TABLE = "mcp-codegen"
+
+TransportName = Literal["stdio", "http", "sse", "auto"]
+
+_TOOL_PREFIX = re.compile(r"[A-Za-z0-9_-]{1,40}")
+#: `${...}`: the text between the braces, without braces or newlines.
+_REFERENCE = re.compile(r"\$\{([^{}\n]*)\}")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DEFAULTED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):-(.*)", re.DOTALL)
+_KIND = re.compile(r"([A-Za-z][A-Za-z0-9]*):(.*)", re.DOTALL)
+#: What may be left of a value once its references are removed for it to count as "only references":
+#: nothing, or an auth scheme word such as "Bearer " (the rule `launch.HttpLaunch.record` applies too).
+_HARMLESS_LITERAL = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
+_ENV_FILE_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+# --------------------------------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------------------------------
+
+
+class ServerConfig(BaseModel):
+    """One `[servers.<name>]` table."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    url: str | None = None
+    #: Default: "stdio" with `command`, "auto" with `url`.
+    transport: TransportName | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    env_file: str | None = None
+    cwd: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    include: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+    tool_prefix: str = ""
+    descriptions: dict[str, str] = Field(default_factory=dict)
+    package_name: str | None = None
+    enabled: bool = True
+
+    @field_validator("command")
+    @classmethod
+    def _command_not_empty(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("'command' is empty")
+        return value
+
+    @field_validator("tool_prefix")
+    @classmethod
+    def _valid_prefix(cls, value: str) -> str:
+        if value and not _TOOL_PREFIX.fullmatch(value):
+            raise ValueError("'tool_prefix' may only hold letters, digits, '_' and '-' (at most 40)")
+        return value
+
+    @field_validator("package_name")
+    @classmethod
+    def _valid_package(cls, value: str | None) -> str | None:
+        if value is not None:
+            _check_identifier(value, "'package_name'")
+        return value
+
+    @field_validator("env", "headers")
+    @classmethod
+    def _valid_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for name in value:
+            if not name or "=" in name or "\0" in name or name != name.strip():
+                raise ValueError(f"{name!r} is not a valid name")
+        return value
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> ServerConfig:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give exactly one of 'command' (stdio) or 'url' (http/sse)")
+        if self.command is not None:
+            if self.transport not in (None, "stdio"):
+                raise ValueError(f"transport {self.transport!r} goes with 'url'; with 'command' it is 'stdio'")
+            if self.headers:
+                raise ValueError("'headers' go with 'url', not 'command'")
+        else:
+            if self.transport == "stdio":
+                raise ValueError("transport 'stdio' needs 'command', not 'url'")
+            if self.env or self.cwd is not None or self.args:
+                used = [k for k, v in (("args", self.args), ("env", self.env), ("cwd", self.cwd)) if v]
+                raise ValueError(f"{', '.join(repr(k) for k in used)} go with 'command', not 'url'")
+        return self
+
+    @property
+    def kind(self) -> Literal["stdio", "http", "sse", "auto"]:
+        if self.command is not None:
+            return "stdio"
+        return self.transport if self.transport in ("http", "sse", "auto") else "auto"
+
+
+class InputConfig(BaseModel):
+    """One `[inputs.<id>]` table: documents a `${input:<id>}` reference (from VS Code's `inputs`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    description: str = ""
+    password: bool = False
+
+
+class ProjectConfig(BaseModel):
+    """The whole configuration: `mcp-codegen.toml`, `[tool.mcp-codegen]`, or an mcp.json converted."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    output: str = "mcp_clients"
+    timeout: float = Field(default=30.0, gt=0)
+    servers: dict[str, ServerConfig] = Field(default_factory=dict)
+    inputs: dict[str, InputConfig] = Field(default_factory=dict)
+
+    _source: Path | None = PrivateAttr(default=None)
+    _base_dir: Path | None = PrivateAttr(default=None)
+
+    @field_validator("servers")
+    @classmethod
+    def _valid_server_names(cls, servers: dict[str, ServerConfig]) -> dict[str, ServerConfig]:
+        seen: dict[str, str] = {}
+        for name, server in servers.items():
+            python = subpackage_name(name)
+            package = server.package_name or python
+            if package in seen:
+                raise ValueError(f"servers {seen[package]!r} and {name!r} would both be package {package!r}")
+            seen[package] = name
+        return servers
+
+    @property
+    def source(self) -> Path | None:
+        """The file this configuration was read from (None when built in memory)."""
+        return self._source
+
+    @property
+    def base_dir(self) -> Path:
+        """Where relative paths and `${workspaceFolder}` point: the config file's directory (else the cwd)."""
+        return self._base_dir if self._base_dir is not None else Path.cwd()
+
+    def located(self, *, source: Path | None, base_dir: Path | None) -> ProjectConfig:
+        """This configuration, remembering the file it came from and its base directory."""
+        self._source = source
+        self._base_dir = base_dir
+        return self
+
+    def output_dir(self) -> Path:
+        """The umbrella package directory (`output`, relative to the base directory)."""
+        output = Path(self.output).expanduser()
+        return output if output.is_absolute() else self.base_dir / output
+
+
+def subpackage_name(server_name: str) -> str:
+    """The subpackage (and default package) name of a server: its name in snake_case.
+
+    Raises ValueError for a name without a letter or digit, or whose snake_case form is a keyword.
+    A leading digit gets a `server_` prefix (`1password` -> `server_1password`).
+    """
+    if not words(server_name):
+        raise ValueError(f"server name {server_name!r} needs at least one ASCII letter or digit")
+    python = snake_case(server_name, fallback="server")
+    if keyword.iskeyword(python) or keyword.issoftkeyword(python):
+        raise ValueError(f"server name {server_name!r} is the Python keyword {python!r} (rename the server)")
+    return python
+
+
+def _check_identifier(value: str, what: str) -> None:
+    if not value.isidentifier() or not value.isascii() or keyword.iskeyword(value):
+        raise ValueError(f"{what} must be a Python identifier, got {value!r}")
+
+
+# --------------------------------------------------------------------------------------------------
+# Finding and loading
+# --------------------------------------------------------------------------------------------------
+
+
+def find_config(start: Path) -> Path | None:
+    """The config file for a run started in `start`: walking up, `mcp-codegen.toml` first, else a
+    `pyproject.toml` with `[tool.mcp-codegen]`. The walk stops after the directory holding `.git`."""
+    directory = start.resolve()
+    while True:
+        candidate = directory / CONFIG_FILE
+        if candidate.is_file():
+            return candidate
+        pyproject = directory / PYPROJECT
+        if pyproject.is_file():
+            tool = _read_toml(pyproject).get("tool")
+            if isinstance(tool, dict) and TOOL_TABLE in tool:
+                return pyproject
+        if (directory / ".git").exists() or directory.parent == directory:
+            return None
+        directory = directory.parent
+
+
+def load_config(path: Path) -> ProjectConfig:
+    """Read and validate a config file (`pyproject.toml`: its `[tool.mcp-codegen]` table)."""
+    data = _read_toml(path)
+    where = f"{path}"
+    if path.name == PYPROJECT:
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict) or TOOL_TABLE not in tool:
+            raise UsageError(f"{path} has no [tool.{TOOL_TABLE}] table")
+        data = tool[TOOL_TABLE]
+        where = f"{path} [tool.{TOOL_TABLE}]"
+        if not isinstance(data, dict):
+            raise UsageError(f"{where} must be a table")
+    return validate_config(data, where=where).located(source=path, base_dir=path.resolve().parent)
+
+
+def validate_config(data: Mapping[str, Any], *, where: str) -> ProjectConfig:
+    """`ProjectConfig` from plain data; every problem becomes one `UsageError` line starting with `where`."""
+    try:
+        return ProjectConfig.model_validate(dict(data))
+    except ValidationError as error:
+        raise UsageError(f"{where}: {describe_validation_error(error, ProjectConfig)}") from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise UsageError(f"cannot read {path} ({error.strerror or error.__class__.__name__})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise UsageError(f"{path} is not valid TOML: {error}") from None
+
+
+def describe_validation_error(error: ValidationError, model: type[BaseModel]) -> str:
+    """One line for a pydantic error: each problem with its dotted location, unknown keys with a suggestion.
+
+    Input values are never quoted (they may be secrets).
+    """
+    problems: list[str] = []
+    for item in error.errors(include_input=False, include_url=False):
+        location = tuple(item["loc"])
+        dotted = dotted_location(location)
+        if item["type"] == "extra_forbidden":
+            valid = _valid_keys(model, location[:-1])
+            suggestion = difflib.get_close_matches(str(location[-1]), valid, n=1, cutoff=0.6)
+            hint = f" (did you mean {suggestion[0]!r}?)" if suggestion else f" (valid keys: {', '.join(valid)})"
+            problems.append(f"unknown key {dotted}{hint}")
+            continue
+        message = str(item["msg"]).removeprefix("Value error, ")
+        problems.append(f"{dotted}: {message}" if dotted else message)
+    shown = "; ".join(problems[:3])
+    return shown + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
+
+
+def dotted_location(location: Sequence[int | str]) -> str:
+    """`("servers", "my server", "env")` -> `servers."my server".env` (TOML dotted-key style)."""
+    parts = []
+    for part in location:
+        text = str(part)
+        parts.append(text if _BARE_KEY.fullmatch(text) else '"' + text.replace('"', '\\"') + '"')
+    return ".".join(parts)
+
+
+def _valid_keys(model: type[BaseModel], location: Sequence[int | str]) -> list[str]:
+    """The field names of the model found at `location` under `model`, following dict values."""
+    current: Any = model
+    for part in location:
+        origin = typing.get_origin(current)
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(str(part))
+            if field is None:
+                return []
+            current = _unwrap_optional(field.annotation)
+        elif origin is dict:
+            current = _unwrap_optional(typing.get_args(current)[1])
+        elif origin is list:
+            current = _unwrap_optional(typing.get_args(current)[0])
+        else:
+            return []
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def _unwrap_optional(annotation: Any) -> Any:
+    if typing.get_origin(annotation) in (Union, types.UnionType):
+        options = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(options) == 1:
+            return options[0]
+    return annotation
+
+
+# --------------------------------------------------------------------------------------------------
+# Selecting, overriding and resolving servers
+# --------------------------------------------------------------------------------------------------
+
+
+def select_servers(cfg: ProjectConfig, names: Sequence[str] = ()) -> list[str]:
+    """The servers a run covers: the `names` asked for (disabled ones included, they were asked for), or
+    every enabled server. An unknown name is a `UsageError` with the closest configured one."""
+    if not names:
+        chosen = [name for name, server in cfg.servers.items() if server.enabled]
+        if not chosen:
+            where = f" in {cfg.source}" if cfg.source else ""
+            raise UsageError(f"no enabled servers{where}" if cfg.servers else f"no servers configured{where}")
+        return chosen
+    chosen = []
+    for name in names:
+        if name not in cfg.servers:
+            raise UsageError(f"--server {name!r}: {_unknown_server(cfg, name)}")
+        if name not in chosen:
+            chosen.append(name)
+    return chosen
+
+
+def _unknown_server(cfg: ProjectConfig, name: str) -> str:
+    where = f" in {cfg.source}" if cfg.source else ""
+    known = list(cfg.servers)
+    suggestion = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if suggestion:
+        return f"no such server{where} (did you mean {suggestion[0]!r}?)"
+    return f"no such server{where} (configured: {', '.join(known) or 'none'})"
+
+
+def apply_overrides(
+    cfg: ProjectConfig,
+    *,
+    output: str | Path | None = None,
+    timeout: float | None = None,
+    server: Mapping[str, Any] | None = None,
+    names: Sequence[str] | None = None,
+) -> ProjectConfig:
+    """A copy with command-line flags applied (flags win over the config); revalidated.
+
+    `server` holds `ServerConfig` keys (`include`, `exclude`, `tool_prefix`, `descriptions`,
+    `package_name`, `transport`, `env`, `headers`, `cwd`, ...) applied to the servers in `names`
+    (default: all). `output` given as a relative path stays relative to the config's base directory:
+    pass an absolute path for one relative to the current directory.
+    """
+    data = cfg.model_dump()
+    if output is not None:
+        data["output"] = str(output)
+    if timeout is not None:
+        data["timeout"] = float(timeout)
+    if server:
+        for name in names if names is not None else list(cfg.servers):
+            if name not in cfg.servers:
+                raise UsageError(f"--server {name!r}: {_unknown_server(cfg, name)}")
+            data["servers"][name].update(server)
+    return validate_config(data, where="command line").located(source=cfg.source, base_dir=cfg._base_dir)
+
+
+def package_name_for(cfg: ProjectConfig, name: str) -> str:
+    """The package (umbrella subpackage) name of server `name`: `package_name`, else its snake_case name."""
+    server = _server(cfg, name)
+    return server.package_name or subpackage_name(name)
+
+
+def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, GenerateOptions, str]:
+    """The live launch spec (references expanded, `env_file` read), generation options and package name.
+
+    Raises `UsageError` for an unknown server, an unset variable or an unreadable `env_file`.
+    """
+    from mcp_codegen.options import GenerateOptions, Selection
+
+    server = _server(cfg, name)
+    where = f"servers.{dotted_location([name])}"
+    expander = Expander(cfg)
+    file_vars: dict[str, str] = {}
+    if server.env_file is not None:
+        env_path = _path(cfg, expander.expand(server.env_file, what=f"{where}.env_file"))
+        file_vars = read_env_file(env_path, what=f"{where}.env_file")
+        expander = Expander(cfg, fallback=file_vars)
+    options = GenerateOptions(
+        selection=Selection(
+            include=tuple(server.include), exclude=tuple(server.exclude), descriptions=dict(server.descriptions)
+        ),
+        tool_prefix=server.tool_prefix,
+    )
+    package = server.package_name or subpackage_name(name)
+    if server.command is not None:
+        env = dict(file_vars)
+        for key, value in server.env.items():
+            env[key] = expander.expand(value, what=f"{where}.env.{dotted_location([key])}")
+        cwd = None
+        if server.cwd is not None:
+            cwd = str(_path(cfg, expander.expand(server.cwd, what=f"{where}.cwd")))
+        launch: ServerLaunch = StdioLaunch(
+            command=expander.expand(server.command, what=f"{where}.command"),
+            args=tuple(expander.expand(arg, what=f"{where}.args[{i}]") for i, arg in enumerate(server.args)),
+            env=env,
+            cwd=cwd,
+        )
+        return launch, options, package
+    assert server.url is not None
+    url = expander.expand(server.url, what=f"{where}.url")
+    if not re.match(r"https?://[^/?#]", url):
+        raise UsageError(f"{where}.url must be an http(s) URL, got {redact_url(url)!r}")
+    headers = {
+        key: expander.expand(value, what=f"{where}.headers.{dotted_location([key])}")
+        for key, value in server.headers.items()
+    }
+    transport = server.kind
+    assert transport != "stdio"
+    launch = HttpLaunch(
+        url=url,
+        headers=headers,
+        transport=transport,
+        header_templates={key: env_template(value) for key, value in server.headers.items()},
+    )
+    return launch, options, package
+
+
+def _server(cfg: ProjectConfig, name: str) -> ServerConfig:
+    server = cfg.servers.get(name)
+    if server is None:
+        raise UsageError(f"server {name!r}: {_unknown_server(cfg, name)}")
+    return server
+
+
+def _path(cfg: ProjectConfig, text: str) -> Path:
+    path = Path(text).expanduser()
+    return path if path.is_absolute() else cfg.base_dir / path
+
+
+# --------------------------------------------------------------------------------------------------
+# References
+# --------------------------------------------------------------------------------------------------
+
+
+def input_env_var(input_id: str) -> str:
+    """The environment variable a `${input:ID}` reads: `MCP_INPUT_` + ID in UPPER_SNAKE_CASE."""
+    return "MCP_INPUT_" + ("_".join(words(input_id)).upper() or "UNNAMED")
+
+
+def references(text: str) -> list[str]:
+    """The `${...}` references in `text` (their inner text)."""
+    return _REFERENCE.findall(text)
+
+
+def is_reference_only(value: str) -> bool:
+    """True when `value` holds at least one `${...}` reference and otherwise at most an auth scheme word."""
+    return bool(references(value)) and bool(_HARMLESS_LITERAL.match(_REFERENCE.sub("", value)))
+
+
+def env_template(value: str) -> str:
+    """`value` with `${env:X}` and `${input:ID}` rewritten as the plain `${VAR}` the generated client expands."""
+
+    def rewrite(match: re.Match[str]) -> str:
+        inner = match.group(1)
+        kind = _KIND.fullmatch(inner)
+        if kind and kind.group(1) == "env" and _IDENTIFIER.fullmatch(kind.group(2)):
+            return "${" + kind.group(2) + "}"
+        if kind and kind.group(1) == "input":
+            return "${" + input_env_var(kind.group(2)) + "}"
+        return match.group(0)
+
+    return _REFERENCE.sub(rewrite, value)
+
+
+class Expander:
+    """Expands the references documented in this module's docstring, in one pass (values are not rescanned)."""
+
+    def __init__(
+        self,
+        cfg: ProjectConfig,
+        *,
+        environ: Mapping[str, str] | None = None,
+        fallback: Mapping[str, str] | None = None,
+    ) -> None:
+        self._cfg = cfg
+        self._environ = os.environ if environ is None else environ
+        #: Looked up when the environment lacks a variable (the `env_file` variables).
+        self._fallback = fallback or {}
+
+    def _lookup(self) -> dict[str, str]:
+        return {**self._fallback, **self._environ}
+
+    def expand(self, text: str, *, what: str) -> str:
+        if "${" not in text:
+            return text
+        lookup = self._lookup()
+
+        def substitute(match: re.Match[str]) -> str:
+            inner = match.group(1)
+            if _IDENTIFIER.fullmatch(inner):
+                if inner in ("workspaceFolder", "workspaceFolderBasename", "userHome", "pathSeparator"):
+                    return self._builtin(inner)
+                return expand_env(match.group(0), what=what, environ=lookup)
+            if inner == "/":
+                return os.sep
+            defaulted = _DEFAULTED.fullmatch(inner)
+            if defaulted:
+                return lookup.get(defaulted.group(1)) or defaulted.group(2)
+            kind = _KIND.fullmatch(inner)
+            if kind is None:
+                return match.group(0)
+            prefix, rest = kind.groups()
+            if prefix == "env" and _IDENTIFIER.fullmatch(rest):
+                return expand_env("${" + rest + "}", what=what, environ=lookup)
+            if prefix == "input":
+                return self._input(rest, what=what, lookup=lookup)
+            raise UsageError(f"{what}: ${{{prefix}:...}} references are not supported (use ${{VAR}} or ${{input:ID}})")
+
+        return _REFERENCE.sub(substitute, text)
+
+    def _builtin(self, name: str) -> str:
+        if name == "workspaceFolder":
+            return str(self._cfg.base_dir)
+        if name == "workspaceFolderBasename":
+            return self._cfg.base_dir.name
+        if name == "userHome":
+            return str(Path.home())
+        return os.sep
+
+    def _input(self, input_id: str, *, what: str, lookup: Mapping[str, str]) -> str:
+        variable = input_env_var(input_id)
+        if variable in lookup:
+            return lookup[variable]
+        declared = self._cfg.inputs.get(input_id)
+        about = f" ({declared.description})" if declared is not None and declared.description else ""
+        raise UsageError(
+            f"{what} refers to ${{input:{input_id}}}{about}: mcp-codegen does not prompt; "
+            f"set {variable} in the environment"
+        )
+
+
+def read_env_file(path: Path, *, what: str) -> dict[str, str]:
+    """`KEY=VALUE` lines (see the module docstring). Errors name the line, never its value."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as error:
+        raise UsageError(f"{what}: cannot read {path} ({error.strerror or error.__class__.__name__})") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{what}: {path} is not UTF-8 text") from None
+    values: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = _ENV_FILE_LINE.fullmatch(line)
+        if match is None:
+            raise UsageError(f"{what}: {path}:{number} is not a KEY=VALUE line")
+        key, value = match.group(1), match.group(2).strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        values[key] = value
+    return values
+
+
+__all__ = [
+    "CONFIG_FILE",
+    "Expander",
+    "InputConfig",
+    "ProjectConfig",
+    "ServerConfig",
+    "apply_overrides",
+    "describe_validation_error",
+    "env_template",
+    "find_config",
+    "input_env_var",
+    "is_reference_only",
+    "load_config",
+    "package_name_for",
+    "read_env_file",
+    "references",
+    "resolve_server",
+    "select_servers",
+    "subpackage_name",
+    "validate_config",
+]

@@ -1,0 +1,95 @@
+"""What a run is asked to generate, and the input hash that decides whether anything must be done.
+
+Kept free of the heavy stages (datamodel-code-generator, jinja2, pydantic) so that the daily
+"already up to date" run imports only this, the snapshot model and the writer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import keyword
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mcp_codegen import __version__
+from mcp_codegen.errors import UsageError
+
+if TYPE_CHECKING:
+    from mcp_codegen.snapshot.model import Snapshot
+
+
+def validate_package_name(name: str) -> str:
+    if not name.isidentifier() or keyword.iskeyword(name) or not name.isascii():
+        raise UsageError(f"package name {name!r} is not a valid Python identifier (use --package-name)")
+    return name
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which tools a package covers, and how agents see them (generation options)."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    #: Wire name -> description replacing the server's (docstrings, README and agent definitions).
+    descriptions: Mapping[str, str] = field(default_factory=dict)
+
+    def selects(self, wire_name: str) -> bool:
+        included = not self.include or any(fnmatchcase(wire_name, p) for p in self.include)
+        return included and not any(fnmatchcase(wire_name, p) for p in self.exclude)
+
+    def key(self) -> str:
+        """Part of the input hash."""
+        return json.dumps([self.include, self.exclude, sorted(self.descriptions.items())])
+
+
+@dataclass(frozen=True)
+class GenerateOptions:
+    selection: Selection = field(default_factory=Selection)
+    #: Prefix of the tool names agents see.
+    tool_prefix: str = ""
+    #: A subpackage of an umbrella package: import the umbrella's `_runtime` instead of shipping one.
+    shared_runtime: bool = False
+
+    def with_shared_runtime(self) -> GenerateOptions:
+        return replace(self, shared_runtime=True)
+
+    def key(self) -> str:
+        return self.selection.key() + "\0" + self.tool_prefix + ("\0shared" if self.shared_runtime else "")
+
+
+def input_hash(snapshot: Snapshot, package_name: str, options: GenerateOptions | None = None) -> str:
+    """Everything the output depends on: same hash, same bytes."""
+    options = options or GenerateOptions()
+    key = "\0".join([generator_fingerprint(), package_name, options.key(), snapshot.to_text()])
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def templates_dir() -> Path:
+    """The templates shipped inside the wheel, or the repository's `templates/` in a source checkout."""
+    packaged = Path(str(resources.files("mcp_codegen"))) / "templates"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "templates"
+
+
+@cache
+def generator_fingerprint() -> str:
+    """A hash of this generator's own code and templates.
+
+    Part of the input hash, so the "already up to date" shortcut never survives a change of the
+    generator (an upgrade, or an edit in a source checkout). The dependencies that shape the output
+    are pinned to a minor range instead, so the hash is the same on every machine.
+    """
+    package = Path(str(resources.files("mcp_codegen")))
+    digest = hashlib.sha256(__version__.encode())
+    sources = sorted(package.rglob("*.py")) + sorted(templates_dir().rglob("*.jinja"))
+    for path in sources:
+        if "demo" not in path.parts:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()

@@ -1,0 +1,325 @@
+"""Several real servers from one config: parallel generation, partial failure, the umbrella package's Toolkit.
+
+The config holds the demo server over stdio, npm server-everything over stdio, the demo server over
+streamable HTTP on 127.0.0.1 (a subprocess the tests stop and restart), and one server that cannot start.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from helpers import mypy_strict, pyright_strict
+
+pytestmark = pytest.mark.anyio
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class HttpDemo:
+    """The demo server over streamable HTTP in a subprocess, on a fixed port so it can be restarted."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mcp_codegen.demo", "--http", "--port", str(self.port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.1)
+        raise RuntimeError("the demo HTTP server did not start")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+@pytest.fixture(scope="module")
+def http_demo() -> Iterator[HttpDemo]:
+    server = HttpDemo()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _toml_string(value: str) -> str:
+    return json.dumps(value)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory, http_demo: HttpDemo, everything_command: list[str]) -> Path:
+    root = tmp_path_factory.mktemp("project")
+    (root / ".git").mkdir()
+    node, *node_args = everything_command
+    (root / "pyproject.toml").write_text(
+        f"""[project]
+name = "agent-app"
+
+[tool.mcp-codegen]
+output = "mcp_clients"
+timeout = 30
+
+[tool.mcp-codegen.servers.demo]
+command = {_toml_string(sys.executable)}
+args = ["-m", "mcp_codegen.demo"]
+
+[tool.mcp-codegen.servers.everything]
+command = {_toml_string(node)}
+args = {json.dumps(node_args)}
+exclude = ["trigger-*"]
+
+[tool.mcp-codegen.servers.demo-http]
+url = "{http_demo.url}"
+transport = "http"
+
+[tool.mcp-codegen.servers.broken]
+command = "mcp-codegen-no-such-command"
+""",
+        encoding="utf-8",
+    )
+    return root
+
+
+def run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_codegen", *arguments], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def generated(project: Path) -> subprocess.CompletedProcess[str]:
+    return run("generate", cwd=project)
+
+
+@pytest.fixture(scope="module")
+def umbrella(project: Path, generated: subprocess.CompletedProcess[str]) -> Iterator[Any]:
+    sys.path.insert(0, str(project))
+    try:
+        yield importlib.import_module("mcp_clients")
+    finally:
+        sys.path.remove(str(project))
+        for name in [m for m in sys.modules if m == "mcp_clients" or m.startswith("mcp_clients.")]:
+            del sys.modules[name]
+
+
+# --------------------------------------------------------------------------------------------------
+# Generation
+# --------------------------------------------------------------------------------------------------
+
+
+def test_partial_failure_generates_the_others_and_says_so(
+    project: Path, generated: subprocess.CompletedProcess[str]
+) -> None:
+    assert generated.returncode == 5, generated.stderr  # documented: partial
+    assert "Traceback" not in generated.stderr
+    assert "snapshotted 3 of 4 servers (demo, everything, demo-http); 1 failed:" in generated.stderr
+    assert "broken: command not found: mcp-codegen-no-such-command" in generated.stderr
+    package = project / "mcp_clients"
+    assert sorted(p.name for p in package.iterdir() if p.is_dir()) == ["_runtime", "demo", "demo_http", "everything"]
+    # every subpackage shares the umbrella's runtime
+    assert not (package / "demo" / "_runtime").exists()
+    assert "from .._runtime import" in (package / "demo" / "client.py").read_text()
+    # per-server options from the config apply
+    assert not [p for p in (package / "everything" / "models").iterdir() if p.name.startswith("trigger")]
+
+
+def test_progress_is_reported_per_server(generated: subprocess.CompletedProcess[str]) -> None:
+    for server in ("demo", "everything", "demo-http"):
+        assert f"mcp-codegen: {server}: done in " in generated.stderr
+    assert "mcp-codegen: broken: failed: command not found" in generated.stderr
+
+
+def test_umbrella_passes_mypy_strict_and_pyright(project: Path, generated: subprocess.CompletedProcess[str]) -> None:
+    (project / "use_toolkit.py").write_text(
+        "from mcp_clients import Toolkit\n"
+        "from mcp_clients.demo.models import GetWeatherResult\n\n\n"
+        "async def weather(kit: Toolkit) -> GetWeatherResult:\n"
+        '    return await kit["demo"].get_weather(city="Paris")\n'
+    )
+    result = mypy_strict(project, "mcp_clients", "use_toolkit.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    result = pyright_strict(project, "mcp_clients", "use_toolkit.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_check_reports_the_umbrella_current(project: Path, generated: subprocess.CompletedProcess[str]) -> None:
+    result = run("generate", "--check", "--server", "demo", "--server", "demo-http", cwd=project)
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_failing_server_keeps_its_previous_subpackage(
+    project: Path, generated: subprocess.CompletedProcess[str], http_demo: HttpDemo
+) -> None:
+    client = project / "mcp_clients" / "demo_http" / "client.py"
+    before = client.read_bytes()
+    http_demo.stop()
+    try:
+        result = run("generate", "--server", "demo-http", "--timeout", "5", cwd=project)
+    finally:
+        http_demo.start()
+    assert result.returncode == 3, result.stderr  # the only server asked for failed
+    assert "all 1 server failed:" in result.stderr
+    assert client.read_bytes() == before
+    assert '"demo-http"' in (project / "mcp_clients" / "__init__.py").read_text()
+
+
+def test_an_unknown_server_name_suggests_the_closest(project: Path) -> None:
+    result = run("generate", "--server", "everthing", cwd=project)
+    assert result.returncode == 2
+    assert "did you mean 'everything'?" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# The Toolkit
+# --------------------------------------------------------------------------------------------------
+
+
+async def test_toolkit_connects_to_every_server_and_calls_them(umbrella: Any) -> None:
+    async with umbrella.Toolkit() as kit:
+        status = kit.status()
+        assert {name: s.state for name, s in status.items()} == {
+            "demo": "connected",
+            "everything": "connected",
+            "demo-http": "connected",
+        }
+        assert status["demo"].tools == 7
+        assert await kit["demo"].add(a=2, b=3) == 5
+        assert await kit["demo-http"].add(a=1, b=1) == 2
+        echoed = await kit["everything"].echo(message="hi")
+        assert "hi" in str(echoed)
+
+
+async def test_agent_tools_are_namespaced_per_server(umbrella: Any) -> None:
+    async with umbrella.Toolkit() as kit:
+        tools = kit.tools()
+        names = [tool.name for tool in tools]
+        assert "mcp__demo__add" in names and "mcp__demo-http__add" in names and "mcp__everything__echo" in names
+        assert len(names) == len(set(names))
+        assert all(len(name) <= 64 for name in names)
+        only = kit.tools("get_*", servers=["demo"])
+        assert sorted(tool.name for tool in only) == ["mcp__demo__get_note", "mcp__demo__get_weather"]
+        output = await tools["mcp__demo-http__add"].run({"a": 20, "b": 22})
+        assert "42" in output.text
+        openai = tools.to_openai()
+        assert {entry["function"]["name"] for entry in openai} == set(names)
+
+
+async def test_disable_enable_and_reconnect(umbrella: Any) -> None:
+    async with umbrella.Toolkit(disabled=["everything"]) as kit:
+        assert kit.status()["everything"].state == "disabled"
+        assert not [t for t in kit.tools() if t.name.startswith("mcp__everything__")]
+        with pytest.raises(umbrella.ServerUnavailableError, match="disabled"):
+            kit["everything"]
+        assert (await kit.enable("everything")).state == "connected"
+        assert [t for t in kit.tools() if t.name.startswith("mcp__everything__")]
+        first = kit["demo"]
+        assert (await kit.reconnect("demo")).state == "connected"
+        assert kit["demo"] is not first and first.closed
+        assert await kit["demo"].add(a=1, b=2) == 3
+        assert (await kit.disable("demo")).state == "disabled"
+        assert kit.status()["demo"].tools == 0
+
+
+async def test_a_server_going_down_is_reported_and_reconnected(umbrella: Any, http_demo: HttpDemo) -> None:
+    async with umbrella.Toolkit(timeout=10) as kit:
+        assert kit.status()["demo-http"].state == "connected"
+        http_demo.stop()
+        try:
+            health = await kit.health(timeout=3)
+            assert health["demo-http"].state == "failed", health
+            assert health["demo-http"].error
+            assert health["demo"].state == "connected"  # the others are untouched
+            failed = await kit.reconnect("demo-http")
+            assert failed.state == "failed" and "cannot connect" in (failed.error or "")
+        finally:
+            http_demo.start()
+        assert (await kit.reconnect("demo-http")).state == "connected"
+        assert await kit["demo-http"].add(a=3, b=4) == 7
+
+
+async def test_a_server_that_cannot_be_reached_does_not_stop_the_others(umbrella: Any) -> None:
+    unreachable = f"http://127.0.0.1:{_free_port()}/mcp"
+    connectors = {"demo-http": lambda: umbrella.demo_http.AsyncClient.http(unreachable, timeout=5)}
+    started = time.perf_counter()
+    async with umbrella.Toolkit(connectors=connectors) as kit:
+        status = kit.status()
+        assert status["demo-http"].state == "failed"
+        assert "cannot connect" in (status["demo-http"].error or "")
+        assert status["demo"].state == "connected" and status["everything"].state == "connected"
+        with pytest.raises(umbrella.ServerUnavailableError, match="failed"):
+            kit["demo-http"]
+    assert time.perf_counter() - started < 60
+
+
+async def test_closing_leaves_no_server_running(umbrella: Any) -> None:
+    kit = umbrella.Toolkit()
+    async with kit:
+        demo = kit["demo"]
+    assert demo.closed
+    assert {s.state for s in kit.status().values()} == {"closed"}
+    with anyio.fail_after(5):
+        await kit.close()  # idempotent
+
+
+def test_unknown_server_names_are_rejected(umbrella: Any) -> None:
+    with pytest.raises(KeyError, match="no server named 'nope'"):
+        umbrella.Toolkit(disabled=["nope"])
+
+
+def test_readme_lists_every_server(project: Path, generated: subprocess.CompletedProcess[str]) -> None:
+    readme = (project / "mcp_clients" / "README.md").read_text()
+    for package in ("demo", "demo_http", "everything"):
+        assert f"[`{package}`]({package}/README.md)" in readme
+    assert os.linesep in readme
+
+
+def test_mcp_json_with_one_server_writes_a_plain_package(tmp_path: Path, http_demo: HttpDemo) -> None:
+    (tmp_path / "mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "demo": {"command": sys.executable, "args": ["-m", "mcp_codegen.demo"]},
+                    "remote": {"type": "http", "url": http_demo.url},
+                    "off": {"command": "nope", "disabled": True},
+                }
+            }
+        )
+    )
+    result = run("generate", "--mcp-json", "mcp.json", "--server", "remote", "-o", "remote_client", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "remote_client" / "_runtime").is_dir()  # a standalone package, not an umbrella
+    both = run("generate", "--mcp-json", "mcp.json", "-o", "clients", "--format", "json", cwd=tmp_path)
+    assert both.returncode == 0, both.stderr
+    report = json.loads(both.stdout)
+    assert {name: server["state"] for name, server in report["servers"].items()} == {
+        "demo": "written",
+        "remote": "written",
+    }
+    assert (tmp_path / "clients" / "remote" / "client.py").is_file()
