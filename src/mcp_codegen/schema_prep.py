@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -166,7 +167,9 @@ def _compiles(pattern: str) -> bool:
     """Whether both Python and pydantic's regex engine (Rust `regex`: no look-around, no backreferences)
     accept the pattern: one either rejects makes the generated module fail at import."""
     try:
-        re.compile(pattern)
+        with warnings.catch_warnings():  # FutureWarning on syntax Python may reinterpret: still compiles
+            warnings.simplefilter("ignore")
+            re.compile(pattern)
         SchemaValidator(core_schema.str_schema(pattern=pattern))
     except (re.error, SchemaError, RecursionError, OverflowError):
         return False
