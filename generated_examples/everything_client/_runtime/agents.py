@@ -1006,15 +1006,19 @@ class AgentTool:
                     items.append(text_output(text=part.as_text()))
             return items
 
-        return agents.FunctionTool(
+        tool = agents.FunctionTool(
             name=self.name,
             description=self.description,
             params_json_schema=(
                 strict_schema if strict_schema is not None else self._parameters()
             ),
             on_invoke_tool=on_invoke_tool,
-            strict_json_schema=use_strict,
+            strict_json_schema=False,
         )
+        # Set after construction: the SDK would copy and re-run its strict pass on a schema that is
+        # already strict (ours is a fixed point of that pass; tests check it over the corpus).
+        tool.strict_json_schema = use_strict
+        return tool
 
     def __repr__(self) -> str:
         state = "bound" if self.client is not None else "unbound"
