@@ -61,7 +61,9 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_timed(command: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None) -> tuple[Timing, subprocess.CompletedProcess[str]]:
+def run_timed(
+    command: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[Timing, subprocess.CompletedProcess[str]]:
     """Run `command` to completion; wall time and the child's CPU time. Fails loudly on a non-zero exit."""
     cpu_before = _children_cpu()
     started = time.perf_counter()

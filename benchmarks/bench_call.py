@@ -55,7 +55,9 @@ def generate_client(work: Path) -> Any:
 
     snapshot = work / "demo.json"
     snapshot.write_text(anyio.run(_snapshot_text), encoding="utf-8")
-    run_timed([executable("mcp-codegen"), "generate", "-q", "--snapshot", str(snapshot), "-o", str(work / PACKAGE)], cwd=work)
+    run_timed(
+        [executable("mcp-codegen"), "generate", "-q", "--snapshot", str(snapshot), "-o", str(work / PACKAGE)], cwd=work
+    )
     sys.path.insert(0, str(work))
     return importlib.import_module(PACKAGE)
 

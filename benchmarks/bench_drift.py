@@ -12,8 +12,7 @@ The guard is the one generated packages ship: a 300-tool package is generated (i
 directory) and its own `_runtime.drift.check_drift(session, specs.TOOL_HASHES, strict=True)` is timed on a
 session stub whose `list_tools` returns the 300 tools already parsed (`mcp_types.ListToolsResult`), so what is
 timed is the guard's own work: hash every listed tool's schemas (`tool_fingerprint`) and compare. It must
-find no drift. For context (not targets): `drift._itemhash.listing_hashes` (a second per-item hash that no
-generated package uses today), the floor of any canonical-JSON hash (one `json.dumps(sort_keys=True)` + SHA-256
+find no drift. For context (not targets): the floor of any canonical-JSON hash (one `json.dumps(sort_keys=True)` + SHA-256
 of the same schemas in a single call), and the guard on a real in-memory session (`tools/list` round trip
 included) next to a bare `list_tools()`.
 
@@ -45,7 +44,6 @@ from _common import Row, emit, fmt_seconds, generate_package, median, spread  # 
 from make_tools import make_tools, snapshot_dict  # noqa: E402
 
 from mcp_codegen.drift import diff_snapshots, load_side, render  # noqa: E402
-from mcp_codegen.drift.hashing import listing_hashes  # noqa: E402
 from mcp_codegen.snapshot.model import Snapshot  # noqa: E402
 
 DIFF_BUDGET_MS = 200.0
@@ -257,7 +255,6 @@ def main() -> int:
                 "diff identical": lambda: diff_snapshots(old, old),
                 "load x2 + diff + json": end_to_end,
                 "guard (check_drift)": lambda: run_to_completion(drift.check_drift(session, expected, strict=True)),
-                "listing_hashes (unused)": lambda: listing_hashes({"tools": hash_tools}),
                 "canonical JSON floor": lambda: canonical_floor(listing),
             },
             arguments.reps,

@@ -53,20 +53,23 @@ def importtime(code: str, env: dict[str, str], top: int) -> None:
     print(f"\n`python -X importtime -c {code!r}`: {len(rows)} modules, {fmt_seconds(total / 1e6)} of self time")
     print("  top by self time:")
     for self_us, cumulative_us, name in sorted(rows, key=lambda row: -row[0])[:top]:
-        print(f"    {fmt_seconds(self_us / 1e6):>10} self  {fmt_seconds(cumulative_us / 1e6):>10} cumulative  {name.strip()}")
+        print(
+            f"    {fmt_seconds(self_us / 1e6):>10} self  {fmt_seconds(cumulative_us / 1e6):>10} cumulative  {name.strip()}"
+        )
     print("  top-level imports by cumulative time (what the package pulls in):")
     top_level = [row for row in rows if not row[2].startswith(" ")]
-    for self_us, cumulative_us, name in sorted(top_level, key=lambda row: -row[1])[:top]:
+    for _self_us, cumulative_us, name in sorted(top_level, key=lambda row: -row[1])[:top]:
         print(f"    {fmt_seconds(cumulative_us / 1e6):>10} cumulative  {name}")
     ours = [row for row in rows if row[2].strip().startswith(PACKAGE)]
     print(
         f"  the package's own {len(ours)} modules: {fmt_seconds(sum(r[0] for r in ours) / 1e6)} self time; "
-        "largest: " + ", ".join(f"{r[2].strip()} {fmt_seconds(r[0] / 1e6)}" for r in sorted(ours, key=lambda r: -r[0])[:4])
+        "largest: "
+        + ", ".join(f"{r[2].strip()} {fmt_seconds(r[0] / 1e6)}" for r in sorted(ours, key=lambda r: -r[0])[:4])
     )
 
 
 def _split(line: str) -> tuple[str, str, str, str]:
-    body = line[len("import time:"):]
+    body = line[len("import time:") :]
     self_us, cumulative_us, name = body.split("|", 2)
     # One space after the bar, then two more per nesting level: keep only the nesting indentation.
     return "", self_us.strip(), cumulative_us.strip(), name.rstrip().removeprefix(" ")
@@ -104,7 +107,10 @@ def main() -> None:
                 pair.reverse()
             for sink, code in [*pair, (bare, "pass")]:
                 sink.append(run_timed([sys.executable, "-c", code], env=env)[0].wall)
-            print(f"  rep {rep + 1}/{arguments.reps}: import {PACKAGE} {fmt_seconds(ours[-1])}, import mcp {fmt_seconds(baseline[-1])}", flush=True)
+            print(
+                f"  rep {rep + 1}/{arguments.reps}: import {PACKAGE} {fmt_seconds(ours[-1])}, import mcp {fmt_seconds(baseline[-1])}",
+                flush=True,
+            )
         all_models = [run_timed([sys.executable, "-c", models_code], env=env)[0].wall for _ in range(3)]
 
         print("\nmedians (min–max):")

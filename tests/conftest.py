@@ -31,10 +31,10 @@ _TESTS_DIR = str(Path(__file__).resolve().parent)
 if _TESTS_DIR not in sys.path:
     sys.path.insert(0, _TESTS_DIR)
 
-from servers import install as _install
-from servers.helpers import serve_http
+from servers import install as _install  # noqa: E402 (after the sys.path line above)
+from servers.helpers import serve_http  # noqa: E402
 
-from mcp_codegen.demo.server import build_server
+from mcp_codegen.demo.server import build_server  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -66,7 +66,13 @@ def test_strict_variant_and_mapping_back(demo_pkg: ModuleType, demo_server: MCPS
             author = params["$defs"]["Author"]
             assert author["required"] == ["email", "name"] and author["additionalProperties"] is False
             # The model answers in the strict dialect: nulls for what it leaves out.
-            answer = {"author": {"name": "Ada", "email": None}, "body": "b", "title": "Hi", "priority": None, "tags": None}
+            answer = {
+                "author": {"name": "Ada", "email": None},
+                "body": "b",
+                "title": "Hi",
+                "priority": None,
+                "tags": None,
+            }
             assert draft.arguments_from_model(answer) == {"author": {"name": "Ada"}, "body": "b", "title": "Hi"}
             out = await draft.run(json.dumps(answer))
             assert not out.is_error, out.text
@@ -89,7 +95,9 @@ def test_tools_that_cannot_be_strict_say_why() -> None:
     with pytest.raises(NotStrictError, match="meta: an object without listed properties"):
         strict_json_schema(free_form)
     with pytest.raises(NotStrictError, match="free-form keys"):
-        strict_json_schema({"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "string"}}}})
+        strict_json_schema(
+            {"type": "object", "properties": {"m": {"type": "object", "additionalProperties": {"type": "string"}}}}
+        )
     with pytest.raises(NotStrictError, match="'not'"):
         strict_json_schema({"type": "object", "properties": {"x": {"not": {"type": "string"}}}})
     assert strict_json_schema({"type": "object"}) == {
@@ -206,13 +214,15 @@ def test_hooks_and_trace_recorder(demo_pkg: ModuleType, demo_server: MCPServer) 
     assert len(lines) == 6
     assert lines[0].startswith("1. add(a=2, b=3) -> 5")
     assert "!! ToolError" in lines[2]
-    assert lines[4].startswith("5. demo_get_weather (get_weather)(city=\"Oslo\") -> ")
+    assert lines[4].startswith('5. demo_get_weather (get_weather)(city="Oslo") -> ')
     data = json.loads(recorder.to_json())
     assert data[0]["result"] == 5 and data[2]["error"]["type"] == "ToolError"
     assert data[4]["result"]["structuredContent"]["city"] == "Oslo"
 
 
-def test_parallel_calls_run_concurrently_with_a_timeout(everything_pkg: ModuleType, everything_command: list[str]) -> None:
+def test_parallel_calls_run_concurrently_with_a_timeout(
+    everything_pkg: ModuleType, everything_command: list[str]
+) -> None:
     async def main() -> None:
         async with everything_pkg.AsyncClient.stdio(everything_command[0], everything_command[1:]) as client:
             client.tools()
@@ -240,7 +250,12 @@ def test_runtime_selection_prefix_and_namespace(demo_pkg: ModuleType, demo_serve
     async def main() -> None:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
             assert client.tools(include="get_*").names == ["get_note", "get_weather"]
-            assert client.tools(exclude=["get_*", "search_notes"]).names == ["add", "draft_note", "forecast", "list_notes"]
+            assert client.tools(exclude=["get_*", "search_notes"]).names == [
+                "add",
+                "draft_note",
+                "forecast",
+                "list_notes",
+            ]
             assert client.tools(include="search-notes", prefix="nb_").names == ["nb_search-notes"]
             namespaced = client.tools(include=["add", "search*"], namespace=True)
             assert namespaced.names == ["mcp__demo__add", "mcp__demo__search-notes"]
@@ -276,6 +291,8 @@ def test_sync_client_tools_from_many_threads(demo_pkg: ModuleType, demo_server: 
         assert anyio.run(add.call, {"a": 5, "b": 5}) == 10
         out = anyio.run(tools["get_weather"].run, {"city": "Rome"})
         assert json.loads(out.text)["city"] == "Rome"
-        messages = client.handle_openai_tool_calls([{"id": "s", "function": {"name": "add", "arguments": '{"a": 1, "b": 1}'}}])
+        messages = client.handle_openai_tool_calls(
+            [{"id": "s", "function": {"name": "add", "arguments": '{"a": 1, "b": 1}'}}]
+        )
         assert messages == [{"role": "tool", "tool_call_id": "s", "content": "2"}]
         assert len(recorder) == 1 + 40 + 1 + 1 + 1

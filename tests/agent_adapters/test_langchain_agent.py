@@ -119,4 +119,6 @@ def test_everything_server_image_reaches_the_model(everything_pkg: ModuleType, e
     messages = _tool_messages(model.received[1])
     assert "langgraph" in messages["echo"].content
     image = messages["get-tiny-image"].content
-    assert isinstance(image, list) and any(block.get("type") == "image" and block.get("mime_type") == "image/png" for block in image)
+    assert isinstance(image, list) and any(
+        block.get("type") == "image" and block.get("mime_type") == "image/png" for block in image
+    )

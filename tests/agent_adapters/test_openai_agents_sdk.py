@@ -10,20 +10,18 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.server.mcpserver import MCPServer
-
-from mcp_codegen.runtime.agents import NotStrictError, strict_json_schema
+from agents import Agent, FunctionTool, RunConfig, Runner, Usage
+from agents.items import ModelResponse
+from agents.models.interface import Model
 from helpers import corpus_names, corpus_snapshot
-
-
-from agents import Agent, FunctionTool, RunConfig, Runner, Usage  # noqa: E402
-from agents.items import ModelResponse  # noqa: E402
-from agents.models.interface import Model  # noqa: E402
-from openai.types.responses import (  # noqa: E402
+from mcp.server.mcpserver import MCPServer
+from openai.types.responses import (
     ResponseFunctionToolCall,
     ResponseOutputMessage,
     ResponseOutputText,
 )
+
+from mcp_codegen.runtime.agents import NotStrictError, strict_json_schema
 
 
 class ScriptedModel(Model):
@@ -34,20 +32,38 @@ class ScriptedModel(Model):
         self.inputs: list[Any] = []
         self.tools: list[Any] = []
 
-    async def get_response(self, system_instructions: Any, input: Any, model_settings: Any, tools: Any, output_schema: Any, handoffs: Any, tracing: Any, **kwargs: Any) -> ModelResponse:
+    async def get_response(
+        self,
+        system_instructions: Any,
+        input: Any,
+        model_settings: Any,
+        tools: Any,
+        output_schema: Any,
+        handoffs: Any,
+        tracing: Any,
+        **kwargs: Any,
+    ) -> ModelResponse:
         self.inputs.append(input)
         self.tools = list(tools)
         if len(self.inputs) == 1:
             output: list[Any] = [
                 ResponseFunctionToolCall(
-                    type="function_call", id=f"fc{i}", call_id=f"call_{i}", name=name, arguments=json.dumps(args), status="completed"
+                    type="function_call",
+                    id=f"fc{i}",
+                    call_id=f"call_{i}",
+                    name=name,
+                    arguments=json.dumps(args),
+                    status="completed",
                 )
                 for i, (name, args) in enumerate(self.calls)
             ]
         else:
             output = [
                 ResponseOutputMessage(
-                    id="msg", type="message", role="assistant", status="completed",
+                    id="msg",
+                    type="message",
+                    role="assistant",
+                    status="completed",
                     content=[ResponseOutputText(type="output_text", text="finished", annotations=[])],
                 )
             ]
@@ -59,13 +75,20 @@ class ScriptedModel(Model):
 
 def _outputs(model: ScriptedModel) -> dict[str, Any]:
     items = model.inputs[1]
-    return {item["call_id"]: item["output"] for item in items if isinstance(item, dict) and item.get("type") == "function_call_output"}
+    return {
+        item["call_id"]: item["output"]
+        for item in items
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    }
 
 
 def test_agent_loop_on_the_demo_server(demo_pkg: ModuleType, demo_server: MCPServer) -> None:
     model = ScriptedModel(
         [
-            ("draft_note", {"title": "Hi", "body": "b", "author": {"name": "Ada", "email": None}, "priority": None, "tags": None}),
+            (
+                "draft_note",
+                {"title": "Hi", "body": "b", "author": {"name": "Ada", "email": None}, "priority": None, "tags": None},
+            ),
             ("add", {"a": 7, "b": 8}),
             ("get_note", {"note_id": "nope"}),
         ]

@@ -8,21 +8,17 @@ from types import ModuleType
 from typing import Any
 
 import anyio
-import pytest
 from mcp.server.mcpserver import MCPServer
-
-import pydantic_ai  # noqa: E402
-
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.messages import (  # noqa: E402
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
     ModelResponse,
     TextPart,
     ToolCallPart,
 )
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
-from pydantic_ai.models.test import TestModel  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.test import TestModel
 
 
 def _listed_schema(pkg: ModuleType, name: str) -> dict[str, Any]:
@@ -35,7 +31,9 @@ def _tool_returns(messages: list[ModelMessage]) -> dict[str, Any]:
     for message in messages:
         if isinstance(message, ModelRequest):
             for part in message.parts:
-                if getattr(part, "part_kind", "") in ("tool-return", "retry-prompt") and getattr(part, "tool_name", None):
+                if getattr(part, "part_kind", "") in ("tool-return", "retry-prompt") and getattr(
+                    part, "tool_name", None
+                ):
                     found[part.tool_name] = part
     return found
 

@@ -391,9 +391,7 @@ def test_failed_run_leaves_the_previous_package_untouched(
 def test_interrupted_run_exits_130_and_leaves_the_previous_package(package_copy: Path, tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
     script = tmp_path / "slow.py"
-    script.write_text(
-        "import os, sys, time\n" f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\n" "time.sleep(60)\n"
-    )
+    script.write_text(f"import os, sys, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n")
     before = state(package_copy)
     process = subprocess.Popen(
         [

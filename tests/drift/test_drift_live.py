@@ -58,7 +58,9 @@ def run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("drift_live")
     (root / "server.py").write_text(SERVER)
-    result = run("generate", "--stdio", f"{sys.executable} server.py", "-e", "DRIFT_VERSION=1", "-o", "changing_client", cwd=root)
+    result = run(
+        "generate", "--stdio", f"{sys.executable} server.py", "-e", "DRIFT_VERSION=1", "-o", "changing_client", cwd=root
+    )
     assert result.returncode == 0, result.stderr
     return root
 

@@ -196,7 +196,7 @@ def _object(properties: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[
             "type": "object",
             "properties": props,
             **({"description": description} if description is not None else {}),
-            **({"required": sorted(props)[: required]} if required else {}),
+            **({"required": sorted(props)[:required]} if required else {}),
         },
         properties,
         st.none() | texts,
@@ -283,9 +283,7 @@ def _unique_items(
     key_strategy: st.SearchStrategy[str], build: Any, max_size: int, min_size: int = 0, unique_by: Any = None
 ) -> Any:
     keys = st.lists(key_strategy, min_size=min_size, max_size=max_size, unique_by=unique_by or (lambda k: k))
-    return keys.flatmap(
-        lambda keys: st.tuples(*(build(key) for key in keys)).map(list)
-    )
+    return keys.flatmap(lambda keys: st.tuples(*(build(key) for key in keys)).map(list))
 
 
 @st.composite

@@ -153,7 +153,9 @@ def check_files(listing: dict[str, Any], files: dict[str, bytes]) -> None:
         if key is not None
     }
     for prompt in listing["prompts"]:
-        assert sorted(a for a, _, _ in prompt_arguments[prompt["name"]]) == sorted(a["name"] for a in prompt["arguments"])
+        assert sorted(a for a, _, _ in prompt_arguments[prompt["name"]]) == sorted(
+            a["name"] for a in prompt["arguments"]
+        )
     server_name = listing["serverInfo"]["name"] or "mcp-server"
     assert ast.literal_eval(assigned["SERVER_NAME"]) == server_name
 
@@ -293,7 +295,9 @@ def _every_payload_everywhere() -> dict[str, Any]:
                 "inputSchema": {"type": "object", "description": text, "properties": properties},
                 "outputSchema": {"type": "object", "properties": {"result": {"type": "string", "description": text}}},
             }
-            for word, text in zip(("alpha", "beta", "gamma", "delta", "epsilon", "zeta"), adversarial.CODE_PAYLOADS)
+            for word, text in zip(
+                ("alpha", "beta", "gamma", "delta", "epsilon", "zeta"), adversarial.CODE_PAYLOADS, strict=False
+            )
         ],
         "prompts": [
             {"name": text, "description": text, "arguments": [{"name": text, "description": text}]}
@@ -373,9 +377,7 @@ def test_a_name_shared_with_another_tools_class_keeps_both_models(tmp_path: Path
     assert not diagnostics.errors
     result = _python(
         tmp_path,
-        "import shared_name\n"
-        "for spec in shared_name.TOOLS.values():\n"
-        "    spec.arguments_model.model_json_schema()\n",
+        "import shared_name\nfor spec in shared_name.TOOLS.values():\n    spec.arguments_model.model_json_schema()\n",
     )
     assert result.returncode == 0, result.stderr[-2000:]
 
@@ -513,7 +515,10 @@ def test_a_lowlevel_server_listing_payloads_round_trips_through_snapshot_server(
             name=f"tool{index}",
             description=text,
             title=text,
-            input_schema={"type": "object", "properties": {"p": {"type": "string", "enum": [text], "description": text}}},
+            input_schema={
+                "type": "object",
+                "properties": {"p": {"type": "string", "enum": [text], "description": text}},
+            },
         )
         for index, text in enumerate(adversarial.CODE_PAYLOADS)
     ]
@@ -521,7 +526,9 @@ def test_a_lowlevel_server_listing_payloads_round_trips_through_snapshot_server(
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=payload_tools)
 
-    server: Server[Any] = Server(adversarial.CODE_PAYLOADS[2], version=adversarial.CODE_PAYLOADS[3], on_list_tools=list_tools)
+    server: Server[Any] = Server(
+        adversarial.CODE_PAYLOADS[2], version=adversarial.CODE_PAYLOADS[3], on_list_tools=list_tools
+    )
     snapshot = anyio.run(lambda: snapshot_server(server, diagnostics=Diagnostics()))
     listing = snapshot.as_json()
     files = generate_files(snapshot, package_name="wire_payloads", diagnostics=Diagnostics())

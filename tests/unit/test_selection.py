@@ -8,9 +8,8 @@ from pathlib import Path
 
 from helpers import ROOT
 
-from mcp_codegen.options import Selection
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.options import GenerateOptions, input_hash
+from mcp_codegen.options import GenerateOptions, Selection, input_hash
 from mcp_codegen.pipeline import generate_files
 from mcp_codegen.snapshot.model import read_snapshot
 from mcp_codegen.write import write_package

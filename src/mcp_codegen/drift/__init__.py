@@ -8,15 +8,14 @@
     sys.exit(exit_code(report, fail_on="breaking"))
 
 Modules: `normalize` (canonical schemas), `rules` (the rule table), `diff` (the walk), `allowlist`, `report`
-(text/json/markdown/github and the exit code), `hashing` (per-item hashes for the client's connect-time guard;
-`_itemhash` is its stdlib-only core, meant to be copied into generated runtimes).
+(text/json/markdown/github and the exit code). The client's cheap connect-time guard is not here: it ships in the
+generated runtime (`runtime/drift.py`).
 """
 
 from __future__ import annotations
 
 from mcp_codegen.drift.allowlist import AllowList, AllowlistError, apply_allowlist, load_allowlist, parse_allowlist
 from mcp_codegen.drift.diff import diff_snapshots, load_side
-from mcp_codegen.drift.hashing import item_hash, snapshot_hashes
 from mcp_codegen.drift.model import REPORT_FORMAT_VERSION, Allowance, AllowedFinding, DriftReport, Finding
 from mcp_codegen.drift.report import FAIL_ON, FORMATS, exit_code, render
 from mcp_codegen.drift.rules import LEVELS, RULES, Level, Rule
@@ -38,10 +37,8 @@ __all__ = [
     "apply_allowlist",
     "diff_snapshots",
     "exit_code",
-    "item_hash",
     "load_allowlist",
     "load_side",
     "parse_allowlist",
     "render",
-    "snapshot_hashes",
 ]
