@@ -7,9 +7,11 @@ are the only way server text reaches the output (see `pysource`).
 from __future__ import annotations
 
 import ast
+import os
 import pprint
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -20,10 +22,23 @@ from mcp_codegen.options import templates_dir
 from mcp_codegen.pysource import comment_text, docstring, string_literal
 
 
+def _template_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates, kept per user like .pyc files (compiling them is most of rendering a small package).
+    Jinja checks each entry against its template's source; without a writable cache directory, compile every time."""
+    try:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        directory = root / "mcp-codegen" / "templates"
+        directory.mkdir(parents=True, exist_ok=True)
+    except (OSError, RuntimeError):  # RuntimeError: no home directory to be found
+        return None
+    return jinja2.FileSystemBytecodeCache(str(directory)) if os.access(directory, os.W_OK) else None
+
+
 @cache
 def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
+        bytecode_cache=_template_cache(),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
