@@ -496,6 +496,7 @@ def _generate_umbrella(
                 for name, outcome in run.outcomes.items()
             },
             "partial": partial,
+            "removed": run.removed,
             "stale": stale,
         }
         click.echo(json.dumps(report, indent=2, sort_keys=True))
@@ -506,6 +507,8 @@ def _generate_umbrella(
         if check:
             for path in stale:
                 click.echo(f"mcp-codegen: stale: {output / path}", err=True)
+        for package in run.removed:
+            click.echo(f"mcp-codegen: removed {output / package} (its server is no longer configured)", err=True)
         if not reporter.quiet or partial:
             click.echo(f"mcp-codegen: {text}", err=True)
         if not reporter.quiet:

@@ -275,8 +275,10 @@ class UmbrellaRun:
     output: Path
     package_name: str
     outcomes: dict[str, ServerOutcome]
-    #: With --check: how the umbrella's own files differ.
+    #: With --check: how the umbrella's own files differ (a subpackage to remove is "removed").
     stale: list[Difference] = field(default_factory=list)
+    #: Subpackages of servers no longer in the config, removed by this run.
+    removed: list[str] = field(default_factory=list)
 
     @property
     def results(self) -> dict[str, Snapshot | Exception]:
@@ -307,10 +309,12 @@ def generate_umbrella(
     from mcp_codegen.umbrella import (
         check_umbrella_ownership,
         members_on_disk,
+        orphan_subpackages,
+        remove_subpackage,
         umbrella_files,
         write_umbrella_files,
     )
-    from mcp_codegen.write import differences, is_current, recorded_diagnostics, write_package
+    from mcp_codegen.write import Difference, differences, is_current, recorded_diagnostics, write_package
 
     validate_package_name(package_name)
     packages = {name: package_name_for(cfg, name) for name in cfg.servers}
@@ -361,10 +365,14 @@ def generate_umbrella(
             outcome.stale = differences(output / outcome.package, generated)
             outcome.state = "stale" if outcome.stale else "current"
         run.stale = differences_top(output, umbrella_files(package_name, members_on_disk(output, packages)))
+        run.stale += [Difference(orphan, "removed") for orphan in orphan_subpackages(output, packages.values())]
         return run
     for name, generated in files.items():
         write_package(output / outcomes[name].package, generated, overwrite=overwrite)
         outcomes[name].state = "written"
+    for orphan in orphan_subpackages(output, packages.values()):
+        remove_subpackage(output / orphan)
+        run.removed.append(orphan)
     write_umbrella_files(output, umbrella_files(package_name, members_on_disk(output, packages)))
     return run
 

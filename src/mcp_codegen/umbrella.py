@@ -16,8 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from mcp_codegen import __version__, ir
@@ -90,6 +91,30 @@ def write_umbrella_files(directory: Path, files: Mapping[str, bytes]) -> None:
     _replace(directory / MANIFEST, files[MANIFEST])
 
 
+def orphan_subpackages(directory: Path, packages: Collection[str]) -> list[str]:
+    """Subpackages mcp-codegen wrote into `directory` for servers no longer configured (not in `packages`)."""
+    if not directory.is_dir():
+        return []
+    return sorted(
+        entry.name
+        for entry in directory.iterdir()
+        if entry.is_dir()
+        and not entry.is_symlink()
+        and not entry.name.startswith(("_", "."))
+        and entry.name not in packages
+        and read_manifest(entry) is not None
+        and (entry / "snapshot.json").is_file()
+    )
+
+
+def remove_subpackage(directory: Path) -> None:
+    """Take a generated subpackage out of the umbrella in one rename, then delete it."""
+    doomed = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=directory.parent))
+    os.rmdir(doomed)
+    os.rename(directory, doomed)
+    shutil.rmtree(doomed, ignore_errors=True)
+
+
 def _replace(path: Path, data: bytes) -> None:
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -102,4 +127,11 @@ def _replace(path: Path, data: bytes) -> None:
         raise
 
 
-__all__ = ["check_umbrella_ownership", "members_on_disk", "umbrella_files", "write_umbrella_files"]
+__all__ = [
+    "check_umbrella_ownership",
+    "members_on_disk",
+    "orphan_subpackages",
+    "remove_subpackage",
+    "umbrella_files",
+    "write_umbrella_files",
+]

@@ -323,3 +323,26 @@ def test_mcp_json_with_one_server_writes_a_plain_package(tmp_path: Path, http_de
         "remote": "written",
     }
     assert (tmp_path / "clients" / "remote" / "client.py").is_file()
+
+
+def test_a_server_taken_out_of_the_config_loses_its_subpackage(tmp_path: Path) -> None:
+    demo = f'command = {_toml_string(sys.executable)}\nargs = ["-m", "mcp_codegen.demo"]\n'
+    config = tmp_path / "mcp-codegen.toml"
+    config.write_text(f"[servers.kept]\n{demo}\n[servers.dropped]\n{demo}", encoding="utf-8")
+    assert run("generate", "-q", cwd=tmp_path).returncode == 0
+    clients = tmp_path / "mcp_clients"
+    assert (clients / "dropped" / "client.py").is_file()
+    (clients / "notes").mkdir()  # the user's own folder: not ours to remove
+    config.write_text(f"[servers.kept]\n{demo}", encoding="utf-8")
+
+    check = run("generate", "--check", cwd=tmp_path)
+    assert check.returncode == 1, check.stderr
+    assert f"stale: {clients / 'dropped'}\n" in check.stderr
+    assert (clients / "dropped").is_dir()  # --check touches nothing
+
+    result = run("generate", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["removed"] == ["dropped"]
+    assert not (clients / "dropped").exists() and (clients / "notes").is_dir() and (clients / "kept").is_dir()
+    assert '"dropped"' not in (clients / "__init__.py").read_text()
+    assert run("generate", "--check", cwd=tmp_path).returncode == 0
