@@ -136,3 +136,24 @@ async def test_client_guard_warns_raises_or_stays_quiet(
         async with package.AsyncClient.stdio(command, args, env=changed, drift_check=False) as client:
             assert await client.echo(text="x") == "x"
     assert not [r for r in caplog.records if "drift" in r.getMessage()]
+
+
+@pytest.mark.anyio
+async def test_a_session_of_your_own_is_checked_on_request(project: Path, package: Any) -> None:
+    """`from_session` clients run no guard by themselves; `check_drift()` runs it on demand."""
+    from mcp import StdioServerParameters
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    for version, drifted in (("1", False), ("2", True)):
+        parameters = StdioServerParameters(
+            command=sys.executable, args=[str(project / "server.py")], env={"DRIFT_VERSION": version}
+        )
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            client = package.AsyncClient.from_session(session)
+            summary = await client.check_drift()
+            assert summary is not None and summary.drifted is drifted
+            if drifted:
+                with pytest.raises(package.SchemaDriftError, match="legacy"):
+                    await client.check_drift(strict=True)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from .agents import ToolSet
+    from .drift import DriftSummary
     from .results import PromptResult, ResourceResult, ToolResult
     from .specs import PromptSpec, ResourceSpec, TemplateSpec
     from .tracing import CallHook
@@ -463,6 +464,10 @@ class SyncClientBase(Generic[AsyncT]):
         return self._run(
             self._async_client.handle_anthropic_tool_use, content, timeout=timeout
         )
+
+    def check_drift(self, *, strict: bool = False) -> DriftSummary | None:
+        """See `AsyncClient.check_drift`."""
+        return self._run(self._async_client.check_drift, strict=strict)
 
     def list_tools(self) -> list[mcp_types.Tool]:
         return self._run(self._async_client.list_tools)

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
 
     from .agents import AgentTool, ToolSet
+    from .drift import DriftSummary
     from .specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
     from .tracing import CallHook
 
@@ -158,19 +159,16 @@ class AsyncClientBase:
             connection.on_close = client._mark_closed
             return client
 
-        expected = cls._tool_hashes
-
         async def guard(client: Self) -> object:
-            from .drift import check_drift
-
-            assert expected is not None
-            return await check_drift(client._session, expected, strict=strict)
+            return await client.check_drift(strict=strict)
 
         return AsyncConnection(
             make_client,
             attempts,
             timeout=timeout,
-            after_connect=guard if drift_check and expected is not None else None,
+            after_connect=(
+                guard if drift_check and cls._tool_hashes is not None else None
+            ),
         )
 
     @classmethod
@@ -760,6 +758,19 @@ class AsyncClientBase:
         await self._request(
             types.PingRequest(), types.EmptyResult, method="ping", timeout=timeout
         )
+
+    async def check_drift(self, *, strict: bool = False) -> DriftSummary | None:
+        """Compare the server's tools now with the snapshot this client was generated from: what connecting
+        does unless `drift_check=False` (and what a `from_session` client never does by itself).
+
+        Logs one warning naming what drifted, or raises `SchemaDriftError` when `strict`. None when the
+        listing could not be read (or the package carries no hashes)."""
+        expected = type(self)._tool_hashes
+        if expected is None:
+            return None
+        from .drift import check_drift
+
+        return await check_drift(self._session, expected, strict=strict)
 
     async def list_tools(self) -> list[mcp_types.Tool]:
         """Every tool the server lists now (all pages)."""
