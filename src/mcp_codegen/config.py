@@ -604,14 +604,19 @@ class Expander:
         )
 
 
-def read_env_file(path: Path, *, what: str) -> dict[str, str]:
-    """`KEY=VALUE` lines (see the module docstring). Errors name the line, never its value."""
+def read_user_text(path: Path, *, what: str) -> str:
+    """A UTF-8 file of the user's (a BOM allowed, as editors on Windows write one); a one-line UsageError."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        return path.read_text(encoding="utf-8-sig")
     except OSError as error:
         raise UsageError(f"{what}: cannot read {path} ({error.strerror or error.__class__.__name__})") from None
     except UnicodeDecodeError:
         raise UsageError(f"{what}: {path} is not UTF-8 text") from None
+
+
+def read_env_file(path: Path, *, what: str) -> dict[str, str]:
+    """`KEY=VALUE` lines (see the module docstring). Errors name the line, never its value."""
+    text = read_user_text(path, what=what)
     values: dict[str, str] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -644,6 +649,7 @@ __all__ = [
     "load_config",
     "package_name_for",
     "read_env_file",
+    "read_user_text",
     "references",
     "resolve_server",
     "select_servers",

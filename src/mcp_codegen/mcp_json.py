@@ -45,6 +45,7 @@ from mcp_codegen.config import (
     dotted_location,
     input_env_var,
     is_reference_only,
+    read_user_text,
     references,
     validate_config,
 )
@@ -78,13 +79,7 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 def load_mcp_json(path: Path, *, cwd: Path | None = None) -> ProjectConfig:
     """Read an MCP client config file (see the module docstring) as a `ProjectConfig`."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise UsageError(f"--mcp-json: cannot read {path} ({error.strerror or error.__class__.__name__})") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"--mcp-json: {path} is not UTF-8 text") from None
-    return parse_mcp_json(text, source=path, cwd=cwd)
+    return parse_mcp_json(read_user_text(path, what="--mcp-json"), source=path, cwd=cwd)
 
 
 def workspace_folder(path: Path, *, cwd: Path | None = None) -> Path:
@@ -212,75 +207,24 @@ def _inputs(value: object, source: Path) -> dict[str, InputConfig]:
     return inputs
 
 
+# A JSON string (an unterminated one runs to the end), matched first so that nothing inside one is touched.
+_STRING = r'"(?:\\[\s\S]|[^"\\])*(?:"|\\?\Z)'
+_STRING_OR_COMMENT = re.compile(_STRING + r"|//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)")
+_STRING_OR_TRAILING_COMMA = re.compile(_STRING + r"|,(?=[ \t\r\n]*[\]}])")
+
+
 def strip_jsonc(text: str) -> str:
     """JSON with comments (`//`, `/* */`) and trailing commas, as plain JSON.
 
-    Only text outside strings is touched; comments become spaces (newlines kept, so error positions
-    still match the file).
+    Only text outside strings is touched; comments and trailing commas become spaces (newlines kept,
+    so error positions still match the file).
     """
-    out: list[str] = []
-    i, n = 0, len(text)
-    in_string = False
-    while i < n:
-        char = text[i]
-        if in_string:
-            out.append(char)
-            if char == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if char == '"':
-                in_string = False
-            i += 1
-            continue
-        if char == '"':
-            in_string = True
-            out.append(char)
-            i += 1
-        elif text.startswith("//", i):
-            end = text.find("\n", i)
-            end = n if end == -1 else end
-            out.append(" " * (end - i))
-            i = end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end == -1 else end + 2
-            out.append("".join(c if c == "\n" else " " for c in text[i:end]))
-            i = end
-        else:
-            out.append(char)
-            i += 1
-    return _drop_trailing_commas("".join(out))
 
+    def blank(match: re.Match[str]) -> str:
+        found = match.group()
+        return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
 
-def _drop_trailing_commas(text: str) -> str:
-    out: list[str] = []
-    in_string = False
-    i, n = 0, len(text)
-    while i < n:
-        char = text[i]
-        if in_string:
-            out.append(char)
-            if char == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            in_string = char != '"'
-        elif char == '"':
-            in_string = True
-            out.append(char)
-        elif char == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "]}":
-                out.append(" ")
-            else:
-                out.append(char)
-        else:
-            out.append(char)
-        i += 1
-    return "".join(out)
+    return _STRING_OR_TRAILING_COMMA.sub(blank, _STRING_OR_COMMENT.sub(blank, text))
 
 
 # --------------------------------------------------------------------------------------------------

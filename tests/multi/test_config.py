@@ -21,7 +21,7 @@ from mcp_codegen.config import (
 )
 from mcp_codegen.errors import UsageError
 from mcp_codegen.launch import HttpLaunch, StdioLaunch
-from mcp_codegen.mcp_json import load_mcp_json, starter_config_toml
+from mcp_codegen.mcp_json import load_mcp_json, starter_config_toml, strip_jsonc
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -189,6 +189,22 @@ def test_vscode_config_with_inputs_comments_and_trailing_commas(
     workspace, _, _ = resolve_server(cfg, "workspace-tool")
     assert isinstance(workspace, StdioLaunch)
     assert workspace.args == (f"{project.resolve()}/server.js",)  # the folder .vscode/ configures
+
+
+@pytest.mark.parametrize(
+    ("jsonc", "plain"),
+    [
+        ('{"a": 1, // note\n}', '{"a": 1         \n}'),  # a comma before a comment before "}"
+        ('{"u": "http://x/*y*/", "b": [1,2,]}', '{"u": "http://x/*y*/", "b": [1,2 ]}'),  # markers inside strings
+        ('{"q": "say \\"//\\", ",}', '{"q": "say \\"//\\", " }'),  # escaped quotes, a comma in a string
+        ('/* a\nb */{"x": [1 , ]}', '    \n    {"x": [1   ]}'),  # newlines kept, so error positions hold
+        ('{"s": "a,}\\', '{"s": "a,}\\'),  # an unterminated string (ending in a backslash) runs to the end
+        ('{"x": 1} // no newline at the end', '{"x": 1} ' + " " * len("// no newline at the end")),
+    ],
+)
+def test_jsonc_comments_and_trailing_commas_become_spaces(jsonc: str, plain: str) -> None:
+    assert strip_jsonc(jsonc) == plain
+    assert len(plain) == len(jsonc)
 
 
 def test_a_broken_mcp_json_is_one_line(tmp_path: Path) -> None:

@@ -1263,85 +1263,84 @@ async def _run_named(
     )
 
 
-async def _handle_openai(
-    resolve: Resolver, tool_calls: Sequence[Any] | None, timeout: float | None
+async def _run_calls(
+    resolve: Resolver,
+    calls: Sequence[Any],
+    timeout: float | None,
+    framework: str,
+    read: Callable[[Any], tuple[object, object]],
+    answer: Callable[[Any, ToolOutput], dict[str, Any]],
 ) -> list[dict[str, Any]]:
-    calls = list(tool_calls or [])
+    """Run one model turn's tool calls concurrently: `read` gives a call's (name, arguments),
+    `answer` turns its output into the framework's message; answers in the calls' order.
+    """
 
     def runner(call: Any) -> Callable[[], Awaitable[dict[str, Any]]]:
         async def run() -> dict[str, Any]:
-            function = _field(call, "function")
-            output = await _run_named(
-                resolve,
-                _field(function, "name"),
-                _field(function, "arguments"),
-                timeout,
-                "openai",
-            )
-            return {
-                "role": "tool",
-                "tool_call_id": _field(call, "id"),
-                "content": output.error_text(),
-            }
+            name, arguments = read(call)
+            output = await _run_named(resolve, name, arguments, timeout, framework)
+            return answer(call, output)
 
         return run
 
     return await _gather([runner(call) for call in calls])
+
+
+async def _handle_openai(
+    resolve: Resolver, tool_calls: Sequence[Any] | None, timeout: float | None
+) -> list[dict[str, Any]]:
+    def read(call: Any) -> tuple[object, object]:
+        function = _field(call, "function")
+        return _field(function, "name"), _field(function, "arguments")
+
+    def answer(call: Any, output: ToolOutput) -> dict[str, Any]:
+        return {
+            "role": "tool",
+            "tool_call_id": _field(call, "id"),
+            "content": output.error_text(),
+        }
+
+    calls = list(tool_calls or [])
+    return await _run_calls(resolve, calls, timeout, "openai", read, answer)
 
 
 async def _handle_responses(
     resolve: Resolver, output: Sequence[Any] | None, timeout: float | None
 ) -> list[dict[str, Any]]:
+    def read(call: Any) -> tuple[object, object]:
+        return _field(call, "name"), _field(call, "arguments")
+
+    def answer(call: Any, result: ToolOutput) -> dict[str, Any]:
+        return {
+            "type": "function_call_output",
+            "call_id": _field(call, "call_id"),
+            "output": result.to_openai_responses_output(),
+        }
+
     calls = [item for item in output or [] if _field(item, "type") == "function_call"]
-
-    def runner(call: Any) -> Callable[[], Awaitable[dict[str, Any]]]:
-        async def run() -> dict[str, Any]:
-            result = await _run_named(
-                resolve,
-                _field(call, "name"),
-                _field(call, "arguments"),
-                timeout,
-                "openai_responses",
-            )
-            return {
-                "type": "function_call_output",
-                "call_id": _field(call, "call_id"),
-                "output": result.to_openai_responses_output(),
-            }
-
-        return run
-
-    return await _gather([runner(call) for call in calls])
+    return await _run_calls(resolve, calls, timeout, "openai_responses", read, answer)
 
 
 async def _handle_anthropic(
     resolve: Resolver, content: Sequence[Any] | None, timeout: float | None
 ) -> list[dict[str, Any]]:
+    def read(block: Any) -> tuple[object, object]:
+        return _field(block, "name"), _field(block, "input")
+
+    def answer(block: Any, output: ToolOutput) -> dict[str, Any]:
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": _field(block, "id"),
+        }
+        blocks_out = output.to_anthropic_content()
+        if blocks_out:
+            result["content"] = blocks_out
+        if output.is_error:
+            result["is_error"] = True
+        return result
+
     blocks = [block for block in content or [] if _field(block, "type") == "tool_use"]
-
-    def runner(block: Any) -> Callable[[], Awaitable[dict[str, Any]]]:
-        async def run() -> dict[str, Any]:
-            output = await _run_named(
-                resolve,
-                _field(block, "name"),
-                _field(block, "input"),
-                timeout,
-                "anthropic",
-            )
-            result: dict[str, Any] = {
-                "type": "tool_result",
-                "tool_use_id": _field(block, "id"),
-            }
-            blocks_out = output.to_anthropic_content()
-            if blocks_out:
-                result["content"] = blocks_out
-            if output.is_error:
-                result["is_error"] = True
-            return result
-
-        return run
-
-    return await _gather([runner(block) for block in blocks])
+    return await _run_calls(resolve, blocks, timeout, "anthropic", read, answer)
 
 
 def _client_resolver(client: AsyncClientBase) -> Resolver:

@@ -131,40 +131,26 @@ async def observed(
     """`await call()`, reporting it to `hooks` when it returned or raised (cancellation is not reported)."""
     started_at = time.time()
     start = time.perf_counter()
+
+    def record(result: object, error: BaseException | None) -> ToolCall:
+        return ToolCall(
+            tool,
+            arguments,
+            result=result,
+            error=error,
+            duration=time.perf_counter() - start,
+            started_at=started_at,
+            source=source,
+            agent_name=agent_name,
+            framework=framework,
+        )
+
     try:
         result = await call()
     except Exception as error:
-        duration = time.perf_counter() - start
-        await fire(
-            hooks,
-            ToolCall(
-                tool,
-                arguments,
-                None,
-                error,
-                duration,
-                started_at,
-                source,
-                agent_name,
-                framework,
-            ),
-        )
+        await fire(hooks, record(None, error))
         raise
-    duration = time.perf_counter() - start
-    await fire(
-        hooks,
-        ToolCall(
-            tool,
-            arguments,
-            result,
-            None,
-            duration,
-            started_at,
-            source,
-            agent_name,
-            framework,
-        ),
-    )
+    await fire(hooks, record(result, None))
     return result
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -303,9 +303,7 @@ def _diff_tool(name: str, old: JsonObject, new: JsonObject, out: _Findings) -> N
         )
     _diff_annotations(name, _mapping(old.get("annotations")), _mapping(new.get("annotations")), out)
     _diff_execution(name, _mapping(old.get("execution")), _mapping(new.get("execution")), out)
-    for key in sorted((set(old) | set(new)) - _TOOL_KNOWN_KEYS):
-        if _changed(old, new, key):
-            out.emit("tool-metadata-changed", f"{base}.{key}", old.get(key), new.get(key), name=name, detail=key)
+    _diff_other_metadata(name, base, "", old, new, _TOOL_KNOWN_KEYS, out)
     if _changed(old, new, "inputSchema"):
         _SchemaWalker("input", out).diff_root(
             normalize_schema(old.get("inputSchema", {})), normalize_schema(new.get("inputSchema", {})), f"{base}.input"
@@ -344,16 +342,7 @@ def _diff_annotations(name: str, old: Mapping[str, Any], new: Mapping[str, Any],
     if _changed(old, new, "title"):
         out.emit("tool-title-changed", f"{base}.title", old.get("title"), new.get("title"), name=name)
     known = {hint for hint, _, _ in _HINTS} | {"title"}
-    for key in sorted((set(old) | set(new)) - known):
-        if _changed(old, new, key):
-            out.emit(
-                "tool-metadata-changed",
-                f"{base}.{key}",
-                old.get(key),
-                new.get(key),
-                name=name,
-                detail=f"annotations.{key}",
-            )
+    _diff_other_metadata(name, base, "annotations.", old, new, known, out)
 
 
 def _diff_execution(name: str, old: Mapping[str, Any], new: Mapping[str, Any], out: _Findings) -> None:
@@ -370,16 +359,23 @@ def _diff_execution(name: str, old: Mapping[str, Any], new: Mapping[str, Any], o
         else:
             rule = "task-support-changed"
         out.emit(rule, f"{base}.taskSupport", was, now, name=name)
-    for key in sorted((set(old) | set(new)) - {"taskSupport"}):
+    _diff_other_metadata(name, base, "execution.", old, new, {"taskSupport"}, out)
+
+
+def _diff_other_metadata(
+    name: str,
+    base: str,
+    detail_prefix: str,
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    known: Collection[str],
+    out: _Findings,
+) -> None:
+    """Keys with no rule of their own (vendor and future ones): any change is `tool-metadata-changed`."""
+    for key in sorted((set(old) | set(new)) - set(known)):
         if _changed(old, new, key):
-            out.emit(
-                "tool-metadata-changed",
-                f"{base}.{key}",
-                old.get(key),
-                new.get(key),
-                name=name,
-                detail=f"execution.{key}",
-            )
+            detail = detail_prefix + key
+            out.emit("tool-metadata-changed", f"{base}.{key}", old.get(key), new.get(key), name=name, detail=detail)
 
 
 # ---- schemas ---------------------------------------------------------------------------------------------------

@@ -388,6 +388,16 @@ class AsyncClientBase:
         *,
         timeout: float | None = None,
     ) -> R:
+        raw = await self._send_tool_call(spec, arguments, timeout)
+        return cast(R, self._tool_outcome(spec, raw))
+
+    async def _send_tool_call(
+        self,
+        spec: ToolSpec[Any, Any],
+        arguments: Mapping[str, object],
+        timeout: float | None,
+    ) -> mcp_types.CallToolResult:
+        """Validate `arguments` with the tool's model (NOT_SENT values left out) and send `tools/call`."""
         if self._closed_reason is not None:
             raise self._closed_error()
         values = {
@@ -410,7 +420,7 @@ class AsyncClientBase:
             )
         except Exception as error:  # noqa: BLE001 - translated and re-raised
             self._after_failure(error, method="tools/call")
-        return cast(R, self._tool_outcome(spec, raw))
+        return raw
 
     def _tool_outcome(
         self, spec: ToolSpec[Any, Any], raw: mcp_types.CallToolResult
@@ -586,28 +596,7 @@ class AsyncClientBase:
         arguments: Mapping[str, object],
         timeout: float | None,
     ) -> ToolResult:
-        if self._closed_reason is not None:
-            raise self._closed_error()
-        values = {
-            key: value for key, value in arguments.items() if value is not NOT_SENT
-        }
-        try:
-            model = spec.arguments_model.model_validate(values)
-        except ValidationError as error:
-            raise ArgumentsValidationError(
-                error.errors(include_url=False), tool=spec.name
-            ) from error
-        payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
-        types = _types()
-        request = types.CallToolRequest(
-            params=types.CallToolRequestParams(name=spec.name, arguments=payload)
-        )
-        try:
-            raw: mcp_types.CallToolResult = await self._session.send_request(
-                request, types.CallToolResult, request_read_timeout_seconds=timeout
-            )
-        except Exception as error:  # noqa: BLE001 - translated and re-raised
-            self._after_failure(error, method="tools/call")
+        raw = await self._send_tool_call(spec, arguments, timeout)
         if raw.is_error:
             raise ToolError(ToolResult(raw), tool=spec.name)
         return ToolResult(raw)
