@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from mcp_codegen.diagnostics import Diagnostics
@@ -62,3 +66,20 @@ def pyright_strict(cwd: Path, *packages: str) -> subprocess.CompletedProcess[str
         return run_checker([sys.executable, "-m", "pyright", *packages], cwd)
     finally:
         (cwd / "pyrightconfig.json").unlink()
+
+
+@contextlib.contextmanager
+def imported_package(directory: Path) -> Iterator[ModuleType]:
+    """Import the generated package at `directory` (its parent put on sys.path); forget it again after."""
+    parent = str(directory.parent)
+    added = parent not in sys.path
+    if added:
+        sys.path.insert(0, parent)
+    importlib.invalidate_caches()
+    try:
+        yield importlib.import_module(directory.name)
+    finally:
+        for module in [m for m in sys.modules if m == directory.name or m.startswith(directory.name + ".")]:
+            del sys.modules[module]
+        if added:
+            sys.path.remove(parent)

@@ -22,9 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from servers.helpers import serve_app, serve_sse
-from starlette.responses import PlainTextResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from servers.helpers import RequireHeaders, serve_app, serve_sse
 
 from mcp_codegen.demo.server import build_server
 
@@ -145,22 +143,6 @@ def package_copy(tiny_package: Path, tmp_path: Path) -> Path:
     target = tmp_path / "out" / "tiny_pkg"
     shutil.copytree(tiny_package, target)
     return target
-
-
-class RequireHeaders:
-    """ASGI middleware in front of the demo app: 401 unless every required header has its exact value."""
-
-    def __init__(self, app: ASGIApp, required: dict[str, str]) -> None:
-        self.app = app
-        self.required = {name.lower().encode(): value.encode() for name, value in required.items()}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = dict(scope["headers"])
-            if any(headers.get(name) != value for name, value in self.required.items()):
-                await PlainTextResponse("authentication required", status_code=401)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 import subprocess
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import imported_package
 
 SERVER = textwrap.dedent(
     '''
@@ -67,13 +67,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def package(project: Path) -> Iterator[Any]:
-    sys.path.insert(0, str(project))
-    try:
-        yield importlib.import_module("changing_client")
-    finally:
-        sys.path.remove(str(project))
-        for name in [m for m in sys.modules if m == "changing_client" or m.startswith("changing_client.")]:
-            del sys.modules[name]
+    with imported_package(project / "changing_client") as package:
+        yield package
 
 
 def check(project: Path, version: str, *extra: str) -> subprocess.CompletedProcess[str]:

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-import importlib
+import contextlib
 import subprocess
 import sys
 import uuid
@@ -22,6 +22,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from helpers import imported_package
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "generated_examples"
@@ -74,19 +75,5 @@ def generate_package() -> Callable[..., Path]:
 
 @pytest.fixture(scope="session")
 def import_package() -> Iterator[Callable[[Path], ModuleType]]:
-    loaded: list[tuple[str, str]] = []
-
-    def load(directory: Path) -> ModuleType:
-        parent = str(directory.parent)
-        if parent not in sys.path:
-            sys.path.insert(0, parent)
-        loaded.append((directory.name, parent))
-        importlib.invalidate_caches()
-        return importlib.import_module(directory.name)
-
-    yield load
-    for name, parent in loaded:
-        for module in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-            del sys.modules[module]
-        if parent in sys.path:
-            sys.path.remove(parent)
+    with contextlib.ExitStack() as stack:
+        yield lambda directory: stack.enter_context(imported_package(directory))

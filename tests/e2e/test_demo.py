@@ -23,8 +23,7 @@ from typing import Any
 
 import mcp
 import pytest
-from servers.helpers import serve_app
-from starlette.responses import PlainTextResponse
+from servers.helpers import RequireHeaders, serve_app
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcp_codegen.demo.server import build_server
@@ -493,23 +492,6 @@ async def test_template_method_callable_as_the_readme_shows(packages: Packages, 
 # --------------------------------------------------------------------------------------------------
 # connect() with recorded header names and ${VAR} templates
 # --------------------------------------------------------------------------------------------------
-
-
-class RequireHeaders:
-    """ASGI middleware in front of the demo app: 401 unless every required header has its exact value."""
-
-    def __init__(self, app: ASGIApp, required: dict[str, str]) -> None:
-        self.app = app
-        self.required = {name.lower().encode(): value.encode() for name, value in required.items()}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = dict(scope["headers"])
-            if any(headers.get(name) != value for name, value in self.required.items()):
-                response = PlainTextResponse("authentication required", status_code=401)
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 @pytest.mark.anyio

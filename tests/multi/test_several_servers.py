@@ -6,7 +6,6 @@ streamable HTTP on 127.0.0.1 (a subprocess the tests stop and restart), and one 
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import socket
@@ -19,7 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
-from helpers import mypy_strict, pyright_strict
+from helpers import imported_package, mypy_strict, pyright_strict
 
 pytestmark = pytest.mark.anyio
 
@@ -120,13 +119,8 @@ def generated(project: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def umbrella(project: Path, generated: subprocess.CompletedProcess[str]) -> Iterator[Any]:
-    sys.path.insert(0, str(project))
-    try:
-        yield importlib.import_module("mcp_clients")
-    finally:
-        sys.path.remove(str(project))
-        for name in [m for m in sys.modules if m == "mcp_clients" or m.startswith("mcp_clients.")]:
-            del sys.modules[name]
+    with imported_package(project / "mcp_clients") as package:
+        yield package
 
 
 # --------------------------------------------------------------------------------------------------

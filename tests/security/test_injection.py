@@ -53,7 +53,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from helpers import mypy_strict, snapshot_of
+from helpers import imported_package, mypy_strict, snapshot_of
 from hypothesis import HealthCheck, given, seed, settings
 from mcp import Client as McpClient
 from mcp.server import Server
@@ -408,15 +408,8 @@ def specs_package(tmp_path: Path) -> Iterator[Any]:
     snapshot = anyio.run(lambda: snapshot_server(_specs_server(), diagnostics=Diagnostics()))
     files = generate_files(snapshot, package_name="specs_clash", diagnostics=Diagnostics())
     write_package(tmp_path / "specs_clash", files, overwrite=True)
-    sys.path.insert(0, str(tmp_path))
-    try:
-        import specs_clash  # type: ignore[import-not-found]
-
-        yield specs_clash
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in [m for m in sys.modules if m == "specs_clash" or m.startswith("specs_clash.")]:
-            del sys.modules[name]
+    with imported_package(tmp_path / "specs_clash") as package:
+        yield package
 
 
 @pytest.mark.parametrize("kind", ["tool", "prompt", "template"])

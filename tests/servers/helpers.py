@@ -27,9 +27,9 @@ from mcp.server.sse import SseServerTransport
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = ["HOST", "STARTUP_TIMEOUT_SECONDS", "serve_app", "serve_http", "serve_sse"]
 
@@ -120,3 +120,19 @@ def _lowlevel_sse_app(server: Server[Any], path: str, message_path: str) -> Star
             Mount(message_path, app=transport.handle_post_message),
         ]
     )
+
+
+class RequireHeaders:
+    """ASGI middleware in front of an app: 401 unless every required header has its exact value."""
+
+    def __init__(self, app: ASGIApp, required: dict[str, str]) -> None:
+        self.app = app
+        self.required = {name.lower().encode(): value.encode() for name, value in required.items()}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope["headers"])
+            if any(headers.get(name) != value for name, value in self.required.items()):
+                await PlainTextResponse("authentication required", status_code=401)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
