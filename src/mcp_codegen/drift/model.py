@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_codegen.drift.rules import LEVEL_RANK, LEVELS, Level
@@ -92,6 +92,3 @@ class DriftReport:
             if any(f.level == level for f in self.findings):
                 return level
         return None
-
-    def with_findings(self, findings: tuple[Finding, ...]) -> DriftReport:
-        return replace(self, findings=findings)

@@ -169,10 +169,6 @@ class _Missing:
 _MISSING = _Missing()
 
 
-def _is_local(ref: str) -> bool:
-    return ref == "#" or ref.startswith("#/")
-
-
 def _resolve_pointer(root: Any, ref: str) -> Any:
     node = root
     for raw in ref[2:].split("/") if ref != "#" else ():
