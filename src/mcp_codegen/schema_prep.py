@@ -5,8 +5,9 @@ what agents are sent). This stage works on copies and fixes what would break or 
 - objects without `additionalProperties` get `true`, so unknown keys are kept, not silently dropped;
 - `$defs`/`definitions` are hoisted into the shared document under names owned by the tool, and path
   refs such as `#/properties/x/items` or `#` become refs to hoisted definitions;
-- patterns Python or pydantic cannot compile, remote or dangling refs, and defaults that do not fit their
-  property are dropped, each with a diagnostic naming where;
+- patterns Python or pydantic cannot compile, remote or dangling refs, `enum`s and `const`s holding integers
+  beyond 64 bits (mypy rejects them in `Literal[...]`, pydantic checks integer Enums as 64-bit), and defaults
+  that do not fit their property are dropped, each with a diagnostic naming where;
 - string formats map to `str` (datetime, URL and UUID types do not dump back to the same JSON).
 """
 
@@ -27,6 +28,11 @@ from mcp_codegen.naming import pascal_case
 JsonSchema = dict[str, Any]
 
 _UNSUPPORTED_PATTERN = "pattern is not a regex pydantic can check; dropped (the server still checks it)"
+#: Neither form works for them: mypy rejects such integers in Literal[...], and pydantic checks an Enum of
+#: integers as 64-bit.
+_WIDE_LITERAL = "holds an integer beyond 64 bits, which cannot be typed; dropped (the server still checks it)"
+#: The largest integer mypy accepts inside `Literal[...]`, either sign.
+_LITERAL_INT_MAX = 2**63 - 1
 
 #: Keywords whose value is one schema; and those whose value is a list or a map of schemas.
 _SCHEMA_KEYS = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else")
@@ -129,6 +135,8 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
                 hoister.diagnostics.warn(here, _UNSUPPORTED_PATTERN)
         elif key == "format":
             continue  # see the module docstring: every format stays a plain string
+        elif key in ("enum", "const") and _has_wide_int(value if key == "enum" else [value]):
+            hoister.diagnostics.warn(here, _WIDE_LITERAL)
         else:
             result[key] = copy.deepcopy(value)
     if "$ref" in result and isinstance(result["$ref"], dict):
@@ -174,6 +182,13 @@ def _compiles(pattern: str) -> bool:
     except (re.error, SchemaError, RecursionError, OverflowError):
         return False
     return True
+
+
+def _has_wide_int(values: object) -> bool:
+    """Whether `values` (an enum's list) holds an integer mypy rejects in `Literal[...]`."""
+    return isinstance(values, list) and any(
+        isinstance(value, int) and not isinstance(value, bool) and abs(value) > _LITERAL_INT_MAX for value in values
+    )
 
 
 def _is_object(schema: JsonSchema) -> bool:

@@ -37,33 +37,45 @@ def data_values(schema: Any) -> list[Any]:
     return found
 
 
-def expected_values(schema: Any, *, optional_property: bool = False) -> list[Any]:
+#: mypy's bound for an integer in Literal[...]: the generator drops (and reports) an enum or const holding a wider one.
+_LITERAL_INT_MAX = 2**63 - 1
+
+
+def _typeable(members: list[Any]) -> bool:
+    return not any(isinstance(v, int) and not isinstance(v, bool) and abs(v) > _LITERAL_INT_MAX for v in members)
+
+
+def expected_values(schema: Any, *, optional_property: bool = False, untypeable: list[Any] | None = None) -> list[Any]:
     """The enum members and consts anywhere, and the defaults of optional object properties, of a raw schema.
 
-    (A default on a required property means nothing to validation; the models leave it out.)
+    (A default on a required property means nothing to validation; the models leave it out.) Enums and consts
+    that cannot be typed go to `untypeable` instead: the generator must have reported them.
     """
     found: list[Any] = []
     if not isinstance(schema, dict):
         return found
-    if isinstance(schema.get("enum"), list):
-        found.extend(schema["enum"])
-    if "const" in schema:
-        found.append(schema["const"])
+    for members in ([schema["enum"]] if isinstance(schema.get("enum"), list) else []) + (
+        [[schema["const"]]] if "const" in schema else []
+    ):
+        if _typeable(members):
+            found.extend(members)
+        elif untypeable is not None:
+            untypeable.append(members)
     if optional_property and "default" in schema:
         found.append(schema["default"])
     properties = schema.get("properties")
     if isinstance(properties, dict):
         required = schema.get("required") if isinstance(schema.get("required"), list) else []
         for name, sub in properties.items():
-            found.extend(expected_values(sub, optional_property=name not in required))
+            found.extend(expected_values(sub, optional_property=name not in required, untypeable=untypeable))
     items = schema.get("items")
     if isinstance(items, dict):
-        found.extend(expected_values(items))
+        found.extend(expected_values(items, untypeable=untypeable))
     for key in ("anyOf", "oneOf", "allOf"):
         branches = schema.get(key)
         if isinstance(branches, list):
             for branch in branches:
-                found.extend(expected_values(branch))
+                found.extend(expected_values(branch, untypeable=untypeable))
     return found
 
 
@@ -122,15 +134,19 @@ def check_package(name: str, expected: dict[str, Any]) -> list[str]:
         result = result_model.model_json_schema() if result_model is not None else None
         if wire in expected["permissive"]:
             continue
+        untypeable: list[Any] = []
         have = data_values(arguments)
-        for value in expected_values(tool["inputSchema"]):
+        for value in expected_values(tool["inputSchema"], untypeable=untypeable):
             if not _contains(have, value):
                 problems.append(f"{where}: {value!r:.80} missing from the arguments model's JSON schema")
         if result is not None:
             have = data_values(result)
-            for value in expected_values(tool.get("outputSchema")):
+            for value in expected_values(tool.get("outputSchema"), untypeable=untypeable):
                 if not _contains(have, value):
                     problems.append(f"{where}: {value!r:.80} missing from the result model's JSON schema")
+        reported = [loc for loc in expected.get("untypeable", []) if loc.startswith(f"tools.{wire}.")]
+        if untypeable and not reported:
+            problems.append(f"{where}: an enum or const beyond 64 bits was left out without a warning")
         problems.extend(_round_trip_enums(spec, tool["inputSchema"], where))
 
     prompts = {prompt["name"]: prompt for prompt in listing["prompts"]}

@@ -231,9 +231,17 @@ def _fuzz(shard: int, root: Path) -> tuple[int, list[dict[str, str]]]:
                     if "cannot handle this tool" in d.message or "permissive model" in d.message
                 }
             )
+            untypeable = sorted(d.location for d in diagnostics if "beyond 64 bits" in d.message)
             templates = {t["uriTemplate"]: template_variables(t["uriTemplate"]) for t in listing["resourceTemplates"]}
             expected.write_text(
-                json.dumps({"listing": listing, "permissive": permissive, "templateVariables": templates}),
+                json.dumps(
+                    {
+                        "listing": listing,
+                        "permissive": permissive,
+                        "untypeable": untypeable,
+                        "templateVariables": templates,
+                    }
+                ),
                 encoding="utf-8",
             )
             written.append({"package": package, "expected": str(expected)})
