@@ -127,9 +127,9 @@ def generate_package(snapshot: dict[str, Any], root: Path, name: str) -> ModuleT
     `root` is put on `sys.path`. Use a `name` no other benchmark imports in the same process.
     """
     from mcp_codegen.diagnostics import Diagnostics
-    from mcp_codegen.pipeline import generate_files
+    from mcp_codegen.generate.pipeline import generate_files
+    from mcp_codegen.output.write import write_package
     from mcp_codegen.snapshot.model import Snapshot
-    from mcp_codegen.write import write_package
 
     files = generate_files(Snapshot.from_json(snapshot), package_name=name, diagnostics=Diagnostics())
     write_package(root / name, files, overwrite=True)

@@ -109,10 +109,11 @@ _STAGES = (
 def profile_child(snapshot_path: Path, work: Path, use_cprofile: bool) -> None:
     started = time.perf_counter()
     import mcp_codegen.cli  # noqa: F401  (what the command imports before doing anything)
-    from mcp_codegen import options, pipeline
     from mcp_codegen.diagnostics import Diagnostics
+    from mcp_codegen.generate import pipeline
+    from mcp_codegen.inputs import options
+    from mcp_codegen.output.write import is_current, write_package
     from mcp_codegen.snapshot.model import read_snapshot
-    from mcp_codegen.write import is_current, write_package
 
     imported = time.perf_counter() - started
     totals: dict[str, float] = {}

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import ROOT, Row, emit, fmt_seconds, median, spread  # noqa: E402
 
-from mcp_codegen.launch import ServerLaunch, StdioLaunch  # noqa: E402
+from mcp_codegen.inputs.launch import ServerLaunch, StdioLaunch  # noqa: E402
 from mcp_codegen.snapshot.model import Snapshot  # noqa: E402
 
 TARGET = 1.5

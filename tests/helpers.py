@@ -13,9 +13,9 @@ from types import ModuleType
 from typing import Any
 
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.pipeline import generate_files
+from mcp_codegen.generate.pipeline import generate_files
+from mcp_codegen.output.write import write_package
 from mcp_codegen.snapshot.model import Snapshot
-from mcp_codegen.write import write_package
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"

@@ -12,9 +12,9 @@ import pytest
 from helpers import ROOT, mypy_strict, pyright_strict
 
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.pipeline import generate_files
+from mcp_codegen.generate.pipeline import generate_files
+from mcp_codegen.output.write import differences
 from mcp_codegen.snapshot.model import read_snapshot
-from mcp_codegen.write import differences
 
 EXAMPLES = ROOT / "generated_examples"
 PACKAGES = ["demo_client", "everything_client"]

@@ -21,14 +21,14 @@ import click
 from mcp_codegen import __version__
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import CodegenError, ExitCode, OutputConflictError, StrictModeError, UsageError
-from mcp_codegen.launch import ServerLaunch, Transport, parse_http, parse_stdio
+from mcp_codegen.inputs.launch import ServerLaunch, Transport, parse_http, parse_stdio
 from mcp_codegen.snapshot.model import Snapshot, read_snapshot
 
 if TYPE_CHECKING:
-    from mcp_codegen.config import ProjectConfig
-    from mcp_codegen.options import GenerateOptions
+    from mcp_codegen.inputs.config import ProjectConfig
+    from mcp_codegen.inputs.options import GenerateOptions
 
-#: The config file name (`mcp_codegen.config.CONFIG_FILE`; that module imports pydantic, so it is imported late).
+#: The config file name (`mcp_codegen.inputs.config.CONFIG_FILE`; that module imports pydantic, so it is imported late).
 CONFIG_FILE = "mcp-codegen.toml"
 
 DEFAULT_TIMEOUT = 30.0
@@ -318,7 +318,7 @@ def generate(
     """
 
     def action() -> None:
-        from mcp_codegen.options import GenerateOptions, Selection
+        from mcp_codegen.inputs.options import GenerateOptions, Selection
 
         reporter = Reporter(quiet, output_format)
         launch = _launch(url, transport, headers, stdio, env, cwd)
@@ -339,7 +339,7 @@ def generate(
                 source, output, package_name, options, reporter, overwrite=overwrite, strict=strict, check=check
             )
             return
-        from mcp_codegen.config import apply_overrides, resolve_server, select_servers
+        from mcp_codegen.inputs.config import apply_overrides, resolve_server, select_servers
 
         explicit_timeout = context.get_parameter_source("timeout") is not click.core.ParameterSource.DEFAULT
         cfg = _project_config(mcp_json, config_file)
@@ -390,8 +390,8 @@ def _generate_one(
     strict: bool,
     check: bool,
 ) -> None:
-    from mcp_codegen.options import input_hash, validate_package_name
-    from mcp_codegen.write import check_ownership, differences, is_current, recorded_diagnostics, write_package
+    from mcp_codegen.inputs.options import input_hash, validate_package_name
+    from mcp_codegen.output.write import check_ownership, differences, is_current, recorded_diagnostics, write_package
 
     name = validate_package_name(package_name or output.resolve().name)
     if not check:
@@ -412,7 +412,7 @@ def _generate_one(
         reporter.summary(taken, diagnostics, f"{output} is up to date", {"written": False})
         return
     reporter.progress(f"generating {name} from {taken.server_name}")
-    from mcp_codegen.pipeline import generate_files
+    from mcp_codegen.generate.pipeline import generate_files
 
     files = generate_files(taken, package_name=name, diagnostics=diagnostics, options=options)
     if strict and diagnostics.items:
@@ -436,12 +436,12 @@ def _generate_one(
 
 
 def _project_config(mcp_json: Path | None, config_file: Path | None) -> ProjectConfig:
-    from mcp_codegen.config import find_config, load_config
+    from mcp_codegen.inputs.config import find_config, load_config
 
     if mcp_json is not None and config_file is not None:
         raise UsageError("give --mcp-json or --config, not both")
     if mcp_json is not None:
-        from mcp_codegen.mcp_json import load_mcp_json
+        from mcp_codegen.inputs.mcp_json import load_mcp_json
 
         return load_mcp_json(mcp_json)
     path = config_file or find_config(Path.cwd())
@@ -544,7 +544,7 @@ def init(source: Path, output: Path, force: bool) -> None:
     """Write a starter mcp-codegen.toml from an mcp.json (secret values become ${VAR} references)."""
 
     def action() -> None:
-        from mcp_codegen.mcp_json import load_mcp_json, starter_config_toml
+        from mcp_codegen.inputs.mcp_json import load_mcp_json, starter_config_toml
 
         if output.exists() and not force:
             raise OutputConflictError(f"{output} exists; use --force to replace it")
@@ -716,7 +716,7 @@ def check(
 
 def _recorded_launch(snapshot: Snapshot) -> ServerLaunch:
     """The launch spec a snapshot recorded, with env and header values read from the environment."""
-    from mcp_codegen.launch import HttpLaunch, StdioLaunch, expand_env
+    from mcp_codegen.inputs.launch import HttpLaunch, StdioLaunch, expand_env
 
     record = snapshot.launch
     if record is None:

@@ -34,13 +34,13 @@ import anyio
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import CodegenError, ServerError
-from mcp_codegen.launch import ServerLaunch
+from mcp_codegen.inputs.launch import ServerLaunch
 from mcp_codegen.snapshot.model import Snapshot
 
 if TYPE_CHECKING:
-    from mcp_codegen.config import ProjectConfig
-    from mcp_codegen.options import GenerateOptions
-    from mcp_codegen.write import Difference
+    from mcp_codegen.inputs.config import ProjectConfig
+    from mcp_codegen.inputs.options import GenerateOptions
+    from mcp_codegen.output.write import Difference
 
 #: Per-server progress: (server name, message).
 MultiProgress = Callable[[str, str], None]
@@ -302,11 +302,11 @@ def generate_umbrella(
     Raises `UsageError`/`OutputConflictError` before anything is started; `StrictModeError` (nothing
     written) when `strict` and any server has warnings.
     """
-    from mcp_codegen.config import package_name_for, resolve_server
     from mcp_codegen.errors import StrictModeError
-    from mcp_codegen.options import input_hash, validate_package_name
-    from mcp_codegen.pipeline import generate_files
-    from mcp_codegen.umbrella import (
+    from mcp_codegen.generate.pipeline import generate_files
+    from mcp_codegen.inputs.config import package_name_for, resolve_server
+    from mcp_codegen.inputs.options import input_hash, validate_package_name
+    from mcp_codegen.output.umbrella import (
         check_umbrella_ownership,
         members_on_disk,
         orphan_subpackages,
@@ -314,7 +314,7 @@ def generate_umbrella(
         umbrella_files,
         write_umbrella_files,
     )
-    from mcp_codegen.write import Difference, differences, is_current, recorded_diagnostics, write_package
+    from mcp_codegen.output.write import Difference, differences, is_current, recorded_diagnostics, write_package
 
     validate_package_name(package_name)
     packages = {name: package_name_for(cfg, name) for name in cfg.servers}
@@ -379,7 +379,7 @@ def generate_umbrella(
 
 def differences_top(directory: Path, files: Mapping[str, bytes]) -> list[Difference]:
     """How the umbrella's own files differ from `files` (its subpackages are not compared)."""
-    from mcp_codegen.write import Difference
+    from mcp_codegen.output.write import Difference
 
     changed = []
     for path, data in files.items():

@@ -18,9 +18,9 @@ from types import ModuleType
 import pytest
 
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.pipeline import generate_files
+from mcp_codegen.generate.pipeline import generate_files
+from mcp_codegen.output.write import write_package
 from mcp_codegen.snapshot.model import read_snapshot
-from mcp_codegen.write import write_package
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "generated_examples"
 

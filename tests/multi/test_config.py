@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_codegen.config import (
+from mcp_codegen.errors import UsageError
+from mcp_codegen.inputs.config import (
     apply_overrides,
     find_config,
     load_config,
@@ -19,9 +20,8 @@ from mcp_codegen.config import (
     select_servers,
     validate_config,
 )
-from mcp_codegen.errors import UsageError
-from mcp_codegen.launch import HttpLaunch, StdioLaunch
-from mcp_codegen.mcp_json import load_mcp_json, starter_config_toml, strip_jsonc
+from mcp_codegen.inputs.launch import HttpLaunch, StdioLaunch
+from mcp_codegen.inputs.mcp_json import load_mcp_json, starter_config_toml, strip_jsonc
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -59,12 +59,12 @@ from mcp import Client as McpClient
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 
-from mcp_codegen.build_ir import template_variables
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.pipeline import generate_files
+from mcp_codegen.generate.build_ir import template_variables
+from mcp_codegen.generate.pipeline import generate_files
+from mcp_codegen.output.write import write_package
 from mcp_codegen.snapshot.fetch import snapshot_server
 from mcp_codegen.snapshot.model import Snapshot
-from mcp_codegen.write import write_package
 
 from . import adversarial
 from .adversarial import MARKER, injected_calls, listings, non_ascii_identifiers

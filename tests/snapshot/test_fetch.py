@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
-from mcp_codegen.launch import HttpLaunch, StdioLaunch
+from mcp_codegen.inputs.launch import HttpLaunch, StdioLaunch
 from mcp_codegen.snapshot.fetch import snapshot_server, take_snapshot
 
 pytestmark = pytest.mark.anyio

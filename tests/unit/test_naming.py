@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import keyword
 
-from mcp_codegen.naming import (
+from mcp_codegen.generate.naming import (
     RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
     NameRegistry,

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from mcp_codegen.pysource import comment_text, docstring, string_literal
+from mcp_codegen.generate.pysource import comment_text, docstring, string_literal
 
 HOSTILE = [
     'a """ b',

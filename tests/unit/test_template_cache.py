@@ -10,7 +10,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from mcp_codegen.render import _template_cache
+from mcp_codegen.generate.render import _template_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_SNAPSHOT = ROOT / "generated_examples" / "demo_client" / "snapshot.json"

@@ -58,7 +58,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from mcp_codegen.errors import ServerError
-from mcp_codegen.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
+from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
 
 Progress = Callable[[str], None]
 

@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
-from mcp_codegen.launch import ServerLaunch
+from mcp_codegen.inputs.launch import ServerLaunch
 from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
 from mcp_codegen.snapshot.model import JsonObject, Snapshot
 

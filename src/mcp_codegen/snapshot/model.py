@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_codegen.errors import SnapshotFormatError
-from mcp_codegen.launch import LaunchRecord
+from mcp_codegen.inputs.launch import LaunchRecord
 
 FORMAT_VERSION = 1
 

@@ -15,7 +15,7 @@ streamable HTTP only. Without `type`, `command` means stdio and `url` means "aut
 `alwaysAllow`, `timeout`, `description`, `gallery`, ...) are ignored; env/header values that are
 numbers or booleans become strings.
 
-References stay as written and are expanded when a server is resolved (see `mcp_codegen.config`):
+References stay as written and are expanded when a server is resolved (see `mcp_codegen.inputs.config`):
 `${VAR}`, `${env:VAR}`, `${VAR:-default}`, `${userHome}`, and `${input:ID}`, which reads the environment
 variable `MCP_INPUT_<ID>` (ID in UPPER_SNAKE_CASE: `${input:api-key}` -> `MCP_INPUT_API_KEY`): mcp-codegen
 never prompts. `${workspaceFolder}` is the folder the file configures: the parent of its directory when
@@ -37,7 +37,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mcp_codegen.config import (
+from mcp_codegen.errors import UsageError
+from mcp_codegen.generate.naming import words
+from mcp_codegen.inputs.config import (
     InputConfig,
     ProjectConfig,
     ServerConfig,
@@ -49,8 +51,6 @@ from mcp_codegen.config import (
     references,
     validate_config,
 )
-from mcp_codegen.errors import UsageError
-from mcp_codegen.naming import words
 
 _WORKSPACE_DIRS = (".vscode", ".cursor")
 _TYPES = {

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.naming import PYDANTIC_MODEL_ATTRIBUTES, RESERVED_IDENTIFIERS, NameRegistry, snake_case
+from mcp_codegen.generate.naming import PYDANTIC_MODEL_ATTRIBUTES, RESERVED_IDENTIFIERS, NameRegistry, snake_case
 
 SHARED_MODULE = "_shared"
 

@@ -21,15 +21,16 @@ import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
-from mcp_codegen import __version__, ir
+from mcp_codegen import __version__
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import SnapshotFormatError
-from mcp_codegen.formatting import format_python
-from mcp_codegen.options import generator_fingerprint, validate_package_name
-from mcp_codegen.pipeline import runtime_files
-from mcp_codegen.render import render_umbrella
+from mcp_codegen.generate import ir
+from mcp_codegen.generate.formatting import format_python
+from mcp_codegen.generate.pipeline import runtime_files
+from mcp_codegen.generate.render import render_umbrella
+from mcp_codegen.inputs.options import generator_fingerprint, validate_package_name
+from mcp_codegen.output.write import MANIFEST, check_ownership, manifest_bytes, read_manifest, write_package
 from mcp_codegen.snapshot.model import read_snapshot
-from mcp_codegen.write import MANIFEST, check_ownership, manifest_bytes, read_manifest, write_package
 
 
 def members_on_disk(directory: Path, packages: Mapping[str, str]) -> list[ir.UmbrellaMember]:

@@ -13,15 +13,15 @@ from importlib import resources
 from pathlib import Path
 
 from mcp_codegen import __version__
-from mcp_codegen.build_ir import ToolPlan, build_client_spec, datamodel_document, plan_tools
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
-from mcp_codegen.formatting import format_python
-from mcp_codegen.model_codegen import ModelsOutput, run_datamodel_codegen, split_models
-from mcp_codegen.options import GenerateOptions, input_hash, validate_package_name
-from mcp_codegen.render import header_line, render_package
+from mcp_codegen.generate.build_ir import ToolPlan, build_client_spec, datamodel_document, plan_tools
+from mcp_codegen.generate.formatting import format_python
+from mcp_codegen.generate.models import ModelsOutput, run_datamodel_codegen, split_models
+from mcp_codegen.generate.render import header_line, render_package
+from mcp_codegen.inputs.options import GenerateOptions, input_hash, validate_package_name
+from mcp_codegen.output.write import MANIFEST, manifest_bytes
 from mcp_codegen.snapshot.model import Snapshot
-from mcp_codegen.write import MANIFEST, manifest_bytes
 
 
 def generate_files(

@@ -12,19 +12,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_codegen import __version__, ir
+from mcp_codegen import __version__
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.model_codegen import FieldInfo, ModelsOutput, field_aliases, names_in
-from mcp_codegen.naming import (
+from mcp_codegen.generate import ir
+from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, names_in
+from mcp_codegen.generate.naming import (
     RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
     NameRegistry,
     class_prefixes,
     snake_case,
 )
-from mcp_codegen.options import Selection
+from mcp_codegen.generate.schema_prep import PreparedTool, is_wrapped_primitive, prepare_tool
+from mcp_codegen.inputs.options import Selection
 from mcp_codegen.runtime.drift import tool_fingerprint
-from mcp_codegen.schema_prep import PreparedTool, is_wrapped_primitive, prepare_tool
 from mcp_codegen.snapshot.model import Snapshot
 
 #: Names at the top of the generated client and specs modules, which import model classes: a model

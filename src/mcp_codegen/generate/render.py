@@ -1,4 +1,4 @@
-"""Stage 4: IR -> file texts, through the Jinja templates in the top-level `templates/` folder.
+"""Stage 4: IR -> file texts, through the Jinja templates in `generate/templates/`.
 
 Templates stay thin: signatures, docstrings and literals are computed by the filters below, which
 are the only way server text reaches the output (see `pysource`).
@@ -16,10 +16,10 @@ from typing import Any
 
 import jinja2
 
-from mcp_codegen import ir
-from mcp_codegen.model_codegen import ModelsOutput, names_in
-from mcp_codegen.options import templates_dir
-from mcp_codegen.pysource import comment_text, docstring, string_literal
+from mcp_codegen.generate import ir
+from mcp_codegen.generate.models import ModelsOutput, names_in
+from mcp_codegen.generate.pysource import comment_text, docstring, string_literal
+from mcp_codegen.inputs.options import templates_dir
 
 
 def _template_cache() -> jinja2.BytecodeCache | None:

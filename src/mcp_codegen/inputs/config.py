@@ -75,11 +75,11 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from mcp_codegen.errors import UsageError
-from mcp_codegen.launch import HttpLaunch, ServerLaunch, StdioLaunch, expand_env, redact_url
-from mcp_codegen.naming import snake_case, words
+from mcp_codegen.generate.naming import snake_case, words
+from mcp_codegen.inputs.launch import HttpLaunch, ServerLaunch, StdioLaunch, expand_env, redact_url
 
 if TYPE_CHECKING:  # the pipeline is imported only when a server is resolved (it is slow to import)
-    from mcp_codegen.options import GenerateOptions
+    from mcp_codegen.inputs.options import GenerateOptions
 
 CONFIG_FILE = "mcp-codegen.toml"
 PYPROJECT = "pyproject.toml"
@@ -440,7 +440,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
 
     Raises `UsageError` for an unknown server, an unset variable or an unreadable `env_file`.
     """
-    from mcp_codegen.options import GenerateOptions, Selection
+    from mcp_codegen.inputs.options import GenerateOptions, Selection
 
     server = _server(cfg, name)
     where = f"servers.{dotted_location([name])}"

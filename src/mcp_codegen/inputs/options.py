@@ -71,11 +71,8 @@ def input_hash(snapshot: Snapshot, package_name: str, options: GenerateOptions |
 
 
 def templates_dir() -> Path:
-    """The templates shipped inside the wheel, or the repository's `templates/` in a source checkout."""
-    packaged = Path(str(resources.files("mcp_codegen"))) / "templates"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "templates"
+    """The Jinja templates, shipped inside the package (`mcp_codegen/generate/templates`)."""
+    return Path(__file__).resolve().parent.parent / "generate" / "templates"
 
 
 @cache

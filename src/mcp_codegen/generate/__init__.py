@@ -1,0 +1,1 @@
+"""Generation: snapshot -> IR with every name decided -> pydantic models and templates -> formatted files."""
