@@ -1,0 +1,1 @@
+"""Conformance of generated clients, checked by the official MCP conformance harness (npm)."""
