@@ -77,7 +77,12 @@ def _harness_context() -> dict[str, Any]:
 
 def connect_options(package: ModuleType, scenario: str) -> dict[str, Any]:
     """Keyword arguments for ``AsyncClient.http`` beyond the URL: the features the scenario needs, when the
-    generated client has them (auth= and elicitation callbacks are planned, not there yet)."""
+    generated client has them.
+
+    Generated clients have neither ``auth=`` nor an elicitation callback yet (a later issue adds them); the
+    shapes used here (the harness's credentials, a ``(message, schema) -> content`` callback) are placeholders.
+    test_conformance.py fails as soon as ``AsyncClient.http`` gains a parameter, so this gets wired for real.
+    """
     accepted = inspect.signature(package.AsyncClient.http).parameters
     options: dict[str, Any] = {"timeout": TIMEOUT, "transport": "http", "strict": True}
     if scenario == "elicitation-sep1034-client-defaults" and "elicitation" in accepted:

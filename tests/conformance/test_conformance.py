@@ -66,6 +66,16 @@ def generated_packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+def test_install_provides_node_22_and_the_pinned_harness(harness: tuple[Path, Path]) -> None:
+    node, entry = harness
+    version = subprocess.run([str(node), "--version"], capture_output=True, text=True, timeout=60, check=True)
+    assert int(version.stdout.strip().lstrip("v").split(".")[0]) >= install.HARNESS_NODE_MAJOR
+    harness_version = subprocess.run(
+        [str(node), str(entry), "--version"], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert harness_version.stdout.strip() == "0.1.16"
+
+
 def test_recorded_scenarios_are_the_harness_scenarios(harness: tuple[Path, Path]) -> None:
     completed = subprocess.run(
         list_command(), env=harness_env(), capture_output=True, text=True, timeout=_HARNESS_TIMEOUT, check=True
