@@ -76,6 +76,16 @@ def test_install_provides_node_22_and_the_pinned_harness(harness: tuple[Path, Pa
     assert harness_version.stdout.strip() == "0.1.16"
 
 
+def test_install_skips_npm_when_the_pinned_versions_are_installed(
+    harness: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_npm(*args: object, **kwargs: object) -> None:
+        raise AssertionError("npm ran although the pinned versions are installed")
+
+    monkeypatch.setattr(install, "_npm_ci", no_npm)
+    assert install.ensure_conformance(quiet=True) == harness
+
+
 def test_recorded_scenarios_are_the_harness_scenarios(harness: tuple[Path, Path]) -> None:
     completed = subprocess.run(
         list_command(), env=harness_env(), capture_output=True, text=True, timeout=_HARNESS_TIMEOUT, check=True
@@ -136,6 +146,7 @@ def _scenario_params() -> list[object]:
     return params
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", _scenario_params())
 def test_client_scenario(scenario: str, harness: tuple[Path, Path], generated_packages: Path, tmp_path: Path) -> None:
     results = tmp_path / "results"
