@@ -33,7 +33,7 @@ def test_definitions_carry_the_servers_exact_schema(which: str, request: pytest.
     listed = _snapshot_tools(pkg)
     tools = pkg._runtime.ToolSet.from_specs(pkg.TOOLS.values())
     assert len(tools) == len(listed)
-    for tool in tools:
+    for tool in tools.values():
         schema = listed[tool.wire_name]["inputSchema"]
         assert tool.input_schema == schema
         openai = tool.to_openai()
@@ -110,7 +110,7 @@ def test_tools_that_cannot_be_strict_say_why() -> None:
 
 def test_strict_auto_falls_back_and_strict_true_raises(everything_pkg: ModuleType) -> None:
     tools = everything_pkg._runtime.ToolSet.from_specs(everything_pkg.TOOLS.values())
-    for tool in tools:
+    for tool in tools.values():
         auto = tool.to_openai(strict="auto")["function"]
         if tool.strict_error is None:
             assert auto["strict"] is True
