@@ -1,8 +1,18 @@
 """What a model receives from a tool call: `ToolOutput` (text and media parts), built from a `ToolResult`.
 
-Text blocks joined; structured content as JSON (the `{"result": ...}` wrapping removed); images
-and audio as native blocks where the framework takes them, else a placeholder like
-`[image: image/png, 1234 bytes]`.
+Models get what the server wrote for them: its content blocks, in order. Text blocks as they are
+(a string result is `42`, not the JSON literal `"42"`; a file's text keeps its lines), images and
+audio as native blocks where the framework takes them, else a placeholder like
+`[image: image/png, 1234 bytes]`; resources as their text or a placeholder, resource links as a
+line naming them.
+
+Structured content becomes JSON text only when the result has no (non-empty) text block: the
+MCP spec asks servers that send `structuredContent` to send its serialization as text too, and
+where a server wrote a text of its own (a summary, a file, a plain string), that text is what it
+meant a model to read. The `{"result": ...}` wrapping of SDK-built servers (an outputSchema with a
+single `result` property) is removed, and a wrapped string is sent as the string itself. The
+structured value stays available to code as `ToolOutput.structured` (and the whole result as
+`ToolOutput.result`).
 
 Every framework converter (OpenAI Chat Completions and Responses, Anthropic, LangChain,
 pydantic-ai, the OpenAI Agents SDK) renders these same parts, so all of them hand a model the same
@@ -197,21 +207,27 @@ def _resource_text(resource: Any) -> ContentPart:
     return ContentPart("text", text=f"[resource {uri}: {mime}, {size} bytes]")
 
 
+def _structured_text(structured: dict[str, Any], unwrap: bool) -> str:
+    """Structured content as a model reads it: unwrapped from `{"result": ...}`, a string as is."""
+    value: object = structured
+    if unwrap and "result" in structured:
+        value = structured["result"]
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def output_from_result(result: ToolResult, *, unwrap: bool = False) -> ToolOutput:
     """What a model gets from a tool's result (see the module docstring)."""
     raw = result.raw
     parts: list[ContentPart] = []
     structured = raw.structured_content
-    if structured is not None:
-        value: object = structured
-        if unwrap and "result" in structured:
-            value = structured["result"]
-        parts.append(
-            ContentPart("text", text=json.dumps(value, ensure_ascii=False, default=str))
-        )
+    has_text = any(block.type == "text" and block.text for block in raw.content)
+    if structured is not None and not has_text:
+        parts.append(ContentPart("text", text=_structured_text(structured, unwrap)))
     for block in raw.content:
         if block.type == "text":
-            if structured is None:  # else it repeats the structured content
+            if block.text:
                 parts.append(ContentPart("text", text=block.text))
         elif block.type == "image":
             parts.append(
