@@ -1,6 +1,6 @@
 """Agent tool adapters: building every framework's tool list for 300 tools, and the per-call cost of calling through them.
 
-The adapters are the generated package's own `_runtime.agents` (a verbatim copy of src/mcp_codegen/runtime/agents.py),
+The adapters are the generated package's own `_runtime.agents` (verbatim copies of src/mcp_codegen/runtime/agent*.py),
 reached the way users reach them: `client.tools()` (a `ToolSet` bound to the client), then a converter.
 
 Build. A 300-tool package is generated from make_tools.py's tools (in process, into a temporary directory) and its
@@ -125,7 +125,7 @@ async def bench_build(module: ModuleType, tools: list[dict[str, Any]], reps: int
                 f"  build rep {rep + 1}/{reps}: " + ", ".join(f"{n} {fmt_seconds(t[-1])}" for n, t in timings.items()),
                 flush=True,
             )
-        no_strict = sum(1 for tool in client.tools() if tool.strict_error is not None)
+        no_strict = sum(1 for tool in client.tools().values() if tool.strict_error is not None)
 
     print(
         f"\nbuilding adapters for {len(tools)} tools, median (min–max) of {reps}; CPU time of this process alongside:"

@@ -33,7 +33,7 @@ def test_definitions_carry_the_servers_exact_schema(which: str, request: pytest.
     listed = _snapshot_tools(pkg)
     tools = pkg._runtime.ToolSet.from_specs(pkg.TOOLS.values())
     assert len(tools) == len(listed)
-    for tool in tools:
+    for tool in tools.values():
         schema = listed[tool.wire_name]["inputSchema"]
         assert tool.input_schema == schema
         openai = tool.to_openai()
@@ -110,7 +110,7 @@ def test_tools_that_cannot_be_strict_say_why() -> None:
 
 def test_strict_auto_falls_back_and_strict_true_raises(everything_pkg: ModuleType) -> None:
     tools = everything_pkg._runtime.ToolSet.from_specs(everything_pkg.TOOLS.values())
-    for tool in tools:
+    for tool in tools.values():
         auto = tool.to_openai(strict="auto")["function"]
         if tool.strict_error is None:
             assert auto["strict"] is True
@@ -296,3 +296,30 @@ def test_sync_client_tools_from_many_threads(demo_pkg: ModuleType, demo_server: 
         )
         assert messages == [{"role": "tool", "tool_call_id": "s", "content": "2"}]
         assert len(recorder) == 1 + 40 + 1 + 1 + 1
+
+
+def test_a_toolset_is_a_mapping_of_names_to_agent_tools(demo_pkg: ModuleType, demo_server: MCPServer) -> None:
+    from collections.abc import Mapping
+
+    async def main() -> None:
+        async with demo_pkg.AsyncClient.in_process(demo_server) as client:
+            tools = client.tools(include=["add", "search-notes"], prefix="nb_")
+            assert isinstance(tools, Mapping)
+            assert list(tools) == list(tools.keys()) == tools.names == ["nb_add", "nb_search-notes"]
+            assert [tool.wire_name for tool in tools.values()] == ["add", "search-notes"]
+            assert dict(tools.items()) == {"nb_add": tools["nb_add"], "nb_search-notes": tools["nb_search-notes"]}
+            assert len(tools) == 2
+            # Lookups also find a tool by its wire or Python name; anything else is missing.
+            assert tools["add"] is tools["nb_add"] and tools["search_notes"] is tools["nb_search-notes"]
+            assert "nb_add" in tools and "search-notes" in tools and "get_weather" not in tools and 0 not in tools
+            assert tools.get("nope") is None
+            with pytest.raises(KeyError):
+                tools["get_weather"]
+            assert await tools["nb_add"](a=2, b=3) == 5
+            assert [d["function"]["name"] for d in tools.to_openai()] == ["nb_add", "nb_search-notes"]
+            rebound = tools.bind(client, timeout=5)
+            assert list(rebound) == list(tools) and all(tool.timeout == 5 for tool in rebound.values())
+            with pytest.raises(ValueError, match="distinct"):
+                demo_pkg._runtime.ToolSet([tools["nb_add"], tools["nb_add"]])
+
+    anyio.run(main)

@@ -213,12 +213,12 @@ async def test_toolkit_connects_to_every_server_and_calls_them(umbrella: Any) ->
 async def test_agent_tools_are_namespaced_per_server(umbrella: Any) -> None:
     async with umbrella.Toolkit() as kit:
         tools = kit.tools()
-        names = [tool.name for tool in tools]
+        names = list(tools)
         assert "mcp__demo__add" in names and "mcp__demo-http__add" in names and "mcp__everything__echo" in names
         assert len(names) == len(set(names))
         assert all(len(name) <= 64 for name in names)
         only = kit.tools("get_*", servers=["demo"])
-        assert sorted(tool.name for tool in only) == ["mcp__demo__get_note", "mcp__demo__get_weather"]
+        assert sorted(only) == ["mcp__demo__get_note", "mcp__demo__get_weather"]
         output = await tools["mcp__demo-http__add"].run({"a": 20, "b": 22})
         assert "42" in output.text
         openai = tools.to_openai()
@@ -228,11 +228,11 @@ async def test_agent_tools_are_namespaced_per_server(umbrella: Any) -> None:
 async def test_disable_enable_and_reconnect(umbrella: Any) -> None:
     async with umbrella.Toolkit(disabled=["everything"]) as kit:
         assert kit.status()["everything"].state == "disabled"
-        assert not [t for t in kit.tools() if t.name.startswith("mcp__everything__")]
+        assert not [name for name in kit.tools() if name.startswith("mcp__everything__")]
         with pytest.raises(umbrella.ServerUnavailableError, match="disabled"):
             kit["everything"]
         assert (await kit.enable("everything")).state == "connected"
-        assert [t for t in kit.tools() if t.name.startswith("mcp__everything__")]
+        assert [name for name in kit.tools() if name.startswith("mcp__everything__")]
         first = kit["demo"]
         assert (await kit.reconnect("demo")).state == "connected"
         assert kit["demo"] is not first and first.closed

@@ -6,14 +6,18 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import mcp_types as types
 from fakepkg import AsyncClient
+from fakepkg.client import SNAPSHOT
+from fakepkg.models.mismatch import MismatchArguments, MismatchResult, WrappedArguments
 from mcp import Client as McpClient
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from rt_server import build_server
+
+from mcp_codegen.runtime import AsyncClientBase, ToolSpec
 
 HERE = Path(__file__).resolve().parent
 SERVER_SCRIPT = str(HERE / "rt_server.py")
@@ -67,6 +71,9 @@ def lowlevel_server() -> Server[Any]:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         mode = (params.arguments or {}).get("mode")
+        if mode == "structured-only":  # no text block: models get the structured content as JSON
+            value = {"result": 42} if params.name == "wrapped" else {"count": 3, "label": "three"}
+            return types.CallToolResult(content=[], structured_content=value)
         if params.name == "wrapped":
             # An older server: the value only as text, no structuredContent.
             return types.CallToolResult(content=[types.TextContent(type="text", text="42")])
@@ -84,3 +91,34 @@ def lowlevel_server() -> Server[Any]:
         )
 
     return Server("low", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+# The typed client of `lowlevel_server()`.
+MISMATCH: ToolSpec[MismatchArguments, MismatchResult] = ToolSpec(
+    name="mismatch",
+    python_name="mismatch",
+    models_module="fakepkg.models.mismatch",
+    arguments_class="MismatchArguments",
+    result_class="MismatchResult",
+    unwrap_result=False,
+    snapshot=SNAPSHOT,
+)
+WRAPPED: ToolSpec[WrappedArguments, int] = ToolSpec(
+    name="wrapped",
+    python_name="wrapped",
+    models_module="fakepkg.models.mismatch",
+    arguments_class="WrappedArguments",
+    result_class="WrappedResult",
+    unwrap_result=True,
+    snapshot=SNAPSHOT,
+)
+
+
+class LowClient(AsyncClientBase):
+    _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {"mismatch": MISMATCH, "wrapped": WRAPPED}
+
+    async def mismatch(self, *, mode: str) -> MismatchResult:
+        return await self._call_tool(MISMATCH, {"mode": mode})
+
+    async def wrapped(self, *, mode: str) -> int:
+        return await self._call_tool(WRAPPED, {"mode": mode})

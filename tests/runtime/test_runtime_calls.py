@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any, ClassVar
 
 import anyio
 import pytest
 from fakepkg import AsyncClient
-from fakepkg.client import APP_CONFIG, GET_WEATHER, REVIEW, SNAPSHOT, USER_PROFILE
+from fakepkg.client import APP_CONFIG, GET_WEATHER, REVIEW, USER_PROFILE
 from fakepkg.models.get_weather import GetWeatherResult
-from fakepkg.models.mismatch import MismatchArguments, MismatchResult, WrappedArguments
-from rt_helpers import in_memory, lowlevel_server
+from rt_helpers import LowClient, in_memory, lowlevel_server
 from rt_server import build_server
 
 from mcp_codegen.runtime import (
     NOT_SENT,
     ArgumentsValidationError,
-    AsyncClientBase,
     ConnectionClosedError,
     McpClientError,
     PromptError,
@@ -29,40 +25,10 @@ from mcp_codegen.runtime import (
     ResultValidationError,
     ToolError,
     ToolResult,
-    ToolSpec,
     UnknownToolError,
 )
 
 pytestmark = pytest.mark.anyio
-
-MISMATCH: ToolSpec[MismatchArguments, MismatchResult] = ToolSpec(
-    name="mismatch",
-    python_name="mismatch",
-    models_module="fakepkg.models.mismatch",
-    arguments_class="MismatchArguments",
-    result_class="MismatchResult",
-    unwrap_result=False,
-    snapshot=SNAPSHOT,
-)
-WRAPPED: ToolSpec[WrappedArguments, int] = ToolSpec(
-    name="wrapped",
-    python_name="wrapped",
-    models_module="fakepkg.models.mismatch",
-    arguments_class="WrappedArguments",
-    result_class="WrappedResult",
-    unwrap_result=True,
-    snapshot=SNAPSHOT,
-)
-
-
-class LowClient(AsyncClientBase):
-    _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {"mismatch": MISMATCH, "wrapped": WRAPPED}
-
-    async def mismatch(self, *, mode: str) -> MismatchResult:
-        return await self._call_tool(MISMATCH, {"mode": mode})
-
-    async def wrapped(self, *, mode: str) -> int:
-        return await self._call_tool(WRAPPED, {"mode": mode})
 
 
 async def test_typed_call_returns_the_output_model() -> None:

@@ -53,6 +53,22 @@ RESERVED_CLIENT_MEMBERS: frozenset[str] = frozenset(
         "handle_anthropic_tool_use",
         "drift",
         "check_drift",
+        # Missing before (a tool named `ping` shadowed the health check); tests/runtime checks the list is complete.
+        "call_raw",
+        "closed",
+        "from_async",
+        "handle_openai_responses_calls",
+        "in_process",
+        "instructions",
+        "ping",
+        "protocol_version",
+        # What agent tools call (runtime/protocols.py).
+        "async_client",
+        "call_spec",
+        "call_spec_result",
+        "run_blocking",
+        "run_on_loop",
+        "tool_specs",
     }
 )
 

@@ -1,5 +1,3 @@
-# pyright: reportPrivateUsage=false
-# (the prompt/resource namespaces and the blocking twin are parts of the client: they share its helpers)
 """The async client base the generated `AsyncClient` extends with one typed method per tool."""
 
 from __future__ import annotations
@@ -41,12 +39,19 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
     from pydantic_core import ErrorDetails
 
-    from .agents import AgentTool, ToolSet
+    from .agent_tool import AgentTool
+    from .agent_toolset import ToolSet
     from .drift import DriftSummary
     from .specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
     from .tracing import CallHook
 
-__all__ = ["AsyncClientBase", "AsyncPromptsBase", "AsyncResourcesBase"]
+__all__ = [
+    "AsyncClientBase",
+    "AsyncPromptsBase",
+    "AsyncResourcesBase",
+    "prompt_arguments",
+    "template_uri",
+]
 
 R = TypeVar("R")
 _PageT = TypeVar("_PageT", bound="BaseModel")
@@ -565,7 +570,17 @@ class AsyncClientBase:
 
     # --------------------------------------------------------------------------------- agent tools
 
-    async def _call_tool_result(
+    async def call_spec(
+        self,
+        spec: ToolSpec[Any, Any],
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+    ) -> Any:
+        """Internal (`protocols.ToolCaller`, for agent tools): the typed call of `spec`."""
+        return await self._call_tool(spec, arguments, timeout=timeout)
+
+    async def call_spec_result(
         self,
         spec: ToolSpec[Any, Any],
         arguments: Mapping[str, object],
@@ -574,7 +589,8 @@ class AsyncClientBase:
         agent_name: str | None = None,
         framework: str | None = None,
     ) -> ToolResult:
-        """Validate `arguments` like `_call_tool`, call the tool and return the whole `ToolResult`.
+        """Internal (`protocols.ToolCaller`): validate `arguments` like `_call_tool`, call the tool
+        and return the whole `ToolResult`.
 
         What agent tool adapters use: the model gets every content block and the structured
         content as sent. Raises ToolError for a result with `isError`.
@@ -618,9 +634,10 @@ class AsyncClientBase:
         generation); `namespace=True` names them `mcp__<server>__<tool>` (the server's name), a
         string uses that string as `<server>`. Names are valid for OpenAI and Anthropic (at most
         64 characters of `[a-zA-Z0-9_-]`) and distinct. `timeout` bounds every call (seconds);
-        `descriptions` replaces descriptions by wire name. See `agents.ToolSet`.
+        `descriptions` replaces descriptions by wire name. See `agent_toolset.ToolSet`.
         """
-        from .agents import make_toolset
+        # Imported on first use: plain calls do not need the agent modules.
+        from .agent_toolset import make_toolset
 
         toolset = make_toolset(
             self._tools.values(),
@@ -632,8 +649,13 @@ class AsyncClientBase:
             timeout=timeout,
             descriptions=descriptions,
         )
-        self._register_agent_tools(toolset)
+        self._register_agent_tools(toolset.values())
         return toolset
+
+    @property
+    def tool_specs(self) -> Mapping[str, ToolSpec[Any, Any]]:
+        """The specs of this client's tools by wire name (the generated package's `TOOLS`)."""
+        return self._tools
 
     def _register_agent_tools(self, tools: Iterable[AgentTool]) -> None:
         registry = self._agent_tools
@@ -669,7 +691,7 @@ class AsyncClientBase:
             )
         if spec is None:
             return None
-        from .agents import AgentTool
+        from .agent_tool import AgentTool
 
         return AgentTool(spec, client=self)
 
@@ -684,9 +706,9 @@ class AsyncClientBase:
         timeout) become the content of their message, prefixed `Error:`; nothing is raised
         but a lost connection.
         """
-        from .agents import handle_openai_tool_calls
+        from .agent_openai import handle_openai_tool_calls
 
-        return await handle_openai_tool_calls(self, tool_calls, timeout=timeout)
+        return await handle_openai_tool_calls(self._agent_tool, tool_calls, timeout)
 
     async def handle_openai_responses_calls(
         self, output: Sequence[Any] | None, *, timeout: float | None = None
@@ -696,9 +718,9 @@ class AsyncClientBase:
         Returns one `{"type": "function_call_output", "call_id": ..., "output": ...}` input
         item per call (other items are skipped); failures become their output, prefixed `Error:`.
         """
-        from .agents import handle_openai_responses_calls
+        from .agent_openai import handle_openai_responses_calls
 
-        return await handle_openai_responses_calls(self, output, timeout=timeout)
+        return await handle_openai_responses_calls(self._agent_tool, output, timeout)
 
     async def handle_anthropic_tool_use(
         self, content: Sequence[Any] | None, *, timeout: float | None = None
@@ -708,9 +730,9 @@ class AsyncClientBase:
         Returns the `tool_result` blocks (in order) for the next user message: text blocks,
         images as image blocks, failures with `is_error: true`.
         """
-        from .agents import handle_anthropic_tool_use
+        from .agent_anthropic import handle_anthropic_tool_use
 
-        return await handle_anthropic_tool_use(self, content, timeout=timeout)
+        return await handle_anthropic_tool_use(self._agent_tool, content, timeout)
 
     # -------------------------------------------------------------------------------------- listings
 
@@ -825,36 +847,7 @@ class AsyncClientBase:
         timeout: float | None = None,
     ) -> ResourceResult:
         """Expand the template with `values` (Python or wire variable names) and read the resource."""
-        variables: dict[str, str | Sequence[str]] = {}
-        errors: list[ErrorDetails] = []
-        known: set[str] = set()
-        for wire, python in spec.variables:
-            known.update((wire, python))
-            value = values.get(python, NOT_SENT)
-            if value is NOT_SENT:
-                value = values.get(wire, NOT_SENT)
-            if value is NOT_SENT or value is None:
-                continue
-            converted = _template_value(value)
-            if converted is None:
-                errors.append(
-                    _error(
-                        "string_type", python, "Input should be a valid string", value
-                    )
-                )
-            else:
-                variables[wire] = converted
-        for key, value in values.items():
-            if key not in known and value is not NOT_SENT and value is not None:
-                converted = _template_value(value)
-                if converted is not None:
-                    variables[key] = converted
-        if errors:
-            raise ArgumentsValidationError(
-                errors, tool=spec.name, what="resource template"
-            )
-        uri = expand_uri_template(spec.uri_template, variables)
-        return await self.read_resource(uri, timeout=timeout)
+        return await self.read_resource(template_uri(spec, values), timeout=timeout)
 
     async def _read(
         self, spec: ResourceSpec, *, timeout: float | None = None
@@ -892,32 +885,66 @@ class AsyncClientBase:
         timeout: float | None = None,
     ) -> PromptResult:
         """Render `spec` with `values` keyed by Python (or wire) argument names; NOT_SENT values are left out."""
-        arguments: dict[str, str] = {}
-        errors: list[ErrorDetails] = []
-        known: set[str] = set()
-        for wire, python, required in spec.arguments:
-            known.update((wire, python))
-            value = values.get(python, NOT_SENT)
-            if value is NOT_SENT:
-                value = values.get(wire, NOT_SENT)
-            if value is NOT_SENT or value is None:
-                if required:
-                    errors.append(_error("missing", python, "Field required", None))
-                continue
-            if not isinstance(value, str):
-                errors.append(
-                    _error(
-                        "string_type", python, "Input should be a valid string", value
-                    )
-                )
-                continue
-            arguments[wire] = value
-        for key, value in values.items():
-            if key not in known and isinstance(value, str):
-                arguments[key] = value
-        if errors:
-            raise ArgumentsValidationError(errors, tool=spec.name, what="prompt")
-        return await self.get_prompt(spec.name, arguments, timeout=timeout)
+        return await self.get_prompt(
+            spec.name, prompt_arguments(spec, values), timeout=timeout
+        )
+
+
+def template_uri(spec: TemplateSpec, values: Mapping[str, object]) -> str:
+    """The URI of `spec` expanded with `values` (Python or wire variable names; NOT_SENT/None left out)."""
+    variables: dict[str, str | Sequence[str]] = {}
+    errors: list[ErrorDetails] = []
+    known: set[str] = set()
+    for wire, python in spec.variables:
+        known.update((wire, python))
+        value = values.get(python, NOT_SENT)
+        if value is NOT_SENT:
+            value = values.get(wire, NOT_SENT)
+        if value is NOT_SENT or value is None:
+            continue
+        converted = _template_value(value)
+        if converted is None:
+            errors.append(
+                _error("string_type", python, "Input should be a valid string", value)
+            )
+        else:
+            variables[wire] = converted
+    for key, value in values.items():
+        if key not in known and value is not NOT_SENT and value is not None:
+            converted = _template_value(value)
+            if converted is not None:
+                variables[key] = converted
+    if errors:
+        raise ArgumentsValidationError(errors, tool=spec.name, what="resource template")
+    return expand_uri_template(spec.uri_template, variables)
+
+
+def prompt_arguments(spec: PromptSpec, values: Mapping[str, object]) -> dict[str, str]:
+    """The wire arguments of `spec` from `values` keyed by Python (or wire) names; NOT_SENT left out."""
+    arguments: dict[str, str] = {}
+    errors: list[ErrorDetails] = []
+    known: set[str] = set()
+    for wire, python, required in spec.arguments:
+        known.update((wire, python))
+        value = values.get(python, NOT_SENT)
+        if value is NOT_SENT:
+            value = values.get(wire, NOT_SENT)
+        if value is NOT_SENT or value is None:
+            if required:
+                errors.append(_error("missing", python, "Field required", None))
+            continue
+        if not isinstance(value, str):
+            errors.append(
+                _error("string_type", python, "Input should be a valid string", value)
+            )
+            continue
+        arguments[wire] = value
+    for key, value in values.items():
+        if key not in known and isinstance(value, str):
+            arguments[key] = value
+    if errors:
+        raise ArgumentsValidationError(errors, tool=spec.name, what="prompt")
+    return arguments
 
 
 def _template_value(value: object) -> str | Sequence[str] | None:
@@ -948,7 +975,7 @@ class AsyncPromptsBase:
     async def _get(
         self, spec: PromptSpec, values: Mapping[str, object]
     ) -> PromptResult:
-        return await self._client._get_prompt(spec, values)
+        return await self._client.get_prompt(spec.name, prompt_arguments(spec, values))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"
@@ -969,7 +996,7 @@ class AsyncResourcesBase:
     async def _read_template(
         self, spec: TemplateSpec, values: Mapping[str, object]
     ) -> ResourceResult:
-        return await self._client._read_template(spec, values)
+        return await self._client.read_resource(template_uri(spec, values))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"

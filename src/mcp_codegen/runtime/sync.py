@@ -1,5 +1,3 @@
-# pyright: reportPrivateUsage=false
-# (the prompt/resource namespaces and the blocking twin are parts of the client: they share its helpers)
 """The blocking twin: a `SyncClientBase` drives an async client on its own event-loop thread.
 
 Every sync client owns one background thread running an anyio blocking portal, so it works from a
@@ -22,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, ParamSpec, TypeVar
 
-from .client import AsyncClientBase
+from .client import AsyncClientBase, prompt_arguments, template_uri
 from .errors import ConnectionClosedError, unwrap_exception_group
 
 if TYPE_CHECKING:
@@ -33,7 +31,7 @@ if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.server.mcpserver import MCPServer
 
-    from .agents import ToolSet
+    from .agent_toolset import ToolSet
     from .drift import DriftSummary
     from .results import PromptResult, ResourceResult, ToolResult
     from .specs import PromptSpec, ResourceSpec, TemplateSpec
@@ -351,6 +349,23 @@ class SyncClientBase(Generic[AsyncT]):
             return await anyio.to_thread.run_sync(future.result)
         return await asyncio.wrap_future(future)
 
+    # Internal, public for agent tools (`protocols.LoopRunner`): the same as the three above.
+
+    @property
+    def async_client(self) -> AsyncT:
+        """Internal (`protocols.LoopRunner`): the async client this one drives."""
+        return self._async_client
+
+    def run_blocking(
+        self, fn: Callable[P, Awaitable[R]], *args: P.args, **kwargs: P.kwargs
+    ) -> R:
+        """Internal (`protocols.LoopRunner`): `_run`."""
+        return self._run(fn, *args, **kwargs)
+
+    async def run_on_loop(self, fn: Callable[[], Awaitable[R]]) -> R:
+        """Internal (`protocols.LoopRunner`): `_run_elsewhere`."""
+        return await self._run_elsewhere(fn)
+
     def close(self) -> None:
         """Close the connection and stop the event-loop thread (idempotent)."""
         self._closed = True
@@ -430,16 +445,16 @@ class SyncClientBase(Generic[AsyncT]):
         `to_langchain()` gives tools with both a sync and an async function.
         """
         async_client: AsyncClientBase = self._async_client
-        unbound = async_client.tools(
+        # The async client's set (with the same names and timeout) is what its handle_* resolve.
+        async_tools = async_client.tools(
             include,
             exclude,
             prefix=prefix,
             namespace=namespace,
+            timeout=timeout,
             descriptions=descriptions,
         )
-        toolset = unbound.bind(self, timeout=timeout)
-        async_client._register_agent_tools(toolset)
-        return toolset
+        return async_tools.bind(self, timeout=timeout)
 
     def handle_openai_tool_calls(
         self, tool_calls: Sequence[Any] | None, *, timeout: float | None = None
@@ -507,9 +522,7 @@ class SyncPromptsBase:
         self._client = client
 
     def _get(self, spec: PromptSpec, values: Mapping[str, object]) -> PromptResult:
-        client = self._client
-        async_client: AsyncClientBase = client._async
-        return client._run(async_client._get_prompt, spec, values)
+        return self._client.get_prompt(spec.name, prompt_arguments(spec, values))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"
@@ -530,9 +543,7 @@ class SyncResourcesBase:
     def _read_template(
         self, spec: TemplateSpec, values: Mapping[str, object]
     ) -> ResourceResult:
-        client = self._client
-        async_client: AsyncClientBase = client._async
-        return client._run(async_client._read_template, spec, values)
+        return self._client.read_resource(template_uri(spec, values))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"

@@ -1,5 +1,3 @@
-# pyright: reportPrivateUsage=false
-# (the toolkit reads its clients' tool specs to count them)
 """Several servers as one toolkit: concurrent connections, per-server status, agent tools across servers.
 
 The umbrella package generated for several servers subclasses `ToolkitBase` with its servers'
@@ -35,7 +33,8 @@ from .errors import ConnectError, McpClientError
 if TYPE_CHECKING:
     import anyio.abc
 
-    from .agents import ToolSet
+    from .agent_tool import AgentTool
+    from .agent_toolset import ToolSet
     from .client import AsyncClientBase
 
 __all__ = ["ServerState", "ServerStatus", "ServerUnavailableError", "ToolkitBase"]
@@ -86,7 +85,7 @@ class _Slot:
         client = self.client
         if state == "connected" and client is not None and client.closed:
             state, self.error = "failed", "the connection to the MCP server was lost"
-        tools = len(client._tools) if client is not None and state == "connected" else 0
+        tools = len(client.tool_specs) if client is not None and state == "connected" else 0
         return ServerStatus(self.name, state, self.error, tools, self.latency)
 
 
@@ -323,10 +322,11 @@ class ToolkitBase:
         `include`/`exclude` are glob patterns on wire or Python tool names, applied to every server.
         Disabled and failed servers are left out; the names stay distinct across servers.
         """
-        from .agents import ToolSet
+        # Imported on first use: a toolkit that makes plain calls does not need it.
+        from .agent_toolset import ToolSet
 
         chosen = list(self._slots) if servers is None else list(servers)
-        collected: list[Any] = []
+        collected: list[AgentTool] = []
         for name in chosen:
             slot = self._slot(name)
             client = slot.client
@@ -335,7 +335,7 @@ class ToolkitBase:
             collected.extend(
                 client.tools(
                     include, exclude, prefix=prefix, namespace=name, timeout=timeout
-                )
+                ).values()
             )
         return ToolSet(collected)
 

@@ -1,0 +1,103 @@
+"""The runtime's modules import one another without a cycle (at module level or inside functions).
+
+A cycle hidden by a function-level import works until someone moves the import; the agent tools
+reach their clients through `runtime/protocols.py` instead. Imports under `if TYPE_CHECKING:`
+are annotations only and never run, so they are not edges.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+RUNTIME = Path(__file__).resolve().parents[2] / "src" / "mcp_codegen" / "runtime"
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _relative_imports(tree: ast.AST, modules: set[str]) -> set[str]:
+    """Runtime modules imported anywhere in `tree` (functions included), except under TYPE_CHECKING."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:  # from .x import y
+                found.add(node.module.partition(".")[0])
+            else:  # from . import x, y
+                found.update(alias.name for alias in node.names if alias.name in modules)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def runtime_import_graph(root: Path) -> dict[str, set[str]]:
+    modules = {path.stem for path in root.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in sorted(root.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        graph[path.stem] = _relative_imports(tree, modules) - {path.stem}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of `graph` as a path (first module repeated at the end), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state:
+                cycle = visit(target)
+                if cycle is not None:
+                    return cycle
+        path.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            cycle = visit(module)
+            if cycle is not None:
+                return cycle
+    return None
+
+
+def test_the_runtime_has_no_import_cycle() -> None:
+    graph = runtime_import_graph(RUNTIME)
+    assert {"client", "sync", "agent_tool", "protocols"} <= set(graph)
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle in the runtime: " + " -> ".join(cycle or [])
+
+
+def test_agent_tools_reach_clients_only_through_the_protocols() -> None:
+    graph = runtime_import_graph(RUNTIME)
+    assert graph["protocols"] == set()  # the leaf
+    for module, targets in graph.items():
+        if module.startswith("agent"):
+            assert not targets & {"client", "sync", "toolkit"}, module
+
+
+def test_the_cycle_check_sees_function_level_imports(tmp_path: Path) -> None:
+    # The check itself: a cycle closed by an import inside a function is found,
+    # one closed only under TYPE_CHECKING is not.
+    (tmp_path / "a.py").write_text("from .b import x\n")
+    (tmp_path / "b.py").write_text("def f():\n    from .a import y\n")
+    (tmp_path / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import z\n")
+    (tmp_path / "d.py").write_text("from . import c\n")
+    graph = runtime_import_graph(tmp_path)
+    assert find_cycle(graph) == ["a", "b", "a"]
+    assert graph["c"] == set() and graph["d"] == {"c"}
