@@ -107,7 +107,7 @@ def test_a_failed_write_leaves_the_previous_output_and_the_users_files(generated
     """Atomic: files that cannot be written (a non-UTF-8-safe path is not the point; a clash is) change nothing."""
     (generated / "my_extra.py").write_text("EXTRA = 1\n")
     before = state(generated)
-    with pytest.raises(Exception, match="stand where"):
+    with pytest.raises(Exception, match="where mcp-codegen now writes"):
         write_package(generated, {"my_extra.py": b"generated\n", MANIFEST: b"{}"}, overwrite=False)
     assert state(generated) == before
 

@@ -142,7 +142,8 @@ def generate_command(
 
         reporter = Reporter(quiet, output_format)
         if unknown := unknown_codes(allow_warnings):
-            raise UsageError(f"--allow-warning: unknown code(s) {', '.join(unknown)} (see the README's warning codes)")
+            what = "code" if len(unknown) == 1 else "codes"
+            raise UsageError(f"--allow-warning: unknown {what} {', '.join(unknown)} (see the README's warning codes)")
         flags = Flags(overwrite=overwrite, strict=strict, check=check, allowed=frozenset(allow_warnings))
         launch = launch_from_options(url, transport, headers, stdio, env, cwd)
         descriptions = _read_descriptions(descriptions_file) if descriptions_file is not None else {}

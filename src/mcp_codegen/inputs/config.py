@@ -221,7 +221,8 @@ class ProjectConfig(BaseModel):
     def _known_codes(cls, codes: list[str]) -> list[str]:
         if unknown := unknown_codes(codes):
             raise ValueError(
-                f"unknown warning code(s) {', '.join(map(repr, unknown))} (see the README's warning codes)"
+                f"unknown warning {'code' if len(unknown) == 1 else 'codes'} {', '.join(map(repr, unknown))} "
+                "(see the README's warning codes)"
             )
         return codes
 

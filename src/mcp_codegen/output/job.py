@@ -1,4 +1,4 @@
-"""One generation job, from a snapshot to a package directory: up-to-date check, generate, --strict, then --check or write.
+"""One generation job, snapshot to package directory: up-to-date check, generate, --strict, then --check or write.
 
 Both the single-server command and each server of an umbrella run go through here:
 

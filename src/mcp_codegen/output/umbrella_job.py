@@ -1,4 +1,4 @@
-"""Several servers into one umbrella package: snapshot them concurrently, run each server's job, then the umbrella's files.
+"""Several servers into one umbrella package: snapshot all at once, run each server's job, write the umbrella's files.
 
 A server that fails keeps its previous subpackage (see `output.umbrella`); `--strict` writes nothing
 when any server has a warning not allowed.

@@ -201,9 +201,11 @@ def write_package(directory: Path, files: Mapping[str, bytes], *, overwrite: boo
         folders = {parent.as_posix() for path in files for parent in Path(path).parents}
         clashes = [path for path in found if path in files or path in folders or _under_file(path, files)]
         if clashes:
+            what = "file" if len(clashes) == 1 else "files"
             raise OutputConflictError(
-                f"{directory}: your file(s) {_listing(clashes)} stand where mcp-codegen now writes; "
-                "move them, or use --overwrite to replace them"
+                f"{directory}: your {what} {_listing(clashes)} {'is' if len(clashes) == 1 else 'are'} "
+                f"where mcp-codegen now writes; move {'it' if len(clashes) == 1 else 'them'}, or use --overwrite "
+                "to replace everything not generated"
             )
     try:
         _swap_in(directory, files, found)
