@@ -1,4 +1,4 @@
-"""Snapshotting several servers at once: `mcp_codegen.multi.snapshot_many` on 4 real stdio servers vs one at a time.
+"""Snapshotting several servers at once: `mcp_codegen.snapshot.many.snapshot_many` on 4 real stdio servers vs one at a time.
 
 The servers, each a real process speaking MCP over stdio (`StdioLaunch`, as `mcp-codegen snapshot` starts them):
 
@@ -58,7 +58,7 @@ async def snapshot_timed(
     servers: Mapping[str, ServerLaunch], timeout: float
 ) -> tuple[float, tuple[float, float], dict[str, int]]:
     """Wall seconds, CPU seconds (of the finished servers, of this process) and tools per server of one `snapshot_many`."""
-    from mcp_codegen.multi import snapshot_many
+    from mcp_codegen.snapshot.many import snapshot_many
 
     children_before, self_before = _cpu(resource.RUSAGE_CHILDREN), _cpu(resource.RUSAGE_SELF)
     started = time.perf_counter()

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Generate a typed client for the demo server and call it (the README's quick start).
-# Output goes to ${TMPDIR:-/tmp}/mcp-codegen-demo/demo_client.
+# Installs into the project-local virtual environment .venv/ (created if missing; $PYTHON picks the
+# interpreter that creates it). Output goes to ${TMPDIR:-/tmp}/mcp-codegen-demo/demo_client.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/venv.sh
 
-PYTHON="${PYTHON:-python}"
 out_dir="${TMPDIR:-/tmp}/mcp-codegen-demo"
 
-"$PYTHON" -m pip install --quiet --disable-pip-version-check -e .
+python -m pip install --quiet --disable-pip-version-check -e .
 
 mcp-codegen generate --stdio "python -m mcp_codegen.demo" -o "$out_dir/demo_client" --overwrite
 
-PYTHONPATH="$out_dir${PYTHONPATH:+:$PYTHONPATH}" "$PYTHON" examples/demo_call.py
+PYTHONPATH="$out_dir${PYTHONPATH:+:$PYTHONPATH}" python examples/demo_call.py

@@ -1,13 +1,43 @@
-"""Warnings and errors collected along the pipeline, each with the location it is about.
+"""Warnings and errors collected along the pipeline, each with a stable code and the location it is about.
 
 A stage that meets a bad item reports it here and goes on without it; the CLI prints one summary.
+Every diagnostic has a code from `CODES` (listed in the README), so `--allow-warning CODE` can accept
+a known, benign warning without giving up `--strict` for the others.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
+
+#: Every diagnostic code and what it means (the README's table is checked against this).
+CODES: dict[str, str] = {
+    # Snapshot (what the server sent)
+    "server-stdout-noise": "a stdio server wrote lines that are not JSON-RPC to stdout; they were skipped",
+    "listing-not-implemented": "the server declares a capability but does not implement its list method",
+    "item-not-object": "a listed tool, resource or prompt is not a JSON object; left out",
+    "item-without-name": "a listed item has no string name (or uri); left out",
+    "duplicate-item": "two listed items share a name; the later one is left out",
+    # Schemas
+    "schema-not-object": "a (sub)schema is not a JSON object; accepted as any value",
+    "pattern-dropped": "a regex pydantic cannot check; the constraint is left to the server",
+    "wide-integer-dropped": "an enum/const integer beyond 64 bits; the constraint is left to the server",
+    "ref-not-local": "a $ref to another document; accepted as any value",
+    "ref-unresolvable": "a $ref that points nowhere; accepted as any value",
+    "default-dropped": "a default that does not fit its property's type; left out of the model",
+    "output-schema-untyped": "an outputSchema that is not an object schema; results are untyped",
+    "input-schema-empty": "an empty inputSchema ({}); the tool takes any arguments",
+    "input-schema-no-type": "an inputSchema without 'type'; read as an object",
+    "input-schema-permissive": "an inputSchema that is not an object schema; the tool takes any arguments",
+    "model-generator-failed": "the model generator cannot handle a tool's schemas; it is untyped",
+    # Names and selection
+    "method-renamed": "a tool's method name was taken or reserved; it got another name",
+    "description-override-unused": "--descriptions names a tool that is not generated",
+    # Errors (a bug of ours if seen: report it)
+    "parameter-name-mismatch": "the model generator named a parameter differently than expected",
+    "model-class-missing": "the model generator did not produce an expected class",
+}
 
 
 class Level(enum.Enum):
@@ -21,12 +51,15 @@ class Diagnostic:
     location: str
     message: str
     level: Level = Level.WARNING
+    #: A key of `CODES` ("" only for a diagnostic recorded by a version that had no codes).
+    code: str = ""
 
     def __str__(self) -> str:
-        return f"{self.level.value}: {self.location}: {self.message}"
+        code = f"[{self.code}]" if self.code else ""
+        return f"{self.level.value}{code}: {self.location}: {self.message}"
 
     def as_json(self) -> dict[str, str]:
-        return {"level": self.level.value, "location": self.location, "message": self.message}
+        return {"code": self.code, "level": self.level.value, "location": self.location, "message": self.message}
 
 
 @dataclass
@@ -35,11 +68,11 @@ class Diagnostics:
 
     items: list[Diagnostic] = field(default_factory=list)
 
-    def warn(self, location: str, message: str) -> None:
-        self.add(Diagnostic(location, message, Level.WARNING))
+    def warn(self, location: str, message: str, *, code: str) -> None:
+        self.add(Diagnostic(location, message, Level.WARNING, code))
 
-    def error(self, location: str, message: str) -> None:
-        self.add(Diagnostic(location, message, Level.ERROR))
+    def error(self, location: str, message: str, *, code: str) -> None:
+        self.add(Diagnostic(location, message, Level.ERROR, code))
 
     def add(self, diagnostic: Diagnostic) -> None:
         if diagnostic not in self.items:
@@ -57,8 +90,17 @@ class Diagnostics:
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.items if d.level is Level.ERROR]
 
+    def blocking(self, allowed: Collection[str] = ()) -> list[Diagnostic]:
+        """What `--strict` fails on: every error, and every warning whose code is not in `allowed`."""
+        return [d for d in self.items if d.level is Level.ERROR or d.code not in allowed]
+
     def __len__(self) -> int:
         return len(self.items)
 
     def __iter__(self) -> Iterator[Diagnostic]:
         return iter(self.items)
+
+
+def unknown_codes(codes: Collection[str]) -> list[str]:
+    """The codes in `codes` that are not warning codes (to reject a misspelt `--allow-warning`)."""
+    return sorted(code for code in codes if code not in CODES)

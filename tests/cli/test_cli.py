@@ -332,18 +332,29 @@ def test_foreign_output_directory_is_refused_then_replaced_with_overwrite(tiny: 
 
     result = run("generate", "-q", "--snapshot", str(tiny), "-o", str(out), "--package-name", "tiny_pkg", "--overwrite")
     assert result.returncode == 0, result.stderr
-    assert result.stderr == "" and result.stdout == ""
+    assert result.stdout == ""
+    # Even with -q, what --overwrite deletes is named (and nothing else is said).
+    assert result.stderr.splitlines() == [
+        f"mcp-codegen: removed {out / 'notes.txt'} (not written by mcp-codegen; --overwrite)",
+        f"mcp-codegen: removed {out / 'sub' / 'data.py'} (not written by mcp-codegen; --overwrite)",
+    ]
     written = files(out)
     assert "notes.txt" not in written and "sub/data.py" not in written
     assert {"__init__.py", "client.py", "specs.py", "snapshot.json", ".mcp-codegen.json"} <= set(written)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "tiny.json"]  # no staging/backup left over
 
 
-def test_regenerating_over_own_output_needs_no_overwrite(package_copy: Path, tiny: Path) -> None:
-    (package_copy / "models" / "stale_extra.py").write_text("# left from an older generation\n")
-    result = run("generate", "-q", "--snapshot", str(tiny), "-o", str(package_copy))
+def test_regenerating_over_own_output_needs_no_overwrite(tmp_path: Path) -> None:
+    """A file the previous run generated and this one does not is removed (the user's files are kept:
+    see test_write_path.py)."""
+    two_tools = {**TINY_SNAPSHOT, "tools": [*TINY_SNAPSHOT["tools"], {**TINY_SNAPSHOT["tools"][0], "name": "pong"}]}
+    snapshot = write_json(tmp_path / "two.json", two_tools)
+    out = tmp_path / "tiny_pkg"
+    assert run("generate", "-q", "--snapshot", str(snapshot), "-o", str(out)).returncode == 0
+    assert (out / "models" / "pong.py").is_file()
+    result = run("generate", "-q", "--snapshot", str(snapshot), "-o", str(out), "--exclude", "pong")
     assert result.returncode == 0, result.stderr
-    assert not (package_copy / "models" / "stale_extra.py").exists()
+    assert not (out / "models" / "pong.py").exists()
 
 
 @pytest.mark.parametrize(
@@ -460,7 +471,9 @@ def test_strict_fails_on_warnings_and_writes_nothing(loose: Path, tmp_path: Path
 
     result = run("generate", "--snapshot", str(loose), "-o", str(out))
     assert result.returncode == 0, result.stderr
-    warnings = [line for line in result.stderr.splitlines() if line.startswith("mcp-codegen: warning: ")]
+    warnings = [
+        line for line in result.stderr.splitlines() if line.startswith("mcp-codegen: warning[input-schema-empty]: ")
+    ]
     assert len(warnings) == 1 and "tools.anything.inputSchema" in warnings[0]
     assert "1 warning" in result.stderr.splitlines()[-1]
     assert (out / "models" / "anything.py").is_file()

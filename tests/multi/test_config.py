@@ -236,7 +236,7 @@ def test_starter_config_keeps_no_secret_and_loads_back(tmp_path: Path) -> None:
 def test_init_from_writes_the_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
     result = run("init", "--from", str(FIXTURES / "claude_desktop_config.json"), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "4 server(s)" in result.stderr
+    assert "4 servers" in result.stderr
     assert "ghp_" not in result.stderr and "ghp_" not in (tmp_path / "mcp-codegen.toml").read_text()
     tomllib.loads((tmp_path / "mcp-codegen.toml").read_text())
     again = run("init", "--from", str(FIXTURES / "claude_desktop_config.json"), cwd=tmp_path)

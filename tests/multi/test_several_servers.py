@@ -340,3 +340,38 @@ def test_a_server_taken_out_of_the_config_loses_its_subpackage(tmp_path: Path) -
     assert not (clients / "dropped").exists() and (clients / "notes").is_dir() and (clients / "kept").is_dir()
     assert '"dropped"' not in (clients / "__init__.py").read_text()
     assert run("generate", "--check", cwd=tmp_path).returncode == 0
+
+
+def test_strict_accepts_the_configs_allowed_warning_codes_and_keeps_user_files(tmp_path: Path) -> None:
+    """`allow_warnings` in the config works like --allow-warning; a subpackage keeps the user's files, also
+    when its server is taken out of the config."""
+    demo = f'command = {_toml_string(sys.executable)}\nargs = ["-m", "mcp_codegen.demo"]\n'
+    servers = f'[servers.alpha]\n{demo}descriptions = {{ no_such_tool = "x" }}\n\n[servers.beta]\n{demo}'
+    config = tmp_path / "mcp-codegen.toml"
+    config.write_text(servers, encoding="utf-8")
+    clients = tmp_path / "mcp_clients"
+
+    refused = run("generate", "--strict", cwd=tmp_path)
+    assert refused.returncode == 1, refused.stderr
+    assert "--strict: 1 warning (description-override-unused); nothing written" in refused.stderr
+    assert not clients.exists()
+
+    config.write_text('allow_warnings = ["description-override-unused"]\n\n' + servers, encoding="utf-8")
+    accepted = run("generate", "-q", "--strict", cwd=tmp_path)
+    assert accepted.returncode == 0, accepted.stderr
+    assert "warning[description-override-unused]" in accepted.stderr  # still shown, just not fatal
+
+    (clients / "alpha" / "my_extra.py").write_text("EXTRA = 1\n", encoding="utf-8")
+    config.write_text(servers.replace("[servers.alpha]\n", '[servers.alpha]\nexclude = ["add"]\n'), encoding="utf-8")
+    result = run("generate", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["servers"]["alpha"]["kept"] == ["my_extra.py"]
+    assert (clients / "alpha" / "my_extra.py").read_text(encoding="utf-8") == "EXTRA = 1\n"
+    assert not (clients / "alpha" / "models" / "add.py").exists()
+
+    config.write_text(f"[servers.beta]\n{demo}", encoding="utf-8")
+    result = run("generate", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["removed"], report["kept"]) == (["alpha"], ["alpha/my_extra.py"])
+    assert sorted(p.name for p in (clients / "alpha").iterdir()) == ["my_extra.py"]

@@ -69,7 +69,11 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
     tools = {wire: tool for wire, tool in tools.items() if selection.selects(wire)}
     for wire in sorted(selection.descriptions):
         if wire not in tools:
-            diagnostics.warn(f"descriptions.{wire}", "description override for a tool that is not generated")
+            diagnostics.warn(
+                f"descriptions.{wire}",
+                "description override for a tool that is not generated",
+                code="description-override-unused",
+            )
     methods = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_CLIENT_MEMBERS | {"models", "annotations"})
     method_names = methods.assign_all(tools, lambda wire: snake_case(wire, fallback="tool"))
     for wire, python in sorted(method_names.items()):
@@ -77,7 +81,9 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
             other = methods.claimed_by(snake_case(wire, fallback="tool"))
             reason = f"taken by tool {other!r}" if other and other != wire else "reserved"
             diagnostics.warn(
-                f"tools.{wire}", f"method named {python} ({snake_case(wire, fallback='tool')} is {reason})"
+                f"tools.{wire}",
+                f"method named {python} ({snake_case(wire, fallback='tool')} is {reason})",
+                code="method-renamed",
             )
 
     class_names: set[str] = set(_MODULE_NAMES)
@@ -176,7 +182,11 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
     for info in fields:
         expected = plan.parameter_names.get(info.wire_name)
         if expected is not None and expected != info.python_name:
-            diagnostics.error(location, f"the model generator named parameter {info.wire_name!r} {info.python_name!r}")
+            diagnostics.error(
+                location,
+                f"the model generator named parameter {info.wire_name!r} {info.python_name!r}",
+                code="parameter-name-mismatch",
+            )
         parameters.append(
             ir.Parameter(
                 python_name=info.python_name,
@@ -311,9 +321,13 @@ def _unique_by(
     for index, item in enumerate(items):
         value = item.get(key)
         if not isinstance(value, str):
-            diagnostics.warn(f"{location}[{index}]", f"has no string {key!r}; left out")
+            diagnostics.warn(f"{location}[{index}]", f"has no string {key!r}; left out", code="item-without-name")
         elif value in unique:
-            diagnostics.warn(f"{location}.{value}", f"listed more than once; the later {key} duplicate is left out")
+            diagnostics.warn(
+                f"{location}.{value}",
+                f"listed more than once; the later {key} duplicate is left out",
+                code="duplicate-item",
+            )
         else:
             unique[value] = item
     return unique

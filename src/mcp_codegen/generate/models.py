@@ -228,7 +228,9 @@ def split_models(
         for root in roots:
             node = definitions.get(root)
             if not isinstance(node, ast.ClassDef):
-                diagnostics.error(f"models.{root}", "the model generator did not produce this class")
+                diagnostics.error(
+                    f"models.{root}", "the model generator did not produce this class", code="model-class-missing"
+                )
                 continue
             if root.endswith("Arguments"):
                 fields = _fields(node, nullable_fields.get(root, frozenset()), root_models)

@@ -67,6 +67,7 @@ def _models(plans: Sequence[ToolPlan], diagnostics: Diagnostics) -> ModelsOutput
                     f"tools.{plan.wire_name}",
                     f"the model generator cannot handle this tool's schemas ({error.__class__.__name__}); "
                     "arguments and result are untyped",
+                    code="model-generator-failed",
                 )
                 plan.prepared.definitions = {plan.arguments_class: {"type": "object", "additionalProperties": True}}
                 plan.prepared.permissive_arguments = True

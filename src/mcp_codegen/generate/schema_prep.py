@@ -107,7 +107,7 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
     if schema is False:
         return {"not": {}}
     if not isinstance(schema, dict):
-        hoister.diagnostics.warn(location, "schema is not an object; accepted as any value")
+        hoister.diagnostics.warn(location, "schema is not an object; accepted as any value", code="schema-not-object")
         return {}
     result: JsonSchema = {}
     for key, value in schema.items():
@@ -124,7 +124,7 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
             prepared = {}
             for name, sub in value.items():
                 if key == "patternProperties" and not _compiles(name):
-                    hoister.diagnostics.warn(f"{here}.{name}", _UNSUPPORTED_PATTERN)
+                    hoister.diagnostics.warn(f"{here}.{name}", _UNSUPPORTED_PATTERN, code="pattern-dropped")
                     continue
                 prepared[name] = prepare_schema(sub, hoister, f"{here}.{name}")
             result[key] = prepared
@@ -132,11 +132,11 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
             if isinstance(value, str) and _compiles(value):
                 result[key] = value
             else:
-                hoister.diagnostics.warn(here, _UNSUPPORTED_PATTERN)
+                hoister.diagnostics.warn(here, _UNSUPPORTED_PATTERN, code="pattern-dropped")
         elif key == "format":
             continue  # see the module docstring: every format stays a plain string
         elif key in ("enum", "const") and _has_wide_int(value if key == "enum" else [value]):
-            hoister.diagnostics.warn(here, _WIDE_LITERAL)
+            hoister.diagnostics.warn(here, _WIDE_LITERAL, code="wide-integer-dropped")
         else:
             result[key] = copy.deepcopy(value)
     if "$ref" in result and isinstance(result["$ref"], dict):
@@ -149,11 +149,15 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
 
 def _rewrite_ref(ref: Any, hoister: _Hoister, location: str) -> Any:
     if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
-        hoister.diagnostics.warn(f"{location}.$ref", "only local $refs are followed; this one is accepted as any value")
+        hoister.diagnostics.warn(
+            f"{location}.$ref", "only local $refs are followed; this one is accepted as any value", code="ref-not-local"
+        )
         return {}
     name = hoister.definition_for(ref)
     if name is None:
-        hoister.diagnostics.warn(f"{location}.$ref", "unresolvable $ref; accepted as any value")
+        hoister.diagnostics.warn(
+            f"{location}.$ref", "unresolvable $ref; accepted as any value", code="ref-unresolvable"
+        )
         return {}
     return f"#/$defs/{name}"
 
@@ -221,7 +225,11 @@ def _drop_unfit_default(schema: JsonSchema, location: str, diagnostics: Diagnost
     if not fits:
         del schema["default"]
         if not isinstance(default, dict | list):
-            diagnostics.warn(f"{location}.default", "default does not fit the property's type; left out of the model")
+            diagnostics.warn(
+                f"{location}.default",
+                "default does not fit the property's type; left out of the model",
+                code="default-dropped",
+            )
 
 
 def prepare_tool(
@@ -257,7 +265,11 @@ def prepare_tool(
             prepared.definitions.update(hoister.definitions)
             prepared.result_class = result_class
         else:
-            diagnostics.warn(f"{location}.outputSchema", "output schema is not an object schema; results are untyped")
+            diagnostics.warn(
+                f"{location}.outputSchema",
+                "output schema is not an object schema; results are untyped",
+                code="output-schema-untyped",
+            )
     return prepared
 
 
@@ -269,17 +281,25 @@ def _normalized_root(schema: JsonSchema) -> JsonSchema:
 
 def _usable_object_schema(schema: Any, location: str, diagnostics: Diagnostics) -> bool:
     if not isinstance(schema, dict):
-        diagnostics.warn(location, "schema is not a JSON object; the tool takes any arguments (permissive model)")
+        diagnostics.warn(
+            location,
+            "schema is not a JSON object; the tool takes any arguments (permissive model)",
+            code="input-schema-permissive",
+        )
         return False
     kind = schema.get("type")
     if kind is None:
         if not schema or set(schema) <= {"$schema", "title", "description"}:
-            diagnostics.warn(location, "empty schema; the tool takes any arguments (permissive model)")
+            diagnostics.warn(
+                location, "empty schema; the tool takes any arguments (permissive model)", code="input-schema-empty"
+            )
             return False
-        diagnostics.warn(location, "schema has no 'type'; read as an object")
+        diagnostics.warn(location, "schema has no 'type'; read as an object", code="input-schema-no-type")
         return True
     if kind != "object":
-        diagnostics.warn(location, f"schema type is {kind!r}, not 'object'; permissive model used")
+        diagnostics.warn(
+            location, f"schema type is {kind!r}, not 'object'; permissive model used", code="input-schema-permissive"
+        )
         return False
     return True
 

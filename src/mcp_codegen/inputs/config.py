@@ -9,6 +9,7 @@ relative to the directory of that file.
 # mcp-codegen.toml (or the same keys under [tool.mcp-codegen] in pyproject.toml)
 output = "mcp_clients"      # the umbrella package directory (its name is the import name)
 timeout = 30                # seconds for connecting and for each request
+allow_warnings = ["input-schema-empty"]  # warning codes --strict accepts (README: "Warning codes")
 
 [servers.github]            # the name: its snake_case form names the subpackage (`github`)
 command = "npx"             # stdio: `command` (+ `args`) ...
@@ -74,6 +75,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from mcp_codegen.diagnostics import unknown_codes
 from mcp_codegen.errors import UsageError
 from mcp_codegen.generate.naming import snake_case, words
 from mcp_codegen.inputs.launch import HttpLaunch, ServerLaunch, StdioLaunch, expand_env, redact_url
@@ -197,6 +199,7 @@ class ProjectConfig(BaseModel):
     timeout: float = Field(default=30.0, gt=0)
     servers: dict[str, ServerConfig] = Field(default_factory=dict)
     inputs: dict[str, InputConfig] = Field(default_factory=dict)
+    allow_warnings: list[str] = Field(default_factory=list)
 
     _source: Path | None = PrivateAttr(default=None)
     _base_dir: Path | None = PrivateAttr(default=None)
@@ -212,6 +215,16 @@ class ProjectConfig(BaseModel):
                 raise ValueError(f"servers {seen[package]!r} and {name!r} would both be package {package!r}")
             seen[package] = name
         return servers
+
+    @field_validator("allow_warnings")
+    @classmethod
+    def _known_codes(cls, codes: list[str]) -> list[str]:
+        if unknown := unknown_codes(codes):
+            raise ValueError(
+                f"unknown warning {'code' if len(unknown) == 1 else 'codes'} {', '.join(map(repr, unknown))} "
+                "(see the README's warning codes)"
+            )
+        return codes
 
     @property
     def source(self) -> Path | None:

@@ -29,7 +29,15 @@ from mcp_codegen.generate.formatting import format_python
 from mcp_codegen.generate.pipeline import runtime_files
 from mcp_codegen.generate.render import render_umbrella
 from mcp_codegen.inputs.options import generator_fingerprint, validate_package_name
-from mcp_codegen.output.write import MANIFEST, check_ownership, manifest_bytes, read_manifest, write_package
+from mcp_codegen.output.write import (
+    MANIFEST,
+    check_ownership,
+    generated_paths,
+    manifest_bytes,
+    read_manifest,
+    user_files,
+    write_package,
+)
 from mcp_codegen.snapshot.model import read_snapshot
 
 
@@ -108,12 +116,26 @@ def orphan_subpackages(directory: Path, packages: Collection[str]) -> list[str]:
     )
 
 
-def remove_subpackage(directory: Path) -> None:
-    """Take a generated subpackage out of the umbrella in one rename, then delete it."""
+def remove_subpackage(directory: Path) -> list[str]:
+    """Take a generated subpackage out of the umbrella; returns the user's own files, which stay.
+
+    Without such files the folder goes in one rename, then is deleted; with them, only the files its
+    manifest lists (and the manifest) are deleted, and the folder stays with the user's files.
+    """
+    kept = user_files(directory)
+    if kept:
+        for path in sorted(generated_paths(directory) or ()):
+            (directory / path).unlink(missing_ok=True)
+        (directory / MANIFEST).unlink(missing_ok=True)
+        for folder in sorted((p for p in directory.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+            if not any(folder.iterdir()):
+                folder.rmdir()
+        return kept
     doomed = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=directory.parent))
     os.rmdir(doomed)
     os.rename(directory, doomed)
     shutil.rmtree(doomed, ignore_errors=True)
+    return []
 
 
 def _replace(path: Path, data: bytes) -> None:

@@ -3,6 +3,12 @@
 Files are written to a temporary sibling directory and swapped in with renames, so a failed or
 interrupted run leaves the previous output exactly as it was. A manifest inside the package marks
 it as generated (and records file hashes, so an unchanged regeneration can be skipped).
+
+Files the user added inside a generated package (any file its manifest does not list, say
+`my_extra.py` next to `client.py`) are kept: copied into the new package before the swap, like
+openapi-python-client's custom files. A user file at a path the generator now writes is a conflict
+(`OutputConflictError`, nothing written). `overwrite=True` replaces the directory with exactly the
+generated files; what it removes is returned (`WriteResult.removed`) so the CLI can name it.
 """
 
 from __future__ import annotations
@@ -13,12 +19,12 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
-from mcp_codegen.errors import OutputConflictError
+from mcp_codegen.errors import OutputConflictError, OutputLocationError
 
 MANIFEST = ".mcp-codegen.json"
 
@@ -57,33 +63,54 @@ def recorded_diagnostics(directory: Path) -> list[Diagnostic]:
     for item in recorded if isinstance(recorded, list) else []:
         if isinstance(item, dict) and {"level", "location", "message"} <= item.keys():
             level = Level.ERROR if item["level"] == "error" else Level.WARNING
-            result.append(Diagnostic(str(item["location"]), str(item["message"]), level))
+            code = str(item.get("code", ""))
+            result.append(Diagnostic(str(item["location"]), str(item["message"]), level, code))
     return result
 
 
 def is_current(directory: Path, input_hash: str) -> bool:
-    """True when `directory` was generated from the same inputs and no file has changed since."""
+    """True when `directory` was generated from the same inputs and no generated file has changed since
+    (files the user added are not the generator's: they do not make it stale)."""
     manifest = read_manifest(directory)
     if manifest is None or manifest.get("inputHash") != input_hash:
         return False
     recorded = manifest.get("files")
     if not isinstance(recorded, dict):
         return False
-    actual = _tree_files(directory)
-    if set(actual) != set(recorded):
-        return False
-    return all(digest((directory / path).read_bytes()) == recorded[path] for path in actual)
+    for path, expected in recorded.items():
+        target = directory / path
+        if not target.is_file() or target.is_symlink() or digest(target.read_bytes()) != expected:
+            return False
+    return True
 
 
 def _tree_files(directory: Path, *, with_manifest: bool = False) -> list[str]:
     return sorted(
         path.relative_to(directory).as_posix()
         for path in directory.rglob("*")
-        if path.is_file()
-        and (with_manifest or path.name != MANIFEST)
+        if (path.is_file() or path.is_symlink())
+        and (with_manifest or path.relative_to(directory).as_posix() != MANIFEST)
         and "__pycache__" not in path.parts
         and not path.name.endswith(".pyc")
     )
+
+
+def generated_paths(directory: Path) -> set[str] | None:
+    """The files the manifest of `directory` says mcp-codegen wrote (None when it has no manifest)."""
+    manifest = read_manifest(directory)
+    if manifest is None:
+        return None
+    recorded = manifest.get("files")
+    return set(recorded) if isinstance(recorded, dict) else set()
+
+
+def user_files(directory: Path) -> list[str]:
+    """Files in `directory` mcp-codegen did not write: not in its manifest (all of them without one).
+    Caches (`__pycache__`, `*.pyc`) do not count."""
+    if not directory.is_dir() or directory.is_symlink():
+        return []
+    ours = generated_paths(directory) or set()
+    return [path for path in _tree_files(directory) if path not in ours]
 
 
 @dataclass(frozen=True)
@@ -93,8 +120,12 @@ class Difference:
 
 
 def differences(directory: Path, files: Mapping[str, bytes]) -> list[Difference]:
-    """How `directory` differs from what would be written (manifest included)."""
+    """How `directory` differs from what would be written (manifest included; the user's own files,
+    which a regeneration keeps, are not differences)."""
     existing = set(_tree_files(directory, with_manifest=True)) if directory.is_dir() else set()
+    ours = generated_paths(directory) if directory.is_dir() else None
+    if ours is not None:
+        existing &= ours | {MANIFEST}
     result = []
     for path in sorted(existing | set(files)):
         if path not in files:
@@ -106,20 +137,88 @@ def differences(directory: Path, files: Mapping[str, bytes]) -> list[Difference]
     return result
 
 
+def _listing(paths: list[str], limit: int = 5) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def check_location(directory: Path) -> None:
+    """Fail now (`OutputLocationError`, exit 4) if `directory` could not be created or replaced:
+    a regular file on the way, or a parent that cannot be written. Called before any server is contacted."""
+    path = Path(os.path.abspath(directory))
+    probe = path.parent
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise OutputLocationError(f"cannot write {directory}: {probe} is not a directory")
+    try:  # the write swaps directories in the parent: try exactly that, not os.access (wrong for root, NFS, ...)
+        os.rmdir(tempfile.mkdtemp(prefix=".mcp-codegen-probe-", dir=probe))
+    except OSError as error:
+        raise OutputLocationError(f"cannot write {directory}: {probe} is not writable ({_reason(error)})") from None
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or error.__class__.__name__
+
+
 def check_ownership(directory: Path, *, overwrite: bool) -> None:
     if not directory.exists() or overwrite:
         return
     if not directory.is_dir():
         raise OutputConflictError(f"{directory} exists and is not a directory (use --overwrite to replace it)")
-    if any(directory.iterdir()) and read_manifest(directory) is None:
+    if read_manifest(directory) is None and any(directory.iterdir()):
+        found = user_files(directory) or sorted(entry.name for entry in directory.iterdir())
         raise OutputConflictError(
-            f"{directory} is not empty and was not generated by mcp-codegen; refusing to replace it (use --overwrite)"
+            f"{directory} is not empty and was not generated by mcp-codegen ({_listing(found)}); "
+            "refusing to replace it (use --overwrite)"
         )
 
 
-def write_package(directory: Path, files: Mapping[str, bytes], *, overwrite: bool) -> None:
-    """Replace `directory` with exactly `files`, atomically."""
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write did besides writing the generated files (paths relative to the package)."""
+
+    #: The user's own files, carried over into the new package.
+    kept: list[str] = field(default_factory=list)
+    #: Files mcp-codegen did not write that `overwrite=True` removed (`.` for a regular file replaced).
+    removed: list[str] = field(default_factory=list)
+
+
+def write_package(directory: Path, files: Mapping[str, bytes], *, overwrite: bool) -> WriteResult:
+    """Replace `directory` with `files` (plus the user's own files, unless `overwrite`), atomically.
+
+    Raises `OutputConflictError` (nothing written) for a directory mcp-codegen does not own, or a user
+    file where a generated file (or folder) goes; `OutputLocationError` when it cannot be written.
+    """
     check_ownership(directory, overwrite=overwrite)
+    found = user_files(directory)
+    is_file = directory.exists() and not directory.is_dir()
+    if overwrite:
+        result = WriteResult(removed=["."] if is_file else found)
+        found = []
+    else:
+        result = WriteResult(kept=found)
+        folders = {parent.as_posix() for path in files for parent in Path(path).parents}
+        clashes = [path for path in found if path in files or path in folders or _under_file(path, files)]
+        if clashes:
+            what = "file" if len(clashes) == 1 else "files"
+            raise OutputConflictError(
+                f"{directory}: your {what} {_listing(clashes)} {'is' if len(clashes) == 1 else 'are'} "
+                f"where mcp-codegen now writes; move {'it' if len(clashes) == 1 else 'them'}, or use --overwrite "
+                "to replace everything not generated"
+            )
+    try:
+        _swap_in(directory, files, found)
+    except OSError as error:
+        raise OutputLocationError(f"cannot write {directory}: {_reason(error)}") from None
+    return result
+
+
+def _under_file(path: str, files: Mapping[str, bytes]) -> bool:
+    return any(parent.as_posix() in files for parent in Path(path).parents)
+
+
+def _swap_in(directory: Path, files: Mapping[str, bytes], keep: list[str]) -> None:
     parent = directory.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.new-", dir=parent))
@@ -129,6 +228,10 @@ def write_package(directory: Path, files: Mapping[str, bytes], *, overwrite: boo
             target = staging / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
+        for path in keep:  # copied, not moved: until the swap the previous package stays whole
+            target = staging / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(directory / path, target, follow_symlinks=False)
         os.chmod(staging, 0o755)
         if directory.exists() or directory.is_symlink():
             backup = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=parent))
@@ -145,3 +248,22 @@ def write_package(directory: Path, files: Mapping[str, bytes], *, overwrite: boo
             shutil.rmtree(backup, ignore_errors=True)
         else:
             backup.unlink(missing_ok=True)
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write one file (a snapshot, a config) through a temporary sibling and a rename."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as error:
+        raise OutputLocationError(f"cannot write {path}: {_reason(error)}") from None
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except OSError as error:
+        Path(temporary).unlink(missing_ok=True)
+        raise OutputLocationError(f"cannot write {path}: {_reason(error)}") from None
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -116,7 +116,11 @@ async def _list_everything(connection: Connection, diagnostics: Diagnostics, pro
 
     count, first = connection.stdout_garbage
     if count:
-        diagnostics.warn("server", f"wrote {count} non-JSON line(s) to stdout, skipped (first: {first!r})")
+        diagnostics.warn(
+            "server",
+            f"wrote {count} non-JSON line(s) to stdout, skipped (first: {first!r})",
+            code="server-stdout-noise",
+        )
 
     listed: dict[str, tuple[JsonObject, ...]] = {}
     for listing in _LISTINGS:
@@ -166,6 +170,7 @@ async def _list_all(
                     listing.key,
                     f"the server declares the {listing.capability!r} capability but does not implement "
                     f"{listing.method}; listed as empty",
+                    code="listing-not-implemented",
                 )
                 return ()
             raise
@@ -176,12 +181,12 @@ async def _list_all(
             location = f"{listing.key}[{index}]"
             index += 1
             if not isinstance(item, dict):
-                diagnostics.warn(location, f"left out: not an object (got {_json_type(item)})")
+                diagnostics.warn(location, f"left out: not an object (got {_json_type(item)})", code="item-not-object")
                 continue
             identity = item.get(listing.identity)
             if not isinstance(identity, str):
                 problem = "has no" if identity is None else "has a non-string"
-                diagnostics.warn(location, f"left out: {problem} {listing.identity!r}")
+                diagnostics.warn(location, f"left out: {problem} {listing.identity!r}", code="item-without-name")
                 continue
             kept.append(item)
         if index > MAX_ITEMS:

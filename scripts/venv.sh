@@ -1,0 +1,25 @@
+# Sourced by demo.sh and test.sh: create (or reuse) the project-local virtual environment .venv/ and put
+# it first on PATH, so `python`, `pip` and `mcp-codegen` below are the venv's, never the system's.
+# $PYTHON picks the interpreter that creates it (default: python3, else python); Python 3.11+.
+venv_dir="$PWD/.venv"
+if [ -x "$venv_dir/bin/python" ] && "$venv_dir/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    :  # reuse it
+else
+    creator="${PYTHON:-$(command -v python3 || command -v python || true)}"
+    if [ -z "$creator" ]; then
+        echo "error: no python3 on PATH; set PYTHON=/path/to/python3.11+" >&2
+        exit 2
+    fi
+    if ! "$creator" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+        echo "error: $creator is not Python 3.11+; set PYTHON=/path/to/python3.11+" >&2
+        exit 2
+    fi
+    rm -rf "$venv_dir"
+    if ! "$creator" -m venv "$venv_dir"; then
+        echo "error: '$creator -m venv' failed (on Debian/Ubuntu: apt install python3-venv)" >&2
+        exit 2
+    fi
+fi
+export VIRTUAL_ENV="$venv_dir"
+export PATH="$venv_dir/bin:$PATH"
+unset PYTHONHOME

@@ -1,0 +1,152 @@
+"""What every command shares: the server options, the reporter (progress, summary), and one-line failures."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+import anyio
+import click
+
+from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.errors import CodegenError, ExitCode, UsageError
+from mcp_codegen.inputs.launch import ServerLaunch, Transport, parse_http, parse_stdio
+from mcp_codegen.snapshot.model import Snapshot
+from mcp_codegen.wording import counts, plural
+
+DEFAULT_TIMEOUT = 30.0
+
+
+@dataclass
+class Reporter:
+    quiet: bool
+    output_format: str = "text"
+
+    def progress(self, message: str) -> None:
+        if not self.quiet and self.output_format == "text":
+            click.echo(f"mcp-codegen: {message}", err=True)
+
+    def line(self, message: str) -> None:
+        """A line shown even with --quiet (what was removed or kept), in text format only."""
+        if self.output_format == "text":
+            click.echo(f"mcp-codegen: {message}", err=True)
+
+    def summary(
+        self,
+        snapshot: Snapshot,
+        diagnostics: Diagnostics,
+        done: str,
+        extra: dict[str, Any],
+        *,
+        tools: int | None = None,
+    ) -> None:
+        """The run's summary; `tools` is the number generated (default: every tool of the snapshot)."""
+        if self.output_format == "json":
+            report = {
+                "server": {"name": snapshot.server_name, "version": snapshot.server_version},
+                "tools": len(snapshot.tools) if tools is None else tools,
+                "resources": len(snapshot.resources),
+                "resourceTemplates": len(snapshot.resource_templates),
+                "prompts": len(snapshot.prompts),
+                "diagnostics": [d.as_json() for d in diagnostics],
+                **extra,
+            }
+            click.echo(json.dumps(report, indent=2, sort_keys=True))
+            return
+        for diagnostic in diagnostics:
+            click.echo(f"mcp-codegen: {diagnostic}", err=True)
+        if self.quiet:
+            return
+        warnings = plural(len(diagnostics.warnings), "warning")
+        click.echo(f"mcp-codegen: {done}: {counts(snapshot, tools=tools)}, {warnings}", err=True)
+
+
+def fail(error: CodegenError) -> NoReturn:
+    click.echo(f"mcp-codegen: error: {error}", err=True)
+    sys.exit(int(error.exit_code))
+
+
+def run_command(action: Callable[[], None], *, error_code: int | None = None) -> None:
+    """Run one command, turning every failure into one line and its exit code (`error_code`, when
+    given, replaces every failure's code: the drift commands exit 2 for any failure)."""
+    try:
+        action()
+    except CodegenError as error:
+        click.echo(f"mcp-codegen: error: {error}", err=True)
+        sys.exit(error_code if error_code is not None else int(error.exit_code))
+    except KeyboardInterrupt:
+        click.echo("mcp-codegen: interrupted; the previous output is unchanged", err=True)
+        sys.exit(int(ExitCode.INTERRUPTED))
+    except Exception as error:  # a bug of ours: still one line, with a way to see the traceback
+        if os.environ.get("MCP_CODEGEN_DEBUG"):
+            raise
+        click.echo(
+            f"mcp-codegen: internal error: {error.__class__.__name__}: {str(error)[:200]} "
+            "(set MCP_CODEGEN_DEBUG=1 for a traceback)",
+            err=True,
+        )
+        sys.exit(error_code if error_code is not None else int(ExitCode.INTERNAL))
+
+
+def server_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option("--url", help="Streamable HTTP (or legacy SSE) endpoint of the server."),
+        click.option(
+            "--transport",
+            type=click.Choice(["auto", "http", "sse"]),
+            default="auto",
+            show_default=True,
+            help="With --url: try streamable HTTP then SSE, or force one.",
+        ),
+        click.option(
+            "-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="HTTP header; ${VAR} expanded."
+        ),
+        click.option(
+            "--stdio", metavar="'COMMAND ARGS...'", help="Start the server as a subprocess (split like a shell)."
+        ),
+        click.option(
+            "-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."
+        ),
+        click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for --stdio."),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0.1),
+            default=DEFAULT_TIMEOUT,
+            show_default=True,
+            help="Seconds allowed for connecting and for each request.",
+        ),
+        click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def launch_from_options(
+    url: str | None, transport: str, headers: tuple[str, ...], stdio: str | None, env: tuple[str, ...], cwd: str | None
+) -> ServerLaunch | None:
+    if url and stdio:
+        raise UsageError("give either --url or --stdio, not both")
+    if url:
+        if env or cwd:
+            raise UsageError("-e/--env and --cwd go with --stdio, not --url")
+        chosen: Transport = "http" if transport == "http" else "sse" if transport == "sse" else "auto"
+        return parse_http(url, headers, chosen)
+    if stdio:
+        if headers:
+            raise UsageError("-H/--header goes with --url, not --stdio")
+        return parse_stdio(stdio, env, cwd)
+    return None
+
+
+def take_snapshot(launch: ServerLaunch, timeout: float, reporter: Reporter, diagnostics: Diagnostics) -> Snapshot:
+    from mcp_codegen.snapshot.fetch import take_snapshot as fetch
+
+    async def run() -> Snapshot:
+        return await fetch(launch, timeout=timeout, diagnostics=diagnostics, progress=reporter.progress)
+
+    return anyio.run(run)

@@ -1,0 +1,144 @@
+"""`mcp-codegen diff` and `mcp-codegen check`: classify schema drift between snapshots, or of a live server.
+
+Exit codes: 0 no drift at or above --fail-on, 1 drift, 2 the comparison could not be made.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mcp_codegen.cli import cli
+from mcp_codegen.cli.common import Reporter, launch_from_options, run_command, server_options, take_snapshot
+from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.errors import UsageError
+from mcp_codegen.inputs.launch import ServerLaunch
+from mcp_codegen.snapshot.model import Snapshot
+
+#: Any failure of a drift command (a bad file, an unreachable server): the comparison could not be made.
+COMPARISON_FAILED = 2
+
+
+def _drift_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--fail-on",
+            type=click.Choice(["breaking", "dangerous", "any"]),
+            default="breaking",
+            show_default=True,
+            help="Exit 1 when drift at or above this level is found.",
+        ),
+        click.option(
+            "--format",
+            "output_format",
+            type=click.Choice(["text", "json", "markdown", "github"]),
+            default="text",
+            show_default=True,
+            help="Report format (github: workflow annotations).",
+        ),
+        click.option(
+            "--allow",
+            "allow_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Allow-list file of accepted changes (rule, location, reason).",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _report_drift(old: Snapshot, new: Snapshot, fail_on: str, output_format: str, allow_file: Path | None) -> None:
+    from mcp_codegen.drift import apply_allowlist, diff_snapshots, exit_code, load_allowlist, render
+
+    report = diff_snapshots(old, new)
+    if allow_file is not None:
+        report = apply_allowlist(report, load_allowlist(allow_file))
+    click.echo(render(report, output_format), nl=False)
+    code = exit_code(report, fail_on=fail_on)
+    if code:
+        sys.exit(code)
+
+
+@cli.command("diff")
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@_drift_options
+def diff_command(old: Path, new: Path, fail_on: str, output_format: str, allow_file: Path | None) -> None:
+    """Classify what changed between two snapshots (files or generated package directories).
+
+    \b
+    Exit codes: 0 no drift at or above --fail-on; 1 drift; 2 the comparison could not be made.
+    """
+
+    def action() -> None:
+        from mcp_codegen.drift import load_side
+
+        _report_drift(load_side(old), load_side(new), fail_on, output_format, allow_file)
+
+    run_command(action, error_code=COMPARISON_FAILED)
+
+
+@cli.command("check")
+@server_options
+@click.option(
+    "--against",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Generated package directory or snapshot file the client was made from.",
+)
+@_drift_options
+def check_command(
+    url: str | None,
+    transport: str,
+    headers: tuple[str, ...],
+    stdio: str | None,
+    env: tuple[str, ...],
+    cwd: str | None,
+    timeout: float,
+    quiet: bool,
+    against: Path,
+    fail_on: str,
+    output_format: str,
+    allow_file: Path | None,
+) -> None:
+    """Snapshot the live server and classify its drift from what a client was generated from.
+
+    \b
+    Without --url/--stdio, the server recorded in the package's snapshot is used.
+    Exit codes: 0 no drift at or above --fail-on; 1 drift; 2 the comparison could not be made.
+    """
+
+    def action() -> None:
+        from mcp_codegen.drift import load_side
+
+        reporter = Reporter(quiet or output_format != "text")
+        old = load_side(against)
+        launch = launch_from_options(url, transport, headers, stdio, env, cwd) or _recorded_launch(old)
+        new = take_snapshot(launch, timeout, reporter, Diagnostics())
+        _report_drift(old, new, fail_on, output_format, allow_file)
+
+    run_command(action, error_code=COMPARISON_FAILED)
+
+
+def _recorded_launch(snapshot: Snapshot) -> ServerLaunch:
+    """The launch spec a snapshot recorded, with env and header values read from the environment."""
+    from mcp_codegen.inputs.launch import HttpLaunch, StdioLaunch, expand_env
+
+    record = snapshot.launch
+    if record is None:
+        raise UsageError("the snapshot records no launch spec: give --url or --stdio")
+    if record.transport == "stdio":
+        env = {name: os.environ[name] for name in record.env_names if name in os.environ}
+        return StdioLaunch(command=record.command or "", args=record.args, env=env, cwd=record.cwd)
+    headers = {
+        header.name: expand_env(header.template, what=f"header {header.name}")
+        for header in record.headers
+        if header.template is not None
+    }
+    return HttpLaunch(url=record.url or "", headers=headers, transport=record.transport)

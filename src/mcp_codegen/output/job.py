@@ -1,0 +1,159 @@
+"""One generation job, snapshot to package directory: up-to-date check, generate, --strict, then --check or write.
+
+Both the single-server command and each server of an umbrella run go through here:
+
+```python
+preflight(output, overwrite=False, check=False)          # before any server is contacted
+result = run_job(snapshot, output, "my_client", options, diagnostics, overwrite=False, strict=True, check=False)
+```
+
+An umbrella run calls the steps itself (`prepare` every server, `enforce_strict` over all of them,
+then `finish` each) so that `--strict` writes nothing when any server warns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.errors import StrictModeError
+from mcp_codegen.output.write import (
+    Difference,
+    check_location,
+    check_ownership,
+    differences,
+    is_current,
+    recorded_diagnostics,
+    write_package,
+)
+from mcp_codegen.snapshot.model import Snapshot
+from mcp_codegen.wording import plural
+
+if TYPE_CHECKING:
+    from mcp_codegen.inputs.options import GenerateOptions
+
+UP_TO_DATE = "up to date"
+WRITTEN = "written"
+STALE = "stale"
+CURRENT = "current"
+
+
+@dataclass
+class Prepared:
+    """A job generated (or found up to date) and not yet written."""
+
+    snapshot: Snapshot
+    output: Path
+    package_name: str
+    diagnostics: Diagnostics
+    #: The tools generated (after --include/--exclude) and the number left out by them.
+    tools: int
+    left_out: int
+    #: The package's files; None when the output is already up to date.
+    files: dict[str, bytes] | None
+
+
+@dataclass
+class JobResult:
+    #: WRITTEN, UP_TO_DATE, or with --check: STALE or CURRENT.
+    state: str
+    tools: int
+    left_out: int
+    #: With --check: how the output differs from what would be written.
+    stale: list[Difference] = field(default_factory=list)
+    #: The user's own files carried over, and (with --overwrite) the files not ours that were removed.
+    kept: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+def preflight(output: Path, *, overwrite: bool, check: bool) -> None:
+    """Fail before any server is contacted if `output` cannot be written (exit 4) or is not ours (exit 4)."""
+    if check:
+        return
+    check_location(output)
+    check_ownership(output, overwrite=overwrite)
+
+
+def prepare(
+    snapshot: Snapshot,
+    output: Path,
+    package_name: str,
+    options: GenerateOptions,
+    diagnostics: Diagnostics,
+    *,
+    check: bool,
+) -> Prepared:
+    """Generate the package's files, unless (outside --check) `output` is already what they would be:
+    then its recorded diagnostics are added to `diagnostics` (so --strict still sees them)."""
+    from mcp_codegen.inputs.options import input_hash
+
+    tools = sum(1 for tool in snapshot.tools if options.selection.selects(str(tool.get("name"))))
+    left_out = len(snapshot.tools) - tools
+    if not check and output.is_dir() and is_current(output, input_hash(snapshot, package_name, options)):
+        for diagnostic in recorded_diagnostics(output):
+            diagnostics.add(diagnostic)
+        return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, None)
+    from mcp_codegen.generate.pipeline import generate_files
+
+    files = generate_files(snapshot, package_name=package_name, diagnostics=diagnostics, options=options)
+    return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, files)
+
+
+def enforce_strict(diagnostics: Iterable[Diagnostics], allowed: Collection[str] = ()) -> None:
+    """--strict: raise `StrictModeError` (exit 1) naming the codes of every warning not in `allowed`."""
+    blocking = [d for found in diagnostics for d in found.blocking(allowed)]
+    if blocking:
+        codes = ", ".join(sorted({d.code or "uncoded" for d in blocking}))
+        raise StrictModeError(
+            f"--strict: {plural(len(blocking), 'warning')} ({codes}); nothing written "
+            "(accept a code with --allow-warning CODE)"
+        )
+
+
+def finish(prepared: Prepared, *, check: bool, overwrite: bool) -> JobResult:
+    """With `check`, compare the output with the generated files; else write them (if not up to date)."""
+    tools, left_out = prepared.tools, prepared.left_out
+    if prepared.files is None:
+        return JobResult(UP_TO_DATE, tools, left_out)
+    if check:
+        stale = differences(prepared.output, prepared.files)
+        return JobResult(STALE if stale else CURRENT, tools, left_out, stale=stale)
+    written = write_package(prepared.output, prepared.files, overwrite=overwrite)
+    return JobResult(WRITTEN, tools, left_out, kept=written.kept, removed=written.removed)
+
+
+def run_job(
+    snapshot: Snapshot,
+    output: Path,
+    package_name: str,
+    options: GenerateOptions,
+    diagnostics: Diagnostics,
+    *,
+    overwrite: bool,
+    strict: bool,
+    check: bool,
+    allowed: Collection[str] = (),
+) -> JobResult:
+    """One server's whole job. Raises `StrictModeError` (nothing written; `diagnostics` holds the warnings)."""
+    prepared = prepare(snapshot, output, package_name, options, diagnostics, check=check)
+    if strict:
+        enforce_strict([diagnostics], allowed)
+    return finish(prepared, check=check, overwrite=overwrite)
+
+
+__all__ = [
+    "CURRENT",
+    "STALE",
+    "UP_TO_DATE",
+    "WRITTEN",
+    "JobResult",
+    "Prepared",
+    "enforce_strict",
+    "finish",
+    "prepare",
+    "preflight",
+    "run_job",
+]
