@@ -270,9 +270,30 @@ def _referenced(node: ast.AST) -> set[str]:
     """Names a definition reads (bases, annotations, defaults), not the fields it binds.
 
     String constants are data (enum members, defaults, aliases): the generated module starts with
-    `from __future__ import annotations`, so no reference is ever quoted.
+    `from __future__ import annotations`, so no reference is quoted, except in the one place the
+    generator writes a quoted type: the `__annotations__` it gives a class whose declared properties
+    sit beside typed extras (`{"__pydantic_extra__": Dict[str, "Entry"]}`).
     """
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for statement in ast.walk(node):
+        if (
+            isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__annotations__" for t in statement.targets)
+            and isinstance(statement.value, ast.Dict)
+        ):
+            for value in statement.value.values:
+                for quoted in ast.walk(value):
+                    if isinstance(quoted, ast.Constant) and isinstance(quoted.value, str):
+                        names |= _names_in_quoted(quoted.value)
+    return names
+
+
+def _names_in_quoted(text: str) -> set[str]:
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 def _closure(roots: Iterable[str], dependencies: Mapping[str, set[str]]) -> set[str]:
