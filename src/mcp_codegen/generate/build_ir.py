@@ -23,7 +23,7 @@ from mcp_codegen.generate.naming import (
     class_prefixes,
     snake_case,
 )
-from mcp_codegen.generate.schema_prep import PreparedTool, is_wrapped_primitive, prepare_tool
+from mcp_codegen.generate.schema_prep import PreparedTool, accepts_null, is_wrapped_primitive, prepare_tool
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.runtime.drift import tool_fingerprint
 from mcp_codegen.snapshot.model import Snapshot
@@ -116,7 +116,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
         if isinstance(properties, dict) and not prepared.permissive_arguments:
             registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
             plan.parameter_names = registry.assign_all(properties, lambda p: snake_case(p, fallback="field"))
-            plan.nullable = frozenset(p for p, schema in properties.items() if _accepts_null(schema))
+            plan.nullable = frozenset(p for p, schema in properties.items() if accepts_null(schema))
         plans.append(plan)
     return plans
 
@@ -317,19 +317,6 @@ def _unique_by(
         else:
             unique[value] = item
     return unique
-
-
-def _accepts_null(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return True
-    kind = schema.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind) or schema.get("nullable") is True:
-        return True
-    for key in ("anyOf", "oneOf"):
-        branches = schema.get(key)
-        if isinstance(branches, list) and any(_accepts_null(b) for b in branches if isinstance(b, dict)):
-            return True
-    return kind is None and not any(k in schema for k in ("$ref", "enum", "const", "anyOf", "oneOf", "allOf"))
 
 
 def _property_descriptions(schema: Any) -> dict[str, str]:
