@@ -406,18 +406,18 @@ def _generate_one(
     if not check and output.is_dir() and is_current(output, input_hash(taken, name, options)):
         for diagnostic in recorded_diagnostics(output):
             diagnostics.add(diagnostic)
-        if strict and diagnostics.items:
+        if strict and diagnostics.problems:
             reporter.summary(taken, diagnostics, "not written", {"written": False})
-            raise StrictModeError(f"--strict: {len(diagnostics.items)} warning(s)")
+            raise StrictModeError(f"--strict: {len(diagnostics.problems)} warning(s)")
         reporter.summary(taken, diagnostics, f"{output} is up to date", {"written": False})
         return
     reporter.progress(f"generating {name} from {taken.server_name}")
     from mcp_codegen.generate.pipeline import generate_files
 
     files = generate_files(taken, package_name=name, diagnostics=diagnostics, options=options)
-    if strict and diagnostics.items:
+    if strict and diagnostics.problems:
         reporter.summary(taken, diagnostics, "not written", {"written": False})
-        raise StrictModeError(f"--strict: {len(diagnostics.items)} warning(s); nothing written")
+        raise StrictModeError(f"--strict: {len(diagnostics.problems)} warning(s); nothing written")
     if check:
         changed = differences(output, files)
         for difference in changed:

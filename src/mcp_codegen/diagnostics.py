@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 
 class Level(enum.Enum):
+    #: Worth knowing, nothing lost (a name the generated code spells differently from the server): `--strict` passes.
+    INFO = "info"
     WARNING = "warning"
     ERROR = "error"
 
@@ -35,6 +37,9 @@ class Diagnostics:
 
     items: list[Diagnostic] = field(default_factory=list)
 
+    def info(self, location: str, message: str) -> None:
+        self.add(Diagnostic(location, message, Level.INFO))
+
     def warn(self, location: str, message: str) -> None:
         self.add(Diagnostic(location, message, Level.WARNING))
 
@@ -52,6 +57,11 @@ class Diagnostics:
     @property
     def warnings(self) -> list[Diagnostic]:
         return [d for d in self.items if d.level is Level.WARNING]
+
+    @property
+    def problems(self) -> list[Diagnostic]:
+        """Warnings and errors: what `--strict` fails on."""
+        return [d for d in self.items if d.level is not Level.INFO]
 
     @property
     def errors(self) -> list[Diagnostic]:

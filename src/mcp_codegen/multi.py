@@ -355,7 +355,7 @@ def generate_umbrella(
             result, package_name=outcome.package, diagnostics=outcome.diagnostics, options=options[name]
         )
     outcomes = {name: outcomes[name] for name in names}
-    warned = sum(len(outcome.diagnostics.items) for outcome in outcomes.values())
+    warned = sum(len(outcome.diagnostics.problems) for outcome in outcomes.values())
     if strict and warned:
         raise StrictModeError(f"--strict: {warned} warning(s); nothing written")
     run = UmbrellaRun(output, package_name, outcomes)

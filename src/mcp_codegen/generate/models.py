@@ -91,11 +91,13 @@ _SHADOWING_FIELD_ALIASES = {
 
 
 def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
-    """Python names for the property names datamodel-code-generator would not keep as they are.
+    """Python names for the property names that are not kept as they are: the same rule as parameters.
 
-    It would keep non-ASCII names (which Python NFKC-normalizes: `\ufb01le` and `file` would be one
-    field) and names pydantic warns about (`model_dump_`). Its aliases for the classes it names itself
-    (nested objects) are keyed by wire name alone, so each wire name gets one name for the whole
+    A property name that is already a snake_case name keeps it; any other (`entityType`, `sympy_And`,
+    `my-field`, non-ASCII) becomes snake_case, the wire name staying the alias. Left to itself the
+    generator would keep non-ASCII names (which Python NFKC-normalizes: `\ufb01le` and `file` would be
+    one field) and names pydantic warns about (`model_dump_`). Its aliases for the classes it names
+    itself (nested objects) are keyed by wire name alone, so each wire name gets one name for the whole
     document: ASCII, unique, and never a name another property keeps, so fields can never collide.
     Scoped `Class.wire` aliases (the arguments' parameters) take precedence over these.
     """
@@ -108,9 +110,10 @@ def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _kept_as_field_name(wire: str) -> bool:
-    """Whether datamodel-code-generator names the field `wire` unchanged, and that name is safe to keep."""
+    """Whether `wire` is already a snake_case name that is safe to keep as the field's name."""
     return (
-        wire.isascii()
+        snake_case(wire, fallback="field") == wire
+        and wire.isascii()
         and wire.isidentifier()
         and not keyword.iskeyword(wire)
         and not wire.startswith(("_", "model_"))

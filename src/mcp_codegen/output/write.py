@@ -56,7 +56,7 @@ def recorded_diagnostics(directory: Path) -> list[Diagnostic]:
     result = []
     for item in recorded if isinstance(recorded, list) else []:
         if isinstance(item, dict) and {"level", "location", "message"} <= item.keys():
-            level = Level.ERROR if item["level"] == "error" else Level.WARNING
+            level = {"error": Level.ERROR, "info": Level.INFO}.get(item["level"], Level.WARNING)
             result.append(Diagnostic(str(item["location"]), str(item["message"]), level))
     return result
 
