@@ -56,7 +56,7 @@ class Reporter:
             }
             click.echo(json.dumps(report, indent=2, sort_keys=True))
             return
-        for diagnostic in diagnostics:
+        for diagnostic in diagnostics.problems if self.quiet else diagnostics:  # -q: no info lines
             click.echo(f"mcp-codegen: {diagnostic}", err=True)
         if self.quiet:
             return
@@ -502,7 +502,7 @@ def _generate_umbrella(
         click.echo(json.dumps(report, indent=2, sort_keys=True))
     else:
         for name, outcome in run.outcomes.items():
-            for diagnostic in outcome.diagnostics:
+            for diagnostic in outcome.diagnostics.problems if reporter.quiet else outcome.diagnostics:
                 click.echo(f"mcp-codegen: {name}: {diagnostic}", err=True)
         if check:
             for path in stale:

@@ -117,3 +117,23 @@ def test_strict_passes_with_renames_and_json_lists_them(tmp_path: Path) -> None:
     assert levels["tools.sympy_And"] == "info"
     assert levels["tools.sympy_And.inputSchema.properties.entity.properties.entityType"] == "info"
     assert set(levels.values()) == {"info"}
+
+
+def test_text_output_shows_renames_unless_quiet(tmp_path: Path) -> None:
+    snapshot = tmp_path / "s.json"
+    snapshot.write_text(snapshot_of(TOOLS).to_text(), encoding="utf-8")
+    stderr = {}
+    for flags in ((), ("-q",)):
+        result = subprocess.run(
+            [sys.executable, "-m", "mcp_codegen", "generate", *flags, "--snapshot", str(snapshot)]
+            + ["-o", str(tmp_path / f"out{len(flags)}")],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=os.environ.copy(),
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+        stderr[flags] = result.stderr
+    assert "mcp-codegen: info: tools.sympy_And: method renamed to sympy_and" in stderr[()]
+    assert stderr[("-q",)] == ""  # -q prints only warnings and errors
