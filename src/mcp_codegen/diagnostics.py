@@ -1,4 +1,4 @@
-"""Warnings and errors collected along the pipeline, each with a stable code and the location it is about.
+"""Notes, warnings and errors collected along the pipeline, each with a stable code and the location it is about.
 
 A stage that meets a bad item reports it here and goes on without it; the CLI prints one summary.
 Every diagnostic has a code from `CODES` (listed in the README), so `--allow-warning CODE` can accept
@@ -27,12 +27,13 @@ CODES: dict[str, str] = {
     "ref-unresolvable": "a $ref that points nowhere; accepted as any value",
     "default-dropped": "a default that does not fit its property's type; left out of the model",
     "output-schema-untyped": "an outputSchema that is not an object schema; results are untyped",
+    "output-schema-no-type": "an outputSchema without 'type'; read as an object",
     "input-schema-empty": "an empty inputSchema ({}); the tool takes any arguments",
     "input-schema-no-type": "an inputSchema without 'type'; read as an object",
     "input-schema-permissive": "an inputSchema that is not an object schema; the tool takes any arguments",
     "model-generator-failed": "the model generator cannot handle a tool's schemas; it is untyped",
     # Names and selection
-    "method-renamed": "a tool's method name was taken or reserved; it got another name",
+    "renamed": "(a note, never fails --strict) a name is spelt differently in Python; the wire name is still sent",
     "description-override-unused": "--descriptions names a tool that is not generated",
     # Errors (a bug of ours if seen: report it)
     "parameter-name-mismatch": "the model generator named a parameter differently than expected",
@@ -41,6 +42,8 @@ CODES: dict[str, str] = {
 
 
 class Level(enum.Enum):
+    #: Worth knowing, nothing lost (a name the generated code spells differently from the server): `--strict` passes.
+    INFO = "info"
     WARNING = "warning"
     ERROR = "error"
 
@@ -68,6 +71,9 @@ class Diagnostics:
 
     items: list[Diagnostic] = field(default_factory=list)
 
+    def info(self, location: str, message: str, *, code: str) -> None:
+        self.add(Diagnostic(location, message, Level.INFO, code))
+
     def warn(self, location: str, message: str, *, code: str) -> None:
         self.add(Diagnostic(location, message, Level.WARNING, code))
 
@@ -92,7 +98,12 @@ class Diagnostics:
 
     def blocking(self, allowed: Collection[str] = ()) -> list[Diagnostic]:
         """What `--strict` fails on: every error, and every warning whose code is not in `allowed`."""
-        return [d for d in self.items if d.level is Level.ERROR or d.code not in allowed]
+        return [d for d in self.items if d.level is Level.ERROR or (d.level is Level.WARNING and d.code not in allowed)]
+
+    @property
+    def problems(self) -> list[Diagnostic]:
+        """Warnings and errors: everything but notes (what `-q` still prints)."""
+        return [d for d in self.items if d.level is not Level.INFO]
 
     def __len__(self) -> int:
         return len(self.items)

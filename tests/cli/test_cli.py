@@ -25,6 +25,7 @@ import pytest
 from servers.helpers import RequireHeaders, serve_app, serve_sse
 
 from mcp_codegen.demo.server import build_server
+from mcp_codegen.snapshot.model import Snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
@@ -205,7 +206,7 @@ def test_malformed_snapshot(tmp_path: Path, text: str, fragment: str) -> None:
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("version", [0, 2, 99, "1"])
+@pytest.mark.parametrize("version", [0, 3, 99, "1"])
 def test_wrong_format_version(tmp_path: Path, version: object) -> None:
     snapshot = write_json(tmp_path / "v.json", {**TINY_SNAPSHOT, "formatVersion": version})
     assert_fails(run("generate", "--snapshot", str(snapshot), "-o", str(tmp_path / "out")), 2, "formatVersion")
@@ -555,8 +556,8 @@ def test_snapshot_is_canonical_and_stable(tmp_path: Path, demo_http_url: str) ->
         texts.append((tmp_path / name).read_text(encoding="utf-8"))
     assert texts[0] == texts[1]
     data = json.loads(texts[0])
-    assert texts[0] == json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    assert data["formatVersion"] == 1
+    assert texts[0] == Snapshot.from_text(texts[0]).to_text()  # canonical: sorted keys, `properties` as listed
+    assert data["formatVersion"] == 2
     assert data["launch"] == {"transport": "http", "url": demo_http_url}
     assert [tool["name"] for tool in data["tools"]] == sorted(tool["name"] for tool in data["tools"])
     assert len(data["tools"]) == 7

@@ -21,7 +21,7 @@ def _diagnostic_calls() -> list[tuple[str, ast.Call]]:
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("warn", "error")
+                and node.func.attr in ("info", "warn", "error")
                 and "diagnostics" in ast.unparse(node.func.value)
             ):
                 calls.append((f"{path.relative_to(ROOT)}:{node.lineno}", node))

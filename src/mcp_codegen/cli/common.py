@@ -57,7 +57,7 @@ class Reporter:
             }
             click.echo(json.dumps(report, indent=2, sort_keys=True))
             return
-        for diagnostic in diagnostics:
+        for diagnostic in diagnostics.problems if self.quiet else diagnostics:  # -q: no notes
             click.echo(f"mcp-codegen: {diagnostic}", err=True)
         if self.quiet:
             return

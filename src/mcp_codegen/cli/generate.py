@@ -345,7 +345,7 @@ def _generate_umbrella(
         click.echo(json.dumps(report, indent=2, sort_keys=True))
     else:
         for name, outcome in run.outcomes.items():
-            for diagnostic in outcome.diagnostics:
+            for diagnostic in outcome.diagnostics.problems if reporter.quiet else outcome.diagnostics:
                 click.echo(f"mcp-codegen: {name}: {diagnostic}", err=True)
         if flags.check:
             for path in stale:

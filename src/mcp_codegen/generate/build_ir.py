@@ -8,7 +8,7 @@ ended up with. Bad items are reported and skipped; nothing is dropped silently.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,7 @@ from mcp_codegen.generate.naming import (
     class_prefixes,
     snake_case,
 )
-from mcp_codegen.generate.schema_prep import PreparedTool, is_wrapped_primitive, prepare_tool
+from mcp_codegen.generate.schema_prep import PreparedTool, accepts_null, is_wrapped_primitive, prepare_tool
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.runtime.drift import tool_fingerprint
 from mcp_codegen.snapshot.model import Snapshot
@@ -51,6 +51,8 @@ class ToolPlan:
     unwrap_result: bool
     #: Wire property name -> parameter name (top-level properties of the input schema).
     parameter_names: dict[str, str] = field(default_factory=dict)
+    #: Wire property name -> how its parameter was renamed (reported when the parameters are final).
+    parameter_notes: dict[str, str] = field(default_factory=dict)
     nullable: frozenset[str] = frozenset()
     description_override: str | None = None
 
@@ -77,14 +79,9 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
     methods = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_CLIENT_MEMBERS | {"models", "annotations"})
     method_names = methods.assign_all(tools, lambda wire: snake_case(wire, fallback="tool"))
     for wire, python in sorted(method_names.items()):
-        if python != snake_case(wire, fallback="tool"):
-            other = methods.claimed_by(snake_case(wire, fallback="tool"))
-            reason = f"taken by tool {other!r}" if other and other != wire else "reserved"
-            diagnostics.warn(
-                f"tools.{wire}",
-                f"method named {python} ({snake_case(wire, fallback='tool')} is {reason})",
-                code="method-renamed",
-            )
+        note = rename_note(wire, python, snake_case(wire, fallback="tool"), methods.claimed_by)
+        if note is not None:
+            diagnostics.info(f"tools.{wire}", f"method {note}", code="renamed")
 
     class_names: set[str] = set(_MODULE_NAMES)
     prefix_of_method = class_prefixes(method_names.values(), taken=_MODULE_NAMES)
@@ -122,7 +119,12 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
         if isinstance(properties, dict) and not prepared.permissive_arguments:
             registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
             plan.parameter_names = registry.assign_all(properties, lambda p: snake_case(p, fallback="field"))
-            plan.nullable = frozenset(p for p, schema in properties.items() if _accepts_null(schema))
+            for wire_property, python in plan.parameter_names.items():
+                converted = snake_case(wire_property, fallback="field")
+                note = rename_note(wire_property, python, converted, registry.claimed_by)
+                if note is not None:
+                    plan.parameter_notes[wire_property] = f"parameter {note}"
+            plan.nullable = frozenset(p for p, schema in properties.items() if accepts_null(schema))
         plans.append(plan)
     return plans
 
@@ -156,6 +158,7 @@ def build_client_spec(
         for parameter in tool.parameters:
             names_used |= names_in(parameter.type_source)
         names_used |= names_in(tool.return_type)
+    _report_field_renames(plans, diagnostics)
     type_imports = models.import_lines(names_used - {"ToolResult", "Any"})
     server_title = snapshot.server_info.get("title")
     return ir.ClientSpec(
@@ -186,6 +189,12 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
                 location,
                 f"the model generator named parameter {info.wire_name!r} {info.python_name!r}",
                 code="parameter-name-mismatch",
+            )
+        if info.wire_name in plan.parameter_notes:
+            diagnostics.info(
+                f"{location}.inputSchema.properties.{info.wire_name}",
+                plan.parameter_notes[info.wire_name],
+                code="renamed",
             )
         parameters.append(
             ir.Parameter(
@@ -233,15 +242,21 @@ def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, .
     names = registry.assign_all(prompts, lambda wire: snake_case(wire, fallback="prompt"))
     result = []
     for wire in sorted(prompts):
+        note = rename_note(wire, names[wire], snake_case(wire, fallback="prompt"), registry.claimed_by)
+        if note is not None:
+            diagnostics.info(f"prompts.{wire}", f"method {note}", code="renamed")
         raw = prompts[wire]
         listed = raw.get("arguments")
         raw_arguments: list[Any] = listed if isinstance(listed, list) else []
         arguments_by_name = _unique_by(
             tuple(a for a in raw_arguments if isinstance(a, dict)), "name", f"prompts.{wire}.arguments", diagnostics
         )
-        argument_names = NameRegistry(RESERVED_IDENTIFIERS).assign_all(
-            arguments_by_name, lambda a: snake_case(a, fallback="argument")
-        )
+        argument_registry = NameRegistry(RESERVED_IDENTIFIERS)
+        argument_names = argument_registry.assign_all(arguments_by_name, lambda a: snake_case(a, fallback="argument"))
+        for name, python in argument_names.items():
+            note = rename_note(name, python, snake_case(name, fallback="argument"), argument_registry.claimed_by)
+            if note is not None:
+                diagnostics.info(f"prompts.{wire}.arguments.{name}", f"parameter {note}", code="renamed")
         arguments = [
             ir.PromptArgument(
                 python_name=argument_names[name],
@@ -287,9 +302,13 @@ def _resources(
     template_ir = []
     for uri_template, item in sorted(templates.items()):
         variables = template_variables(uri_template)
-        variable_names = NameRegistry(RESERVED_IDENTIFIERS).assign_all(
-            variables, lambda v: snake_case(v, fallback="value")
-        )
+        variable_registry = NameRegistry(RESERVED_IDENTIFIERS)
+        variable_names = variable_registry.assign_all(variables, lambda v: snake_case(v, fallback="value"))
+        for variable in variables:
+            python = variable_names[variable]
+            note = rename_note(variable, python, snake_case(variable, fallback="value"), variable_registry.claimed_by)
+            if note is not None:
+                diagnostics.info(f"resourceTemplates.{uri_template}.{variable}", f"parameter {note}", code="renamed")
         template_ir.append(
             ir.ResourceTemplate(
                 name=_text(item.get("name")) or uri_template,
@@ -333,17 +352,76 @@ def _unique_by(
     return unique
 
 
-def _accepts_null(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return True
-    kind = schema.get("type")
-    if kind == "null" or (isinstance(kind, list) and "null" in kind) or schema.get("nullable") is True:
-        return True
-    for key in ("anyOf", "oneOf"):
-        branches = schema.get(key)
-        if isinstance(branches, list) and any(_accepts_null(b) for b in branches if isinstance(b, dict)):
-            return True
-    return kind is None and not any(k in schema for k in ("$ref", "enum", "const", "anyOf", "oneOf", "allOf"))
+def rename_note(wire: str, python: str, converted: str, claimed_by: Callable[[str], str | None]) -> str | None:
+    """Why `wire` is called `python` in the generated code, or None when it is not renamed.
+
+    `converted` is the snake_case form the name was given before uniqueness and reserved names were
+    considered; `claimed_by` tells which wire name holds a Python name.
+    """
+    if python == wire:
+        return None
+    if python == converted:
+        kind = "a snake_case name" if wire.isascii() and wire.isidentifier() else "a valid Python name"
+        return f"renamed to {python} ({wire!r} is not {kind}); the wire name is what is sent"
+    other = claimed_by(converted)
+    reason = f"{converted} is taken by {other!r}" if other is not None and other != wire else f"{converted} is reserved"
+    return f"renamed to {python} ({reason}); the wire name is what is sent"
+
+
+def _report_field_renames(plans: Sequence[ToolPlan], diagnostics: Diagnostics) -> None:
+    """One note per model field whose Python name differs from its property name, where it is declared.
+
+    Top-level input properties are the parameters (reported with them); every other property is a model
+    field, named document-wide by `field_aliases`.
+    """
+    definitions: dict[str, Any] = {}
+    for plan in plans:
+        definitions.update(plan.prepared.definitions)
+    aliases = field_aliases(definitions)
+    declared: list[tuple[str, str]] = []
+    for plan in plans:
+        location = f"tools.{plan.wire_name}"
+        if not plan.prepared.permissive_arguments:
+            declared += _declared_properties(plan.raw.get("inputSchema"), f"{location}.inputSchema", True)
+        if plan.prepared.result_class is not None:
+            declared += _declared_properties(plan.raw.get("outputSchema"), f"{location}.outputSchema", False)
+    holders = {aliases.get(wire, wire): wire for _, wire in sorted(declared, key=lambda item: item[1])}
+    for path, wire in declared:
+        note = rename_note(wire, aliases.get(wire, wire), snake_case(wire, fallback="field"), holders.get)
+        if note is not None:
+            diagnostics.info(path, f"field {note}", code="renamed")
+
+
+#: Schema keywords followed to find declared properties (see `snapshot.model.canonical_schema`).
+_ONE_SCHEMA_KEYS = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else")
+_SCHEMA_LIST_KEYS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
+_SCHEMA_MAP_KEYS = ("patternProperties", "$defs", "definitions", "dependentSchemas")
+
+
+def _declared_properties(schema: Any, location: str, skip_top: bool) -> list[tuple[str, str]]:
+    """(location, property name) of every `properties` entry in `schema`, the top level's unless `skip_top`."""
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[Any, str, bool]] = [(schema, location, skip_top)]
+    while stack:
+        node, here, skip = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            for name, sub in properties.items():
+                if not skip:
+                    found.append((f"{here}.properties.{name}", name))
+                stack.append((sub, f"{here}.properties.{name}", False))
+        for key in _ONE_SCHEMA_KEYS:
+            if isinstance(node.get(key), dict):
+                stack.append((node[key], f"{here}.{key}", False))
+        for key in _SCHEMA_LIST_KEYS:
+            if isinstance(node.get(key), list):
+                stack.extend((sub, f"{here}.{key}[{i}]", False) for i, sub in enumerate(node[key]))
+        for key in _SCHEMA_MAP_KEYS:
+            if isinstance(node.get(key), dict):
+                stack.extend((sub, f"{here}.{key}.{name}", False) for name, sub in node[key].items())
+    return sorted(found)
 
 
 def _property_descriptions(schema: Any) -> dict[str, str]:

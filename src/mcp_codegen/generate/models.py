@@ -91,11 +91,13 @@ _SHADOWING_FIELD_ALIASES = {
 
 
 def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
-    """Python names for the property names datamodel-code-generator would not keep as they are.
+    """Python names for the property names that are not kept as they are: the same rule as parameters.
 
-    It would keep non-ASCII names (which Python NFKC-normalizes: `\ufb01le` and `file` would be one
-    field) and names pydantic warns about (`model_dump_`). Its aliases for the classes it names itself
-    (nested objects) are keyed by wire name alone, so each wire name gets one name for the whole
+    A property name that is already a snake_case name keeps it; any other (`entityType`, `sympy_And`,
+    `my-field`, non-ASCII) becomes snake_case, the wire name staying the alias. Left to itself the
+    generator would keep non-ASCII names (which Python NFKC-normalizes: `\ufb01le` and `file` would be
+    one field) and names pydantic warns about (`model_dump_`). Its aliases for the classes it names
+    itself (nested objects) are keyed by wire name alone, so each wire name gets one name for the whole
     document: ASCII, unique, and never a name another property keeps, so fields can never collide.
     Scoped `Class.wire` aliases (the arguments' parameters) take precedence over these.
     """
@@ -108,9 +110,10 @@ def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _kept_as_field_name(wire: str) -> bool:
-    """Whether datamodel-code-generator names the field `wire` unchanged, and that name is safe to keep."""
+    """Whether `wire` is already a snake_case name that is safe to keep as the field's name."""
     return (
-        wire.isascii()
+        snake_case(wire, fallback="field") == wire
+        and wire.isascii()
         and wire.isidentifier()
         and not keyword.iskeyword(wire)
         and not wire.startswith(("_", "model_"))
@@ -272,9 +275,30 @@ def _referenced(node: ast.AST) -> set[str]:
     """Names a definition reads (bases, annotations, defaults), not the fields it binds.
 
     String constants are data (enum members, defaults, aliases): the generated module starts with
-    `from __future__ import annotations`, so no reference is ever quoted.
+    `from __future__ import annotations`, so no reference is quoted, except in the one place the
+    generator writes a quoted type: the `__annotations__` it gives a class whose declared properties
+    sit beside typed extras (`{"__pydantic_extra__": Dict[str, "Entry"]}`).
     """
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for statement in ast.walk(node):
+        if (
+            isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__annotations__" for t in statement.targets)
+            and isinstance(statement.value, ast.Dict)
+        ):
+            for value in statement.value.values:
+                for quoted in ast.walk(value):
+                    if isinstance(quoted, ast.Constant) and isinstance(quoted.value, str):
+                        names |= _names_in_quoted(quoted.value)
+    return names
+
+
+def _names_in_quoted(text: str) -> set[str]:
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 def _closure(roots: Iterable[str], dependencies: Mapping[str, set[str]]) -> set[str]:

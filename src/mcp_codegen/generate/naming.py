@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 
-_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: A new word starts at a capital after a lowercase letter (`getSum`), at a capitalized word after a digit or
+#: a capital (`v2Response`, `HTTPResponse`); a digit's capital suffix stays with it (`Point3D`: one word).
+_WORD_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z0-9])(?=[A-Z][a-z])")
 _NOT_IDENTIFIER_CHAR = re.compile(r"[^0-9a-zA-Z]+")
 
 #: Attributes of pydantic models, their metaclass's included: datamodel-code-generator renames a field

@@ -27,6 +27,7 @@ from mcp_codegen.generate.naming import pascal_case
 
 JsonSchema = dict[str, Any]
 
+_ANY_ARGUMENTS = "the tool takes any arguments (permissive model)"
 _UNSUPPORTED_PATTERN = "pattern is not a regex pydantic can check; dropped (the server still checks it)"
 #: Neither form works for them: mypy rejects such integers in Literal[...], and pydantic checks an Enum of
 #: integers as 64-bit.
@@ -204,24 +205,25 @@ def _drop_unfit_default(schema: JsonSchema, location: str, diagnostics: Diagnost
     """Keep a default only when it is a scalar that fits the declared type and enum.
 
     Defaults only shape the model's Python-side default (unset fields are never sent), and an object
-    default, or one of the wrong type, makes the generated module fail `mypy --strict`.
+    default, or one of the wrong type, makes the generated module fail `mypy --strict`. A `null` default
+    on a property that does not accept null (what schemas made from Python signatures say for an optional
+    argument) is the server's "not given": it is left out without a warning, the field stays optional.
     """
     if "default" not in schema:
         return
     default = schema["default"]
+    if default is None and not accepts_null(schema):
+        del schema["default"]
+        return
     fits = isinstance(default, str | int | float | bool) or default is None
     kind = schema.get("type")
-    if fits and isinstance(kind, str) and kind in _PRIMITIVE_TYPES:
-        fits = isinstance(default, _PRIMITIVE_TYPES[kind]) and not (kind in ("integer", "number") and default is True)
-        fits = fits and not (isinstance(default, bool) and kind != "boolean")
-    elif fits and kind is not None:
-        fits = False
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else None
+    if fits and kinds is not None:
+        fits = any(_fits_type(default, k) for k in kinds)
     if fits and "enum" in schema:
         fits = default in schema["enum"] if isinstance(schema["enum"], list) else False
     if fits and "const" in schema:
         fits = default == schema["const"]
-    if fits and default is None and kind is not None and kind != "null":
-        fits = False
     if not fits:
         del schema["default"]
         if not isinstance(default, dict | list):
@@ -230,6 +232,42 @@ def _drop_unfit_default(schema: JsonSchema, location: str, diagnostics: Diagnost
                 "default does not fit the property's type; left out of the model",
                 code="default-dropped",
             )
+
+
+def _fits_type(value: object, kind: object) -> bool:
+    if not isinstance(kind, str) or kind not in _PRIMITIVE_TYPES:
+        return False  # a scalar never fits `object` or `array` (nor an unknown type)
+    if isinstance(value, bool) and kind != "boolean":
+        return False
+    return isinstance(value, _PRIMITIVE_TYPES[kind])
+
+
+def accepts_null(schema: Any) -> bool:
+    """Whether `null` is a valid value of `schema`, as far as can be told without following `$ref`s.
+
+    Unsure cases (a `$ref`) count as not accepting it: the caller then leaves null out, the safe side.
+    """
+    if schema is True:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    if kind is not None and not (
+        kind == "null" or (isinstance(kind, list) and "null" in kind) or schema.get("nullable") is True
+    ):
+        return False
+    if "enum" in schema and not (isinstance(schema["enum"], list) and None in schema["enum"]):
+        return False
+    if "const" in schema and schema["const"] is not None:
+        return False
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list) and not any(accepts_null(branch) for branch in branches):
+            return False
+    branches = schema.get("allOf")
+    if isinstance(branches, list) and not all(accepts_null(branch) for branch in branches):
+        return False
+    return "$ref" not in schema
 
 
 def prepare_tool(
@@ -244,7 +282,7 @@ def prepare_tool(
     prepared = PreparedTool()
     arguments_class = f"{class_prefix}Arguments"
     input_schema = tool.get("inputSchema")
-    if _usable_object_schema(input_schema, f"{location}.inputSchema", diagnostics):
+    if _usable_input_schema(input_schema, f"{location}.inputSchema", diagnostics):
         assert isinstance(input_schema, dict)
         normalized = _normalized_root(input_schema)
         hoister = _Hoister(normalized, arguments_class, class_prefix, f"{location}.inputSchema", diagnostics, claim)
@@ -256,7 +294,7 @@ def prepare_tool(
 
     output_schema = tool.get("outputSchema")
     if output_schema is not None:
-        if _usable_object_schema(output_schema, f"{location}.outputSchema", diagnostics):
+        if _usable_output_schema(output_schema, f"{location}.outputSchema", diagnostics):
             assert isinstance(output_schema, dict)
             result_class = f"{class_prefix}Result"
             normalized = _normalized_root(output_schema)
@@ -264,12 +302,6 @@ def prepare_tool(
             prepared.definitions[result_class] = prepare_schema(normalized, hoister, f"{location}.outputSchema")
             prepared.definitions.update(hoister.definitions)
             prepared.result_class = result_class
-        else:
-            diagnostics.warn(
-                f"{location}.outputSchema",
-                "output schema is not an object schema; results are untyped",
-                code="output-schema-untyped",
-            )
     return prepared
 
 
@@ -279,29 +311,37 @@ def _normalized_root(schema: JsonSchema) -> JsonSchema:
     return schema
 
 
-def _usable_object_schema(schema: Any, location: str, diagnostics: Diagnostics) -> bool:
+def _object_schema_problem(schema: Any) -> str | None:
+    """Why `schema` cannot be read as an object schema ("empty", or a description), or None if it can."""
     if not isinstance(schema, dict):
-        diagnostics.warn(
-            location,
-            "schema is not a JSON object; the tool takes any arguments (permissive model)",
-            code="input-schema-permissive",
-        )
-        return False
+        return "schema is not a JSON object"
     kind = schema.get("type")
     if kind is None:
-        if not schema or set(schema) <= {"$schema", "title", "description"}:
-            diagnostics.warn(
-                location, "empty schema; the tool takes any arguments (permissive model)", code="input-schema-empty"
-            )
-            return False
+        return "empty" if not schema or set(schema) <= {"$schema", "title", "description"} else None
+    return None if kind == "object" else f"schema type is {kind!r}, not 'object'"
+
+
+def _usable_input_schema(schema: Any, location: str, diagnostics: Diagnostics) -> bool:
+    """Whether the input schema can be read as an object schema; if not, one warning saying what happens instead."""
+    problem = _object_schema_problem(schema)
+    if problem == "empty":
+        diagnostics.warn(location, f"empty schema; {_ANY_ARGUMENTS}", code="input-schema-empty")
+    elif problem is not None:
+        diagnostics.warn(location, f"{problem}; {_ANY_ARGUMENTS}", code="input-schema-permissive")
+    elif "type" not in schema:
         diagnostics.warn(location, "schema has no 'type'; read as an object", code="input-schema-no-type")
-        return True
-    if kind != "object":
-        diagnostics.warn(
-            location, f"schema type is {kind!r}, not 'object'; permissive model used", code="input-schema-permissive"
-        )
-        return False
-    return True
+    return problem is None
+
+
+def _usable_output_schema(schema: Any, location: str, diagnostics: Diagnostics) -> bool:
+    """Whether the output schema can be read as an object schema; if not, one warning: results are untyped."""
+    problem = _object_schema_problem(schema)
+    if problem is not None:
+        what = "empty schema" if problem == "empty" else problem
+        diagnostics.warn(location, f"{what}; results are untyped", code="output-schema-untyped")
+    elif "type" not in schema:
+        diagnostics.warn(location, "schema has no 'type'; read as an object", code="output-schema-no-type")
+    return problem is None
 
 
 def is_wrapped_primitive(output_schema: Any) -> bool:

@@ -62,7 +62,7 @@ def recorded_diagnostics(directory: Path) -> list[Diagnostic]:
     result = []
     for item in recorded if isinstance(recorded, list) else []:
         if isinstance(item, dict) and {"level", "location", "message"} <= item.keys():
-            level = Level.ERROR if item["level"] == "error" else Level.WARNING
+            level = {"error": Level.ERROR, "info": Level.INFO}.get(item["level"], Level.WARNING)
             code = str(item.get("code", ""))
             result.append(Diagnostic(str(item["location"]), str(item["message"]), level, code))
     return result

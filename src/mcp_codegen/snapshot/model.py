@@ -3,6 +3,8 @@
 Items are kept as the raw dicts the server sent (camelCase, vendor keys and all): the SDK's models
 drop unknown fields and reject whole pages over one off-spec tool. Canonical means sorted keys, a
 stable item order, no timestamps and no volatile fields, so the same server gives the same bytes.
+One exception to sorted keys: a schema's `properties` keep the server's order (format version 2), which
+is the order of the generated parameters and fields; version 1 files (everything sorted) still read.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ from typing import Any
 from mcp_codegen.errors import SnapshotFormatError
 from mcp_codegen.inputs.launch import LaunchRecord
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Versions this code reads: version 1 differs only in having sorted `properties` too.
+READABLE_FORMAT_VERSIONS = (1, 2)
 
 JsonObject = dict[str, Any]
 
 #: Fields that change without the server's API changing (issue: no volatile fields in snapshots).
 _VOLATILE_ITEM_KEYS = ("size",)
 _VOLATILE_ANNOTATION_KEYS = ("lastModified",)
+_ITEM_LISTS = ("tools", "resources", "resourceTemplates", "prompts")
 
 
 @dataclass(frozen=True)
@@ -49,15 +54,17 @@ class Snapshot:
         return version if isinstance(version, str) else None
 
     def canonical(self) -> Snapshot:
-        """Sorted items, volatile fields removed; applied before every write and after every read."""
+        """Sorted items and keys, volatile fields removed; applied before every write and after every read."""
         return replace(
             self,
-            tools=_sorted_items(self.tools, "name"),
-            resources=_sorted_items(tuple(_without_volatile(r) for r in self.resources), "uri"),
+            server_info=sorted_keys(self.server_info),
+            capabilities=sorted_keys(self.capabilities),
+            tools=_sorted_items(tuple(_canonical_tool(t) for t in self.tools), "name"),
+            resources=_sorted_items(tuple(sorted_keys(_without_volatile(r)) for r in self.resources), "uri"),
             resource_templates=_sorted_items(
-                tuple(_without_volatile(t) for t in self.resource_templates), "uriTemplate"
+                tuple(sorted_keys(_without_volatile(t)) for t in self.resource_templates), "uriTemplate"
             ),
-            prompts=_sorted_items(self.prompts, "name"),
+            prompts=_sorted_items(tuple(sorted_keys(p) for p in self.prompts), "name"),
         )
 
     def as_json(self) -> JsonObject:
@@ -77,17 +84,22 @@ class Snapshot:
         return data
 
     def to_text(self) -> str:
-        """The canonical file text: sorted keys, two-space indent, non-ASCII kept, trailing newline."""
-        return json.dumps(self.canonical().as_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        """The canonical file text: sorted keys (schemas' `properties` in the server's order), two-space
+        indent, non-ASCII kept, trailing newline."""
+        data = self.canonical().as_json()
+        # Items are canonical already (sorting them again would sort their `properties`).
+        ordered = {key: data[key] if key in _ITEM_LISTS else sorted_keys(data[key]) for key in sorted(data)}
+        return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
 
     @classmethod
     def from_json(cls, data: Any, *, source: str = "snapshot") -> Snapshot:
         if not isinstance(data, Mapping):
             raise SnapshotFormatError(f"{source}: not a snapshot (expected a JSON object)")
         version = data.get("formatVersion")
-        if version != FORMAT_VERSION:
+        if isinstance(version, bool) or version not in READABLE_FORMAT_VERSIONS:
+            readable = " and ".join(str(v) for v in READABLE_FORMAT_VERSIONS)
             raise SnapshotFormatError(
-                f"{source}: unsupported snapshot formatVersion {version!r} (this mcp-codegen reads {FORMAT_VERSION})"
+                f"{source}: unsupported snapshot formatVersion {version!r} (this mcp-codegen reads {readable})"
             )
         server_info = data.get("serverInfo")
         if not isinstance(server_info, Mapping):
@@ -142,8 +154,8 @@ def _item_list(data: Mapping[str, Any], key: str, source: str) -> tuple[JsonObje
 
 def _sort_key(item: Mapping[str, Any], key: str) -> tuple[str, str]:
     value = item.get(key)
-    # Ties (duplicate names) are broken by the whole item so the order never depends on the server's.
-    return (value if isinstance(value, str) else "", json.dumps(item, sort_keys=True))
+    # Ties (duplicate names) are broken by the whole (canonical) item so the order never depends on the server's.
+    return (value if isinstance(value, str) else "", json.dumps(item, ensure_ascii=False))
 
 
 def _sorted_items(items: tuple[JsonObject, ...], key: str) -> tuple[JsonObject, ...]:
@@ -166,3 +178,53 @@ def _without_volatile(item: JsonObject) -> JsonObject:
 def _has_volatile_annotation(item: Mapping[str, Any]) -> bool:
     annotations = item.get("annotations")
     return isinstance(annotations, Mapping) and any(k in annotations for k in _VOLATILE_ANNOTATION_KEYS)
+
+
+def sorted_keys(value: Any) -> Any:
+    """`value` with every object's keys sorted, recursively (what `json.dumps(sort_keys=True)` writes)."""
+    if isinstance(value, Mapping):
+        return {key: sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list | tuple):
+        return [sorted_keys(item) for item in value]
+    return value
+
+
+#: Keywords whose value is one schema (or, for `items`, possibly a list of schemas); a list of schemas;
+#: a map of schemas whose order means nothing. `properties` is the one ordered map.
+_SCHEMA_KEYS = frozenset(
+    {"items", "additionalProperties", "additionalItems", "unevaluatedItems", "unevaluatedProperties", "not",
+     "contains", "propertyNames", "if", "then", "else"}
+)  # fmt: skip
+_SCHEMA_LIST_KEYS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_SCHEMA_MAP_KEYS = frozenset({"patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def canonical_schema(schema: Any) -> Any:
+    """A JSON Schema with sorted keys, except that every `properties` map keeps the server's order.
+
+    Only keywords in schema positions are followed: a property named `properties` is a name, not a keyword.
+    Anything else (vendor keywords, `default`, `enum`...) is plain data and fully sorted.
+    """
+    if not isinstance(schema, Mapping):
+        return sorted_keys(schema)
+    result: JsonObject = {}
+    for key in sorted(schema):
+        value = schema[key]
+        if key == "properties" and isinstance(value, Mapping):
+            result[key] = {name: canonical_schema(sub) for name, sub in value.items()}
+        elif key in _SCHEMA_MAP_KEYS and isinstance(value, Mapping):
+            result[key] = {name: canonical_schema(value[name]) for name in sorted(value)}
+        elif (key in _SCHEMA_LIST_KEYS or key == "items") and isinstance(value, list):
+            result[key] = [canonical_schema(item) for item in value]
+        elif key in _SCHEMA_KEYS:
+            result[key] = canonical_schema(value)
+        else:
+            result[key] = sorted_keys(value)
+    return result
+
+
+def _canonical_tool(tool: JsonObject) -> JsonObject:
+    return {
+        key: canonical_schema(tool[key]) if key in ("inputSchema", "outputSchema") else sorted_keys(tool[key])
+        for key in sorted(tool)
+    }
