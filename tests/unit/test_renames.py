@@ -135,5 +135,5 @@ def test_text_output_shows_renames_unless_quiet(tmp_path: Path) -> None:
         )
         assert result.returncode == 0, result.stderr
         stderr[flags] = result.stderr
-    assert "mcp-codegen: info: tools.sympy_And: method renamed to sympy_and" in stderr[()]
+    assert "mcp-codegen: info[renamed]: tools.sympy_And: method renamed to sympy_and" in stderr[()]
     assert stderr[("-q",)] == ""  # -q prints only warnings and errors
