@@ -40,7 +40,7 @@ ClientT = TypeVar("ClientT")
 
 HttpTransport = Literal["auto", "http", "sse"]
 
-_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _HTTP_READ_TIMEOUT = 300.0  # an SSE stream may stay quiet for long; requests are bounded by the session instead
 _STDIN_GRACE = 2.0  # seconds a stdio server gets to exit after its stdin closes
 _KILL_GRACE = 2.0
@@ -364,18 +364,47 @@ def in_process_attempt(server: Any, *, timeout: float) -> Attempt:
 # ---------------------------------------------------------------------------------------------- HTTP
 
 
-def safe_url(url: str) -> str:
-    """The URL without userinfo, query or fragment (those may carry secrets)."""
-    from urllib.parse import urlsplit, urlunsplit
+_SECRET_QUERY_KEY = re.compile(
+    r"token|key|secret|pass|auth|sig|cred|session|code", re.IGNORECASE
+)
+
+
+def redact_url(url: str, *, keep_query: bool = True) -> str:
+    """The URL without userinfo and fragment, safe to print and store (the generator uses it too).
+
+    Query values under token-like keys become `REDACTED`; `keep_query=False` drops the query.
+    """
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
-        if parts.port is not None:
-            host = f"{host}:{parts.port}"
-        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
     except ValueError:
         return "<invalid URL>"
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    if port is not None:
+        host = f"{host}:{port}"
+    query = ""
+    if keep_query:
+        pairs = parse_qsl(parts.query, keep_blank_values=True)
+        query = urlencode(
+            [
+                (key, "REDACTED" if _SECRET_QUERY_KEY.search(key) else value)
+                for key, value in pairs
+            ],
+            safe="{}$",
+        )
+    return urlunsplit((parts.scheme, host, parts.path, query, ""))
+
+
+def safe_url(url: str) -> str:
+    """The URL without userinfo, query or fragment (those may carry secrets), for messages."""
+    return redact_url(url, keep_query=False)
 
 
 class _HttpWatch:
@@ -534,16 +563,31 @@ def http_attempts(
 # -------------------------------------------------------------------------------------- launch spec
 
 
-def expand_header_template(name: str, template: str, environ: Mapping[str, str]) -> str:
+def expand_env_references(
+    text: str, environ: Mapping[str, str], missing: Callable[[str], Exception]
+) -> str:
+    """Replace every `${VAR}` in `text` from `environ`; raise `missing(VAR)` for an unset one.
+
+    The only `${VAR}` expander: the generator's command line and config files use it too.
+    """
+
     def substitute(match: re.Match[str]) -> str:
         variable = match.group(1)
         if variable not in environ:
-            raise ConnectError(
-                f"header {name!r} needs the environment variable ${{{variable}}}, which is not set"
-            )
+            raise missing(variable)
         return environ[variable]
 
-    return _ENV_REFERENCE.sub(substitute, template)
+    return ENV_REFERENCE.sub(substitute, text)
+
+
+def expand_header_template(name: str, template: str, environ: Mapping[str, str]) -> str:
+    return expand_env_references(
+        template,
+        environ,
+        lambda variable: ConnectError(
+            f"header {name!r} needs the environment variable ${{{variable}}}, which is not set"
+        ),
+    )
 
 
 def _strings(value: object) -> list[str]:
