@@ -247,3 +247,13 @@ def test_one_env_expander_for_generator_and_runtime() -> None:
         expand_env("${NOPE}", what="header A", environ=environ)
     with pytest.raises(ConnectError, match=r"header 'A' needs the environment variable \$\{NOPE\}"):
         expand_header_template("A", "${NOPE}", environ)
+
+
+def test_drift_messages_cap_long_name_lists() -> None:
+    from mcp_codegen.runtime import DriftSummary, SchemaDriftError
+
+    summary = DriftSummary(removed=("gone",), added=tuple(f"tool_{i:03}" for i in range(171)))
+    text = summary.describe()
+    assert text == "removed: gone; new on the server: " + ", ".join(f"tool_{i:03}" for i in range(8)) + " and 163 more"
+    assert len(summary.added) == 171  # the summary itself keeps every name
+    assert "and 163 more" in str(SchemaDriftError(summary))

@@ -18,7 +18,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-from .errors import ConnectError, unwrap_exception_group
+from .errors import (
+    ConnectError,
+    HttpStatusError,
+    http_status_message,
+    unwrap_exception_group,
+)
 
 if TYPE_CHECKING:
     import anyio
@@ -54,10 +59,22 @@ def _nothing() -> None:
     return None
 
 
+def _as_is(_error: BaseException, _method: str | None) -> Exception | None:
+    return None
+
+
 class Attempt:
     """One way to reach the server: `open()` gives an un-entered `mcp.Client`."""
 
-    __slots__ = ("connected", "diagnose", "fall_through", "label", "open", "target")
+    __slots__ = (
+        "connected",
+        "diagnose",
+        "explain",
+        "fall_through",
+        "label",
+        "open",
+        "target",
+    )
 
     def __init__(
         self,
@@ -68,6 +85,7 @@ class Attempt:
         fall_through: Callable[[BaseException], bool] = _never,
         connected: Callable[[], None] = _nothing,
         target: str | None = None,
+        explain: Callable[[BaseException, str | None], Exception | None] = _as_is,
     ) -> None:
         self.label = label
         #: What is being reached, for messages (a command or a URL without secrets).
@@ -79,6 +97,8 @@ class Attempt:
         self.fall_through = fall_through
         #: Called once the session is initialized.
         self.connected = connected
+        #: A better error for a request that failed after connecting (e.g. with its HTTP status), or None.
+        self.explain = explain
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -408,21 +428,39 @@ def safe_url(url: str) -> str:
 
 
 class _HttpWatch:
-    __slots__ = ("reason", "status")
+    __slots__ = ("connected", "failure", "reason", "status")
 
     def __init__(self) -> None:
         self.status: int | None = None
         self.reason = ""
+        self.connected = False
+        #: The last (status, reason) of a refused POST after connecting. The SDK turns such a
+        #: response into a generic JSON-RPC error without the status; concurrent requests refused
+        #: with different statuses may see each other's (a rare, harmless mix-up).
+        self.failure: tuple[int, str] | None = None
 
 
 def _status_hook(watch: _HttpWatch) -> Callable[[Any], Any]:
     async def on_response(response: Any) -> None:
         status = int(response.status_code)
-        if status >= 400 and watch.status is None:
+        if status < 400:
+            return
+        reason = str(getattr(response, "reason_phrase", "") or "")
+        if watch.connected:
+            if response.request.method == "POST":
+                watch.failure = (status, reason)
+        elif watch.status is None:
             watch.status = status
-            watch.reason = str(getattr(response, "reason_phrase", "") or "")
+            watch.reason = reason
 
     return on_response
+
+
+# What the SDK reports for a POST refused with an HTTP error status (mcp.client.streamable_http).
+_SDK_STATUS_STAND_INS = (
+    (-32603, "Server returned an error response"),
+    (-32600, "Session terminated"),
+)
 
 
 def _http_client(
@@ -516,20 +554,14 @@ def http_attempts(
                 read_timeout_seconds=timeout,
             )
 
+        def credentials() -> list[str]:
+            return list(header_hint) or sorted(sent)
+
         def diagnose(error: BaseException) -> str:
             if watch.status is not None:
-                reason = f" {watch.reason}" if watch.reason else ""
-                message = f"HTTP {watch.status}{reason} from {shown}"
-                if watch.status in (401, 403):
-                    given = sorted(sent)
-                    names = list(header_hint) or given
-                    if names:
-                        message += (
-                            f" (check the credentials in header(s) {', '.join(names)})"
-                        )
-                    else:
-                        message += " (the server wants credentials: pass headers=...)"
-                return message
+                return http_status_message(
+                    watch.status, watch.reason, shown, credentials()
+                )
             if _is_refused_or_timeout(error):
                 if "Timeout" in type(error).__name__ or isinstance(error, TimeoutError):
                     return f"timed out connecting to {shown}"
@@ -538,6 +570,27 @@ def http_attempts(
             if common is not None:
                 return f"{common} ({shown})"
             return f"cannot connect to {shown}: {_generic(error)}"
+
+        def explain(error: BaseException, method: str | None) -> Exception | None:
+            failure = watch.failure
+            code = _mcp_error_code(error)
+            if failure is None or code is None:
+                return None
+            message = str(getattr(error, "message", ""))
+            if (code, message) not in _SDK_STATUS_STAND_INS:
+                return None
+            status, reason = failure
+            return HttpStatusError(
+                code,
+                status=status,
+                reason=reason,
+                url=shown,
+                headers_sent=credentials(),
+                method=method,
+            )
+
+        def connected() -> None:
+            watch.connected = True
 
         def fall_through(error: BaseException) -> bool:
             if watch.status in (401, 403):
@@ -551,6 +604,8 @@ def http_attempts(
             diagnose=diagnose,
             fall_through=fall_through,
             target=shown,
+            explain=explain,
+            connected=connected,
         )
 
     if transport == "http":
@@ -688,6 +743,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
         self._session: Any = None
+        self._attempt: Attempt | None = None
         self._failures: list[str] = []
         self._entered = False
         #: Called once when the connection ends (closed, or lost after it was up).
@@ -699,6 +755,11 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         hook, self.on_close = self.on_close, None
         if hook is not None:
             hook(reason)
+
+    def explain(self, error: BaseException, method: str | None) -> Exception | None:
+        """A better error than the SDK's for a request that failed on this connection, or None."""
+        attempt = self._attempt
+        return attempt.explain(error, method) if attempt is not None else None
 
     async def _own(self, attempts: Sequence[Attempt]) -> None:
         import anyio
@@ -715,6 +776,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                     try:
                         async with attempt.open() as client:
                             self._session = client.session
+                            self._attempt = attempt
                             attempt.connected()
                             self._ready.set()
                             await self._stop.wait()

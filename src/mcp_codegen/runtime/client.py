@@ -359,6 +359,11 @@ class AsyncClientBase:
         uri: str | None = None,
         prompt: str | None = None,
     ) -> NoReturn:
+        connection = self._connection
+        if connection is not None:
+            better = connection.explain(error, method)
+            if better is not None:
+                raise better from None
         try:
             _raise(error, method=method, uri=uri, prompt=prompt)
         except ConnectionClosedError as closed:
@@ -759,7 +764,15 @@ class AsyncClientBase:
             return None
         from .drift import check_drift
 
-        return await check_drift(self._session, expected, strict=strict)
+        return await check_drift(
+            self._session, expected, strict=strict, explain=self._translated
+        )
+
+    def _translated(self, error: Exception, method: str | None) -> BaseException:
+        """What a request's failure is raised as (see `_after_failure`), without raising it."""
+        connection = self._connection
+        better = connection.explain(error, method) if connection is not None else None
+        return better if better is not None else translate_error(error, method=method)
 
     async def list_tools(self) -> list[mcp_types.Tool]:
         """Every tool the server lists now (all pages)."""
