@@ -9,6 +9,7 @@ any task. Everything heavy (`mcp`, `httpx2`) is imported only when a connection 
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -16,7 +17,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequen
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO, TypeVar, cast
 
 from .errors import (
     ConnectError,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AsyncConnection",
     "Attempt",
+    "StderrTarget",
     "http_attempts",
     "in_process_attempt",
     "launch_attempts",
@@ -44,6 +46,10 @@ __all__ = [
 ClientT = TypeVar("ClientT")
 
 HttpTransport = Literal["auto", "http", "sse"]
+
+#: Where a stdio server's stderr goes: None = our stderr, "discard", a logger (one INFO record
+#: per line) or an open text or binary file. The last lines are kept for error messages anyway.
+StderrTarget = Literal["discard"] | logging.Logger | TextIO | BinaryIO | None
 
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _HTTP_READ_TIMEOUT = 300.0  # an SSE stream may stay quiet for long; requests are bounded by the session instead
@@ -64,7 +70,10 @@ def _as_is(_error: BaseException, _method: str | None) -> Exception | None:
 
 
 class Attempt:
-    """One way to reach the server: `open()` gives an un-entered `mcp.Client`."""
+    """One way to reach the server: `open(options)` gives an un-entered `mcp.Client`.
+
+    `options` are more keyword arguments for `mcp.Client` (e.g. `client_info`).
+    """
 
     __slots__ = (
         "connected",
@@ -80,7 +89,7 @@ class Attempt:
         self,
         *,
         label: str,
-        open: Callable[[], Client],
+        open: Callable[[Mapping[str, Any]], Client],
         diagnose: Callable[[BaseException], str],
         fall_through: Callable[[BaseException], bool] = _never,
         connected: Callable[[], None] = _nothing,
@@ -99,6 +108,17 @@ class Attempt:
         self.connected = connected
         #: A better error for a request that failed after connecting (e.g. with its HTTP status), or None.
         self.explain = explain
+
+
+def _client(target: Any, timeout: float, options: Mapping[str, Any]) -> Client:
+    """The SDK client every connection uses: legacy handshake (no 10 s `server/discover` probe,
+    which 2.x servers answer too), no response cache (a stale `tools/list` would fool the drift
+    guard), and a bound on each request."""
+    from mcp import Client
+
+    return Client(
+        target, mode="legacy", cache=None, read_timeout_seconds=timeout, **options
+    )
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -138,12 +158,14 @@ def _generic(error: BaseException) -> str:
 
 
 class _ProcessWatch:
-    __slots__ = ("initialized", "process")
+    __slots__ = ("initialized", "process", "tail")
 
     def __init__(self) -> None:
         self.process: anyio.abc.Process | None = None
         #: A server that never finished initializing gets no shutdown grace period.
         self.initialized = False
+        #: The last lines the server wrote to stderr (for error messages).
+        self.tail: list[str] = []
 
     def mark_initialized(self) -> None:
         self.initialized = True
@@ -153,14 +175,80 @@ class _ProcessWatch:
         return self.process.returncode if self.process is not None else None
 
 
-def _stderr_target() -> Any:
-    # The server's stderr goes where ours goes; a replaced sys.stderr without a descriptor (Jupyter,
-    # some test runners) cannot be handed to a child, so the child then inherits our descriptor 2.
-    try:
-        sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):
-        return None
-    return sys.stderr
+_STDERR_TAIL_LINES = 5
+
+
+class _StderrRelay:
+    """Copies a child's stderr to the chosen target, keeping its last lines.
+
+    The child always writes to a pipe we read (never to our descriptor directly), so every
+    target, including a logger or a `StringIO`, works the same way and the tail is always kept.
+    """
+
+    def __init__(self, target: StderrTarget, watch: _ProcessWatch) -> None:
+        import codecs
+
+        if target is not None and not (
+            target == "discard"
+            or isinstance(target, logging.Logger)
+            or callable(getattr(target, "write", None))
+        ):
+            raise TypeError(
+                "stderr must be None, 'discard', a logging.Logger or an open file,"
+                f" not {type(target).__name__}"
+            )
+        self._target: StderrTarget = target
+        self._watch = watch
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._partial = ""
+
+    def feed(self, chunk: bytes) -> None:
+        text = self._decoder.decode(chunk)
+        lines = (self._partial + text).split("\n")
+        self._partial = lines.pop()
+        self._keep(lines)
+        self._forward(chunk, text, lines)
+
+    def finish(self) -> None:
+        rest = self._partial + self._decoder.decode(b"", final=True)
+        self._partial = ""
+        if rest:
+            self._keep([rest])
+            self._forward(rest.encode("utf-8"), rest, [rest])
+
+    def _keep(self, lines: list[str]) -> None:
+        tail = self._watch.tail
+        tail.extend(line.rstrip("\r") for line in lines if line.strip())
+        del tail[:-_STDERR_TAIL_LINES]
+
+    def _forward(self, chunk: bytes, text: str, lines: list[str]) -> None:
+        target = self._target
+        if target == "discard":
+            return
+        try:
+            if isinstance(target, logging.Logger):
+                for line in lines:
+                    target.info("%s", line.rstrip("\r"))
+                return
+            if target is None:
+                target = sys.stderr
+            if _is_binary(target):
+                cast("BinaryIO", target).write(chunk)
+            else:
+                cast("TextIO", target).write(text)
+            target.flush()
+        except (OSError, ValueError):  # closed or broken: stop forwarding, keep draining
+            self._target = "discard"
+
+
+def _is_binary(stream: object) -> bool:
+    import io
+
+    if isinstance(stream, (io.RawIOBase, io.BufferedIOBase)):
+        return True
+    if isinstance(stream, io.TextIOBase):
+        return False
+    return "b" in str(getattr(stream, "mode", ""))
 
 
 @asynccontextmanager
@@ -170,6 +258,7 @@ async def _posix_stdio_transport(
     env: Mapping[str, str],
     cwd: str | None,
     watch: _ProcessWatch,
+    stderr: StderrTarget = None,
 ) -> AsyncGenerator[
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
@@ -182,6 +271,8 @@ async def _posix_stdio_transport(
     Shutdown follows the spec (and the SDK's transport): close stdin, give the server a grace
     period, then terminate its whole process group.
     """
+    import subprocess
+
     import anyio
     import mcp_types
     from anyio.streams.text import TextReceiveStream
@@ -189,21 +280,39 @@ async def _posix_stdio_transport(
     from mcp.os.posix.utilities import terminate_posix_process_tree
     from mcp.shared.message import SessionMessage
 
+    relay = _StderrRelay(stderr, watch)
     process = await anyio.open_process(
         [command, *args],
         env=get_default_environment() | dict(env),
-        stderr=_stderr_target(),
+        stderr=subprocess.PIPE,
         cwd=cwd,
         start_new_session=True,
     )
     watch.process = process
-    stdin, stdout = process.stdin, process.stdout
-    assert stdin is not None and stdout is not None
+    stdin, stdout, errout = process.stdin, process.stdout, process.stderr
+    assert stdin is not None and stdout is not None and errout is not None
     read_sender, read_stream = anyio.create_memory_object_stream[
         SessionMessage | Exception
     ](0)
     write_stream, write_receiver = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
+    stderr_done = anyio.Event()
+
+    async def relay_stderr() -> None:
+        # Always drained, so a chatty server never blocks on a full stderr pipe.
+        try:
+            while True:
+                relay.feed(await errout.receive())
+        except (
+            anyio.EndOfStream,
+            anyio.ClosedResourceError,
+            anyio.BrokenResourceError,
+            OSError,
+        ):
+            pass
+        finally:
+            relay.finish()
+            stderr_done.set()
 
     async def drain() -> None:
         # Keep reading so a server blocked on a full stdout pipe can still see stdin close and exit.
@@ -288,16 +397,22 @@ async def _posix_stdio_transport(
         if not await wait_exit(_STDIN_GRACE if watch.initialized else 0.1):
             await terminate_posix_process_tree(process, _KILL_GRACE)
             await wait_exit(_KILL_GRACE)
-        try:
-            await stdout.aclose()
-        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            pass
+        # What the server wrote last explains a failure: let the relay reach the end of the pipe
+        # (a grandchild may hold it open, hence the bound).
+        with anyio.move_on_after(0.5):
+            await stderr_done.wait()
+        for output in (stdout, errout):
+            try:
+                await output.aclose()
+            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass
         for resource in (read_sender, write_receiver):
             await resource.aclose()
 
     async with anyio.create_task_group() as group:
         group.start_soon(reader)
         group.start_soon(writer)
+        group.start_soon(relay_stderr)
         try:
             yield read_stream, write_stream
         finally:
@@ -313,29 +428,45 @@ def stdio_attempt(
     env: Mapping[str, str] | None,
     cwd: str | Path | None,
     timeout: float,
+    stderr: StderrTarget = None,
 ) -> Attempt:
     watch = _ProcessWatch()
+    _StderrRelay(stderr, watch)  # a wrong target fails here, before anything is started
     cwd_text = os.fspath(cwd) if cwd is not None else None
     shown = os.path.basename(command) or command
 
-    def open_client() -> Client:
-        from mcp import Client
-
+    def open_client(options: Mapping[str, Any]) -> Client:
         if (
             sys.platform == "win32"
         ):  # pragma: no cover - the SDK's transport handles Windows job objects
             from mcp import StdioServerParameters
+            from mcp.client.stdio import stdio_client
 
             params = StdioServerParameters(
                 command=command, args=list(args), env=dict(env or {}), cwd=cwd_text
             )
-            return Client(
-                params, mode="legacy", cache=None, read_timeout_seconds=timeout
-            )
-        transport = _posix_stdio_transport(command, args, env or {}, cwd_text, watch)
-        return Client(
-            transport, mode="legacy", cache=None, read_timeout_seconds=timeout
+            errlog: Any = sys.stderr if stderr is None or stderr == "discard" else stderr
+            if isinstance(stderr, logging.Logger):
+                errlog = sys.stderr
+            return _client(stdio_client(params, errlog=errlog), timeout, options)
+        transport = _posix_stdio_transport(
+            command, args, env or {}, cwd_text, watch, stderr
         )
+        return _client(transport, timeout, options)
+
+    secrets = sorted(
+        {value for value in (env or {}).values() if len(value) >= 4},
+        key=len,
+        reverse=True,
+    )
+
+    def last_lines() -> str:
+        if not watch.tail:
+            return ""
+        text = " | ".join(_one_line(line) for line in watch.tail)
+        for secret in secrets:  # values given in env= (tokens) never reach a message
+            text = text.replace(secret, "***")
+        return f"; last stderr lines: {_one_line(text, 600)}"
 
     def diagnose(error: BaseException) -> str:
         if isinstance(error, FileNotFoundError):
@@ -353,10 +484,13 @@ def stdio_attempt(
                 if returncode < 0
                 else f"exited with code {returncode}"
             )
-            return f"server process {shown!r} {how} before completing initialization"
+            return (
+                f"server process {shown!r} {how} before completing initialization"
+                + last_lines()
+            )
         common = _diagnose_common(error, timeout)
         if common is not None:
-            return f"{common} (command {shown!r})"
+            return f"{common} (command {shown!r}){last_lines()}"
         if isinstance(error, OSError):
             return f"cannot start {command}: {error.strerror or _generic(error)}"
         return f"cannot start {shown!r}: {_generic(error)}"
@@ -370,10 +504,8 @@ def stdio_attempt(
 
 
 def in_process_attempt(server: Any, *, timeout: float) -> Attempt:
-    def open_client() -> Client:
-        from mcp import Client
-
-        return Client(server, mode="legacy", cache=None, read_timeout_seconds=timeout)
+    def open_client(options: Mapping[str, Any]) -> Client:
+        return _client(server, timeout, options)
 
     def diagnose(error: BaseException) -> str:
         return _diagnose_common(error, timeout) or _generic(error)
@@ -542,17 +674,10 @@ def http_attempts(
     def make(kind: Literal["http", "sse"]) -> Attempt:
         watch = _HttpWatch()
 
-        def open_client() -> Client:
-            from mcp import Client
-
+        def open_client(options: Mapping[str, Any]) -> Client:
             watch.status = None
             maker = _streamable_transport if kind == "http" else _sse_transport
-            return Client(
-                maker(url, sent, timeout, watch),
-                mode="legacy",
-                cache=None,
-                read_timeout_seconds=timeout,
-            )
+            return _client(maker(url, sent, timeout, watch), timeout, options)
 
         def credentials() -> list[str]:
             return list(header_hint) or sorted(sent)
@@ -657,6 +782,7 @@ def launch_attempts(
     env: Mapping[str, str] | None,
     headers: Mapping[str, str] | None,
     timeout: float,
+    stderr: StderrTarget = None,
 ) -> list[Attempt]:
     """The attempts for the server recorded at generation time, with secrets read from the environment now."""
     if launch is None:
@@ -683,6 +809,7 @@ def launch_attempts(
                 env=child_env,
                 cwd=cwd if isinstance(cwd, str) else None,
                 timeout=timeout,
+                stderr=stderr,
             )
         ]
     if transport in ("http", "sse"):
@@ -731,8 +858,11 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         *,
         timeout: float,
         after_connect: Callable[[ClientT], Awaitable[object]] | None = None,
+        client_options: Mapping[str, Any] | None = None,
     ) -> None:
         self._make_client = make_client
+        #: More keyword arguments for `mcp.Client` (e.g. `client_info`).
+        self._client_options: Mapping[str, Any] = client_options or {}
         #: Runs once the client exists (the drift guard); if it raises, the connection is closed.
         self._after_connect = after_connect
         self._attempts = attempts
@@ -774,7 +904,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                 self._owner_scope = scope
                 for index, attempt in enumerate(attempts):
                     try:
-                        async with attempt.open() as client:
+                        async with attempt.open(self._client_options) as client:
                             self._session = client.session
                             self._attempt = attempt
                             attempt.connected()
