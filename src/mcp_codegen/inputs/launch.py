@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp_codegen.errors import UsageError
-from mcp_codegen.runtime._connect import ENV_REFERENCE, expand_env_references, redact_url
+from mcp_codegen.runtime._connect import ENV_REFERENCE, expand_env_references
+from mcp_codegen.runtime._connect import redact_url as redact_url  # re-exported: the one URL redactor
 
 # A header template is recorded only when what is left after removing its `${VAR}`s is an auth scheme
 # word such as "Bearer ": anything else might be a literal secret.

@@ -54,6 +54,7 @@ StderrTarget = Literal["discard"] | logging.Logger | TextIO | BinaryIO | None
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _HTTP_READ_TIMEOUT = 300.0  # an SSE stream may stay quiet for long; requests are bounded by the session instead
 _STDIN_GRACE = 2.0  # seconds a stdio server gets to exit after its stdin closes
+_FAILED_GRACE = 0.2  # the same after a failure or before initializing: nothing is left to flush
 _KILL_GRACE = 2.0
 
 
@@ -157,8 +158,10 @@ def _generic(error: BaseException) -> str:
 # --------------------------------------------------------------------------------------------- stdio
 
 
-class _ProcessWatch:
-    __slots__ = ("initialized", "process", "tail")
+class ProcessWatch:
+    """What the stdio transport saw of its child, for error messages (the generator reads it too)."""
+
+    __slots__ = ("garbage", "garbage_count", "initialized", "process", "tail")
 
     def __init__(self) -> None:
         self.process: anyio.abc.Process | None = None
@@ -166,6 +169,9 @@ class _ProcessWatch:
         self.initialized = False
         #: The last lines the server wrote to stderr (for error messages).
         self.tail: list[str] = []
+        #: Lines on stdout that are not JSON-RPC (skipped, like the SDK does): how many, the first few.
+        self.garbage_count = 0
+        self.garbage: list[str] = []
 
     def mark_initialized(self) -> None:
         self.initialized = True
@@ -176,6 +182,7 @@ class _ProcessWatch:
 
 
 _STDERR_TAIL_LINES = 5
+_GARBAGE_KEPT = 3
 
 
 class _StderrRelay:
@@ -185,7 +192,7 @@ class _StderrRelay:
     target, including a logger or a `StringIO`, works the same way and the tail is always kept.
     """
 
-    def __init__(self, target: StderrTarget, watch: _ProcessWatch) -> None:
+    def __init__(self, target: StderrTarget, watch: ProcessWatch) -> None:
         import codecs
 
         if target is not None and not (
@@ -257,7 +264,7 @@ async def _posix_stdio_transport(
     args: Sequence[str],
     env: Mapping[str, str],
     cwd: str | None,
-    watch: _ProcessWatch,
+    watch: ProcessWatch,
     stderr: StderrTarget = None,
 ) -> AsyncGenerator[
     tuple[
@@ -332,29 +339,31 @@ async def _posix_stdio_transport(
         try:
             async with read_sender:
                 buffer = ""
-                async for chunk in TextReceiveStream(stdout, encoding="utf-8"):
+                async for chunk in TextReceiveStream(stdout, errors="replace"):
                     lines = (buffer + chunk).split("\n")
                     buffer = lines.pop()
                     for line in lines:
                         if not line.strip():
                             continue
-                        item: SessionMessage | Exception
                         try:
-                            item = SessionMessage(
-                                mcp_types.jsonrpc_message_adapter.validate_json(
-                                    line, by_name=False
-                                )
+                            message = mcp_types.jsonrpc_message_adapter.validate_json(
+                                line, by_name=False
                             )
-                        except ValueError as error:
-                            item = error
+                        except ValueError:
+                            watch.garbage_count += 1
+                            if len(watch.garbage) < _GARBAGE_KEPT:
+                                watch.garbage.append(line[:1000])
+                            continue
                         try:
-                            await read_sender.send(item)
+                            await read_sender.send(SessionMessage(message))
                         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                             return
+                # stdout ended: the child is most likely exiting. A moment to reap it lets the
+                # failure message carry its real exit code.
+                await wait_exit(1.0)
         except (
             anyio.ClosedResourceError,
             anyio.BrokenResourceError,
-            UnicodeDecodeError,
             OSError,
         ):
             pass
@@ -394,7 +403,8 @@ async def _posix_stdio_transport(
                 await stream.aclose()
             except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 pass
-        if not await wait_exit(_STDIN_GRACE if watch.initialized else 0.1):
+        grace = _STDIN_GRACE if watch.initialized and not failed else _FAILED_GRACE
+        if not await wait_exit(grace):
             await terminate_posix_process_tree(process, _KILL_GRACE)
             await wait_exit(_KILL_GRACE)
         # What the server wrote last explains a failure: let the relay reach the end of the pipe
@@ -413,12 +423,44 @@ async def _posix_stdio_transport(
         group.start_soon(reader)
         group.start_soon(writer)
         group.start_soon(relay_stderr)
+        failed = True
         try:
             yield read_stream, write_stream
+            failed = False
         finally:
             with anyio.CancelScope(shield=True):
                 await shutdown()
             group.cancel_scope.cancel()
+
+
+def stdio_transport(
+    command: str,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str | None,
+    watch: ProcessWatch,
+    stderr: StderrTarget = None,
+) -> AbstractAsyncContextManager[Any]:
+    """The stdio transport every connection uses (the generator's snapshots too).
+
+    On POSIX our own (see `_posix_stdio_transport`): the SDK's `stdio_client` hides the child,
+    so a server dying during initialize would read as a bare "connection closed" without its
+    exit code or its last stderr lines. On Windows the SDK's (job objects; no exit code there).
+    """
+    if sys.platform == "win32":  # pragma: no cover
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(
+            command=command, args=list(args), env=dict(env), cwd=cwd
+        )
+        errlog: Any = sys.stderr
+        if stderr is not None and stderr != "discard" and not isinstance(
+            stderr, logging.Logger
+        ):
+            errlog = stderr
+        return stdio_client(params, errlog=errlog)
+    return _posix_stdio_transport(command, args, env, cwd, watch, stderr)
 
 
 def stdio_attempt(
@@ -430,28 +472,13 @@ def stdio_attempt(
     timeout: float,
     stderr: StderrTarget = None,
 ) -> Attempt:
-    watch = _ProcessWatch()
+    watch = ProcessWatch()
     _StderrRelay(stderr, watch)  # a wrong target fails here, before anything is started
     cwd_text = os.fspath(cwd) if cwd is not None else None
     shown = os.path.basename(command) or command
 
     def open_client(options: Mapping[str, Any]) -> Client:
-        if (
-            sys.platform == "win32"
-        ):  # pragma: no cover - the SDK's transport handles Windows job objects
-            from mcp import StdioServerParameters
-            from mcp.client.stdio import stdio_client
-
-            params = StdioServerParameters(
-                command=command, args=list(args), env=dict(env or {}), cwd=cwd_text
-            )
-            errlog: Any = sys.stderr if stderr is None or stderr == "discard" else stderr
-            if isinstance(stderr, logging.Logger):
-                errlog = sys.stderr
-            return _client(stdio_client(params, errlog=errlog), timeout, options)
-        transport = _posix_stdio_transport(
-            command, args, env or {}, cwd_text, watch, stderr
-        )
+        transport = stdio_transport(command, args, env or {}, cwd_text, watch, stderr)
         return _client(transport, timeout, options)
 
     secrets = sorted(

@@ -32,25 +32,21 @@ import os
 import re
 import signal
 import socket
-import sys
-import tempfile
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager, suppress
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import IO, Any, Literal, Self
+from typing import Any, Literal, Self
 
 import anyio
 import anyio.abc
 import httpx2
 import mcp_types
 import pydantic
-from anyio.streams.text import TextReceiveStream
 from mcp import Client
 from mcp.client._transport import ReadStream, Transport, TransportStreams
 from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
@@ -59,20 +55,12 @@ from mcp.shared.message import SessionMessage
 
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
+from mcp_codegen.runtime._connect import ProcessWatch, stdio_transport
 
 Progress = Callable[[str], None]
 
-#: Seconds a child gets to exit on its own after stdin EOF (normal end; the SDK uses the same).
-_EXIT_GRACE = 2.0
-#: The same after a failure, a timeout or Ctrl-C: nothing is left to flush, do not keep the user waiting.
-_EXIT_GRACE_ON_ERROR = 0.2
-#: Seconds between SIGTERM and SIGKILL, and after SIGKILL for the event loop to reap the child.
-_KILL_GRACE = 1.0
 _STDERR_TAIL_LINES = 5
-_STDERR_TAIL_BYTES = 64 * 1024
 _LINE_LIMIT = 200
-#: At most this many non-JSON stdout lines are kept to explain a failure.
-_GARBAGE_KEPT = 3
 _AUTH_STATUSES = (401, 403, 407)
 #: Loggers the SDK and its HTTP client write to ("client" is mcp.client.session's odd name).
 _SDK_LOGGERS = ("mcp", "client", "httpx2")
@@ -95,29 +83,32 @@ class _Probe:
     #: The raw `initialize` result as received (wire camelCase, vendor keys kept).
     init_result: dict[str, Any] | None = None
     http_failure: _HttpFailure | None = None
-    process: anyio.abc.Process | None = None
-    errlog: IO[bytes] | None = None
-    garbage: list[str] = field(default_factory=list)
-    garbage_count: int = 0
+    #: The stdio child as the runtime's transport saw it (exit code, stderr tail, non-JSON stdout).
+    watch: ProcessWatch | None = None
 
     @property
     def initializing(self) -> bool:
         return self.phase == "initialize"
 
+    @property
+    def process(self) -> anyio.abc.Process | None:
+        return self.watch.process if self.watch is not None else None
+
+    @property
+    def garbage(self) -> list[str]:
+        return [_clean(line) for line in self.watch.garbage] if self.watch is not None else []
+
+    @property
+    def garbage_count(self) -> int:
+        return self.watch.garbage_count if self.watch is not None else 0
+
     def where(self) -> str:
         return "during initialize" if self.initializing else f"during {self.phase}"
 
     def stderr_tail(self) -> list[str]:
-        if self.errlog is None:
+        if self.watch is None:
             return []
-        try:
-            self.errlog.flush()
-            size = self.errlog.seek(0, os.SEEK_END)
-            self.errlog.seek(max(0, size - _STDERR_TAIL_BYTES))
-            text = self.errlog.read().decode("utf-8", errors="replace")
-        except (OSError, ValueError):
-            return []
-        lines = [_clean(line) for line in text.splitlines()]
+        lines = [_clean(line) for line in self.watch.tail]
         return [line for line in lines if line][-_STDERR_TAIL_LINES:]
 
 
@@ -230,11 +221,10 @@ async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress |
     scrub = _Scrubber.for_launch(launch)
     deadline = anyio.current_time() + timeout
     if isinstance(launch, StdioLaunch):
-        with tempfile.TemporaryFile("w+b") as errlog:
-            probe = _Probe(errlog=errlog)
-            _say(progress, f"starting {launch.describe()}")
-            async with _attempt(_stdio_transport(launch, probe), probe, launch, "stdio", timeout, deadline, scrub) as c:
-                yield c
+        probe = _Probe(watch=ProcessWatch())
+        _say(progress, f"starting {launch.describe()}")
+        async with _attempt(_stdio_transport(launch, probe), probe, launch, "stdio", timeout, deadline, scrub) as c:
+            yield c
         return
 
     url = redact_url(launch.url)
@@ -301,6 +291,8 @@ async def _attempt(
             async with Client(transport, mode="legacy", cache=None, read_timeout_seconds=timeout) as client:
                 scope.deadline = math.inf  # the handshake is done: from now on each request has its own timeout
                 probe.phase = "listing"
+                if probe.watch is not None:
+                    probe.watch.mark_initialized()
                 record: LaunchRecord | None = None
                 if isinstance(launch, StdioLaunch):
                     record = launch.record()
@@ -392,122 +384,28 @@ class _SpawnError(Exception):
 
 @asynccontextmanager
 async def _stdio_transport(launch: StdioLaunch, probe: _Probe) -> AsyncIterator[TransportStreams]:
-    """Run the server as a child and bridge its stdin/stdout to the session's streams."""
-    assert probe.errlog is not None
-    if sys.platform == "win32":  # pragma: no cover - the exit code is not available there
-        params = StdioServerParameters(
-            command=launch.command, args=list(launch.args), env=dict(launch.env), cwd=launch.cwd
-        )
-        async with stdio_client(params, errlog=probe.errlog) as streams:  # type: ignore[arg-type]
-            yield streams
-        return
-
+    """The runtime's stdio transport (stderr kept, not shown), with spawn failures as final messages."""
+    assert probe.watch is not None
     if launch.cwd is not None and not os.path.isdir(launch.cwd):
         raise _SpawnError(f"working directory does not exist: {launch.cwd}")
+    transport = stdio_transport(launch.command, launch.args, launch.env, launch.cwd, probe.watch, "discard")
+    entered = False
     try:
-        process = await anyio.open_process(
-            [launch.command, *launch.args],
-            env=get_default_environment() | dict(launch.env),
-            cwd=launch.cwd,
-            stderr=probe.errlog,
-            start_new_session=True,  # its own process group: the kill reaches grandchildren (npx -> node)
-        )
+        async with transport as streams:
+            entered = True
+            yield streams
     except FileNotFoundError:
+        if entered:
+            raise
         raise _SpawnError(f"command not found: {launch.command}") from None
     except PermissionError:
+        if entered:
+            raise
         raise _SpawnError(f"cannot run {launch.command}: permission denied") from None
     except OSError as error:
+        if entered:
+            raise
         raise _SpawnError(f"cannot start {launch.command}: {error.strerror or error.__class__.__name__}") from None
-    probe.process = process
-    # No await between the spawn and the task group's `try`, or a cancellation would leak the child.
-    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-    failed = True
-
-    async def stdout_reader() -> None:
-        assert process.stdout is not None
-        pending: list[str] = []
-        try:
-            async with read_send:
-                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
-                    *complete, rest = chunk.split("\n")
-                    for piece in complete:
-                        line = "".join(pending) + piece
-                        pending.clear()
-                        await _deliver(line)
-                    if rest:
-                        pending.append(rest)
-                # stdout ended: the child is most likely exiting. Give the event loop a moment to reap
-                # it, so the failure message can carry its real exit code.
-                await _exited(process, 1.0)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
-            pass  # the session or our own shutdown closed a stream
-
-    async def _deliver(line: str) -> None:
-        if not line.strip():
-            return
-        try:
-            message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except ValueError:
-            probe.garbage_count += 1
-            if len(probe.garbage) < _GARBAGE_KEPT:
-                probe.garbage.append(_clean(line))
-            return
-        await read_send.send(SessionMessage(message))
-
-    async def stdin_writer() -> None:
-        assert process.stdin is not None
-        try:
-            async with write_receive:
-                async for session_message in write_receive:
-                    data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send((data + "\n").encode())
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            # The child stopped reading (it probably died): end the session's reads, or a request would hang.
-            await read_send.aclose()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(stdout_reader)
-        tg.start_soon(stdin_writer)
-        try:
-            yield read_receive, write_send
-            failed = False
-        finally:
-            with anyio.CancelScope(shield=True):
-                write_send.close()
-                read_receive.close()
-                await _stop_process(process, _EXIT_GRACE_ON_ERROR if failed else _EXIT_GRACE)
-            tg.cancel_scope.cancel()
-
-
-async def _stop_process(process: anyio.abc.Process, grace: float) -> None:
-    """stdin EOF, then SIGTERM to the process group, then SIGKILL; waits until the child is reaped."""
-    if process.stdin is not None:
-        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await process.stdin.aclose()
-    if not await _exited(process, grace):
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            with suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, sig)
-            if await _exited(process, _KILL_GRACE):
-                break
-    # The process group may outlive its leader (a grandchild that ignored SIGTERM): make sure it goes.
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    for stream in (process.stdout, process.stderr):
-        if stream is not None:
-            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await stream.aclose()
-
-
-async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
-    # Poll `returncode`, not `wait()`: on 3.11 `wait()` also waits for pipe EOF, which a grandchild can hold.
-    deadline = anyio.current_time() + timeout
-    while process.returncode is None:
-        if anyio.current_time() >= deadline:
-            return False
-        await anyio.sleep(0.01)
-    return True
 
 
 def _http_transport(launch: HttpLaunch, kind: Literal["http", "sse"], probe: _Probe, timeout: float) -> Transport:
