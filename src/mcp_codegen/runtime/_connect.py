@@ -5,6 +5,11 @@ starts one *owner task* that enters the SDK's `mcp.Client` and keeps it open unt
 is closed. The user's `async with` body therefore never runs inside the SDK's task groups: a
 transport failure cannot cancel it, its own exceptions leave unwrapped, and `aclose()` works from
 any task. Everything heavy (`mcp`, `httpx2`) is imported only when a connection is opened.
+
+This is also the generator's connection stack: `mcp_codegen.snapshot.connect` snapshots servers
+through `stdio_transport`, `http_transport` and `sdk_client`, and the generator expands `${VAR}`
+with `expand_env_references` and redacts URLs with `redact_url`. What differs there (raw listing,
+phase-aware CLI messages) is explained in that module.
 """
 
 from __future__ import annotations
@@ -34,13 +39,22 @@ if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
 
 __all__ = [
+    "ENV_REFERENCE",
     "AsyncConnection",
     "Attempt",
+    "HttpWatch",
+    "ProcessWatch",
     "StderrTarget",
+    "expand_env_references",
     "http_attempts",
+    "http_transport",
     "in_process_attempt",
     "launch_attempts",
+    "redact_url",
+    "safe_url",
+    "sdk_client",
     "stdio_attempt",
+    "stdio_transport",
 ]
 
 ClientT = TypeVar("ClientT")
@@ -111,14 +125,20 @@ class Attempt:
         self.explain = explain
 
 
-def _client(target: Any, timeout: float, options: Mapping[str, Any]) -> Client:
+def sdk_client(
+    target: Any, timeout: float, options: Mapping[str, Any] | None = None
+) -> Client:
     """The SDK client every connection uses: legacy handshake (no 10 s `server/discover` probe,
     which 2.x servers answer too), no response cache (a stale `tools/list` would fool the drift
     guard), and a bound on each request."""
     from mcp import Client
 
     return Client(
-        target, mode="legacy", cache=None, read_timeout_seconds=timeout, **options
+        target,
+        mode="legacy",
+        cache=None,
+        read_timeout_seconds=timeout,
+        **(options or {}),
     )
 
 
@@ -479,7 +499,7 @@ def stdio_attempt(
 
     def open_client(options: Mapping[str, Any]) -> Client:
         transport = stdio_transport(command, args, env or {}, cwd_text, watch, stderr)
-        return _client(transport, timeout, options)
+        return sdk_client(transport, timeout, options)
 
     secrets = sorted(
         {value for value in (env or {}).values() if len(value) >= 4},
@@ -532,7 +552,7 @@ def stdio_attempt(
 
 def in_process_attempt(server: Any, *, timeout: float) -> Attempt:
     def open_client(options: Mapping[str, Any]) -> Client:
-        return _client(server, timeout, options)
+        return sdk_client(server, timeout, options)
 
     def diagnose(error: BaseException) -> str:
         return _diagnose_common(error, timeout) or _generic(error)
@@ -586,29 +606,41 @@ def safe_url(url: str) -> str:
     return redact_url(url, keep_query=False)
 
 
-class _HttpWatch:
-    __slots__ = ("connected", "failure", "reason", "status")
+class HttpWatch:
+    """The HTTP statuses the SDK's transports turn into generic errors (the generator reads it too).
 
-    def __init__(self) -> None:
+    Counted: refused POSTs on streamable HTTP (its optional GET stream may be refused, 405, without
+    harm) and any refused request on legacy SSE.
+    """
+
+    __slots__ = ("any_method", "last", "reason", "status")
+
+    def __init__(self, *, any_method: bool = False) -> None:
+        self.any_method = any_method
+        #: The first refused response since `reset()`: what explains a failed connect.
         self.status: int | None = None
         self.reason = ""
-        self.connected = False
-        #: The last (status, reason) of a refused POST after connecting. The SDK turns such a
-        #: response into a generic JSON-RPC error without the status; concurrent requests refused
-        #: with different statuses may see each other's (a rare, harmless mix-up).
-        self.failure: tuple[int, str] | None = None
+        #: The latest (status, reason). After connecting, the SDK reports a refused request as a
+        #: generic JSON-RPC error without the status; concurrent requests refused with different
+        #: statuses may see each other's (a rare, harmless mix-up).
+        self.last: tuple[int, str] | None = None
+
+    def reset(self) -> None:
+        self.status = None
+        self.reason = ""
+        self.last = None
 
 
-def _status_hook(watch: _HttpWatch) -> Callable[[Any], Any]:
+def _status_hook(watch: HttpWatch) -> Callable[[Any], Any]:
     async def on_response(response: Any) -> None:
         status = int(response.status_code)
         if status < 400:
             return
+        if not watch.any_method and response.request.method != "POST":
+            return
         reason = str(getattr(response, "reason_phrase", "") or "")
-        if watch.connected:
-            if response.request.method == "POST":
-                watch.failure = (status, reason)
-        elif watch.status is None:
+        watch.last = (status, reason)
+        if watch.status is None:
             watch.status = status
             watch.reason = reason
 
@@ -623,7 +655,7 @@ _SDK_STATUS_STAND_INS = (
 
 
 def _http_client(
-    headers: Mapping[str, str], timeout: float, watch: _HttpWatch, auth: Any = None
+    headers: Mapping[str, str], timeout: float, watch: HttpWatch, auth: Any = None
 ) -> Any:
     import httpx2
 
@@ -637,7 +669,7 @@ def _http_client(
 
 @asynccontextmanager
 async def _streamable_transport(
-    url: str, headers: Mapping[str, str], timeout: float, watch: _HttpWatch
+    url: str, headers: Mapping[str, str], timeout: float, watch: HttpWatch
 ) -> AsyncGenerator[Any, None]:
     from mcp.client.streamable_http import streamable_http_client
 
@@ -649,7 +681,7 @@ async def _streamable_transport(
 
 
 def _sse_transport(
-    url: str, headers: Mapping[str, str], timeout: float, watch: _HttpWatch
+    url: str, headers: Mapping[str, str], timeout: float, watch: HttpWatch
 ) -> Any:
     from mcp.client.sse import sse_client
 
@@ -676,6 +708,21 @@ def _sse_transport(
     )
 
 
+def http_transport(
+    kind: Literal["http", "sse"],
+    url: str,
+    headers: Mapping[str, str],
+    timeout: float,
+    watch: HttpWatch,
+) -> AbstractAsyncContextManager[Any]:
+    """Streamable HTTP or legacy SSE through an `httpx2` client whose response hook fills `watch`.
+
+    The generator's snapshots use it too. `watch` should be `HttpWatch(any_method=kind == "sse")`.
+    """
+    maker = _streamable_transport if kind == "http" else _sse_transport
+    return cast("AbstractAsyncContextManager[Any]", maker(url, headers, timeout, watch))
+
+
 def _is_refused_or_timeout(error: BaseException) -> bool:
     name = type(error).__name__
     return name in {"ConnectError", "ConnectTimeout", "TimeoutException"} or isinstance(
@@ -699,12 +746,11 @@ def http_attempts(
     sent = dict(headers or {})
 
     def make(kind: Literal["http", "sse"]) -> Attempt:
-        watch = _HttpWatch()
+        watch = HttpWatch(any_method=kind == "sse")
 
         def open_client(options: Mapping[str, Any]) -> Client:
-            watch.status = None
-            maker = _streamable_transport if kind == "http" else _sse_transport
-            return _client(maker(url, sent, timeout, watch), timeout, options)
+            watch.reset()
+            return sdk_client(http_transport(kind, url, sent, timeout, watch), timeout, options)
 
         def credentials() -> list[str]:
             return list(header_hint) or sorted(sent)
@@ -724,7 +770,7 @@ def http_attempts(
             return f"cannot connect to {shown}: {_generic(error)}"
 
         def explain(error: BaseException, method: str | None) -> Exception | None:
-            failure = watch.failure
+            failure = watch.last
             code = _mcp_error_code(error)
             if failure is None or code is None:
                 return None
@@ -742,7 +788,7 @@ def http_attempts(
             )
 
         def connected() -> None:
-            watch.connected = True
+            watch.last = None  # from now on `last` explains failed requests
 
         def fall_through(error: BaseException) -> bool:
             if watch.status in (401, 403):

@@ -1,26 +1,26 @@
-"""Connecting to a server: transports, the initialize handshake, and one-line failure messages.
+"""Connecting to a server for a snapshot: the generator's side of the one connection stack.
 
-`connect()` opens an `mcp.Client` in legacy mode (no 10 s `server/discover` probe, works with 2.x
-servers too) with the response cache off, bounds the handshake with a deadline (the SDK has no
-initialize timeout), and turns every failure, during the handshake or while the caller lists, into
-a `ServerError` whose message is one line with no secrets in it.
+The transports are the ones every generated client ships (`mcp_codegen.runtime._connect`): the
+stdio transport (`stdio_transport`: own process group, exit code, stderr tail, non-JSON stdout
+skipped and counted, stdin EOF then SIGTERM then SIGKILL, always reaped, shielded from
+cancellation), streamable HTTP and legacy SSE with the status-recording response hook
+(`http_transport`, `HttpWatch`), the same `mcp.Client` settings (`sdk_client`: legacy handshake,
+no response cache), one `${VAR}` expander and one URL redactor.
 
-Transports:
+What stays here, and why it differs from the runtime's `AsyncConnection`:
 
-* stdio: our own small transport (`_stdio_transport`) instead of the SDK's `stdio_client`, because
-  that one hides the child process: a server that dies during initialize would be reported as a
-  bare "Connection closed", without its exit code. The child runs in its own session (process
-  group); stderr goes to a temporary file whose last lines end up in error messages; lines on
-  stdout that are not JSON-RPC are kept (to explain a failure) and skipped, like the SDK does.
-  On the way out the child gets stdin EOF, then SIGTERM, then SIGKILL, and is always reaped,
-  also on timeout and on Ctrl-C (the shutdown runs shielded from cancellation).
-* streamable HTTP through an `httpx2.AsyncClient` with a response hook, to see the HTTP status
-  the SDK turns into a generic JSON-RPC error (-32603 for a 401).
-* legacy SSE (`mcp.client.sse.sse_client`), forced, or as the `auto` fallback when a POST to the
-  URL is refused with a 4xx other than an auth failure (404/405 for an SSE-only server).
-
-Every transport is wrapped in `_Tap`, which keeps the raw `initialize` result dict (the SDK only
-keeps its validated model, which drops vendor keys).
+* `connect()` yields the `mcp.Client` to the caller's block, which lists through a raw
+  `JSONRPCDispatcher` (see `snapshot.fetch`: off-spec tools must not abort a listing), and every
+  failure, during the handshake or while the block lists, becomes a `ServerError` whose one-line
+  message is documented with exit code 3 (README "Exit codes"): messages name the phase
+  ("during tools/list (page 2)"), scrub secret values, and differ in wording from the runtime's
+  `ConnectError`s, which only cover connecting.
+* the `auto` fallback to legacy SSE happens only when the first POST is refused with a 4xx other
+  than an auth failure or 429 (an SSE-only server answers 404/405); the runtime also falls back
+  after other failures, for a client that would rather connect than explain.
+* `_Tap` keeps the raw `initialize` result dict (the SDK only keeps its validated model, which
+  drops vendor keys); a running client has no use for it.
+* the SDK's own log records are muted while logging is unconfigured (a CLI prints one line).
 """
 
 from __future__ import annotations
@@ -46,8 +46,6 @@ import mcp_types
 import pydantic
 from mcp import Client
 from mcp.client._transport import ReadStream, Transport, TransportStreams
-from mcp.client.sse import sse_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
@@ -55,7 +53,7 @@ from mcp.shared.message import SessionMessage
 
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
-from mcp_codegen.runtime._connect import ProcessWatch, stdio_transport
+from mcp_codegen.runtime._connect import HttpWatch, ProcessWatch, http_transport, sdk_client, stdio_transport
 
 Progress = Callable[[str], None]
 
@@ -69,7 +67,6 @@ _CONTROL_CHARS = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
 @dataclass(frozen=True)
 class _HttpFailure:
-    method: str
     status: int
     reason: str
 
@@ -82,13 +79,21 @@ class _Probe:
     phase: str = "initialize"
     #: The raw `initialize` result as received (wire camelCase, vendor keys kept).
     init_result: dict[str, Any] | None = None
-    http_failure: _HttpFailure | None = None
+    #: The HTTP statuses the runtime's transport saw (reset for each phase).
+    http: HttpWatch | None = None
     #: The stdio child as the runtime's transport saw it (exit code, stderr tail, non-JSON stdout).
     watch: ProcessWatch | None = None
 
     @property
     def initializing(self) -> bool:
         return self.phase == "initialize"
+
+    @property
+    def http_failure(self) -> _HttpFailure | None:
+        """The first refused request of this phase."""
+        if self.http is None or self.http.status is None:
+            return None
+        return _HttpFailure(self.http.status, self.http.reason)
 
     @property
     def process(self) -> anyio.abc.Process | None:
@@ -128,7 +133,8 @@ class Connection:
     def set_phase(self, phase: str) -> None:
         """Name what is being done (e.g. "tools/list (page 2)"), for error messages."""
         self._probe.phase = phase
-        self._probe.http_failure = None
+        if self._probe.http is not None:
+            self._probe.http.reset()
 
     @property
     def stdout_garbage(self) -> tuple[int, str | None]:
@@ -233,13 +239,20 @@ async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress |
         kinds.append("sse")
     first_error: ServerError | None = None
     for kind in kinds:
-        probe = _Probe()
+        watch = HttpWatch(any_method=kind == "sse")
+        probe = _Probe(http=watch)
         entered = False
         label = "streamable HTTP" if kind == "http" else "legacy SSE"
         _say(progress, f"connecting to {url} ({label})")
         try:
             async with _attempt(
-                _http_transport(launch, kind, probe, timeout), probe, launch, kind, timeout, deadline, scrub
+                http_transport(kind, launch.url, launch.headers, timeout, watch),
+                probe,
+                launch,
+                kind,
+                timeout,
+                deadline,
+                scrub,
             ) as c:
                 entered = True
                 yield c
@@ -288,7 +301,7 @@ async def _attempt(
     transport = _Tap(target, probe) if not isinstance(target, (Server, MCPServer)) else target
     try:
         with anyio.CancelScope(deadline=deadline) as scope:
-            async with Client(transport, mode="legacy", cache=None, read_timeout_seconds=timeout) as client:
+            async with sdk_client(transport, timeout) as client:
                 scope.deadline = math.inf  # the handshake is done: from now on each request has its own timeout
                 probe.phase = "listing"
                 if probe.watch is not None:
@@ -406,39 +419,6 @@ async def _stdio_transport(launch: StdioLaunch, probe: _Probe) -> AsyncIterator[
         if entered:
             raise
         raise _SpawnError(f"cannot start {launch.command}: {error.strerror or error.__class__.__name__}") from None
-
-
-def _http_transport(launch: HttpLaunch, kind: Literal["http", "sse"], probe: _Probe, timeout: float) -> Transport:
-    async def on_response(response: httpx2.Response) -> None:
-        method = response.request.method
-        # A streamable-HTTP server may refuse the optional GET stream (405): that is not a failure.
-        if response.status_code >= 400 and (kind == "sse" or method == "POST") and probe.http_failure is None:
-            probe.http_failure = _HttpFailure(method, response.status_code, response.reason_phrase)
-
-    hooks: dict[str, list[Callable[..., Any]]] = {"response": [on_response]}
-    if kind == "sse":
-
-        def client_factory(
-            headers: dict[str, str] | None = None,
-            timeout: httpx2.Timeout | None = None,
-            auth: httpx2.Auth | None = None,
-        ) -> httpx2.AsyncClient:
-            return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, event_hooks=hooks)
-
-        return sse_client(
-            launch.url, headers=dict(launch.headers), timeout=timeout, httpx_client_factory=client_factory
-        )
-
-    @asynccontextmanager
-    async def streamable() -> AsyncIterator[TransportStreams]:
-        http_timeout = httpx2.Timeout(timeout, read=max(timeout, 300.0))
-        async with (
-            httpx2.AsyncClient(headers=dict(launch.headers), timeout=http_timeout, event_hooks=hooks) as client,
-            streamable_http_client(launch.url, http_client=client) as streams,
-        ):
-            yield streams
-
-    return streamable()
 
 
 def _wants_sse_fallback(failure: _HttpFailure) -> bool:
