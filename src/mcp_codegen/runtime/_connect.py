@@ -264,7 +264,8 @@ class _StderrRelay:
             else:
                 cast("TextIO", target).write(text)
             target.flush()
-        except (OSError, ValueError):  # closed or broken: stop forwarding, keep draining
+        except (OSError, ValueError, AttributeError):  # closed, broken or None (pythonw)
+            # stop forwarding, keep draining
             self._target = "discard"
 
 
