@@ -1,13 +1,14 @@
-"""HTTP errors after connecting keep their status and name the credentials sent (never their values)."""
+"""Errors after connecting: HTTP statuses are kept (with the header names sent, never their values), also by the drift guard."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from fakepkg import AsyncClient, Client
+from mcp.server import Server
 from rt_server import build_server
 from servers.helpers import HOST, RevokeCredentials, serve_app
 
@@ -90,3 +91,29 @@ async def test_the_drift_warning_names_the_401(caplog: pytest.LogCaptureFixture)
     assert len(warnings) == 1
     assert "HTTP 401 Unauthorized" in warnings[0] and "Authorization" in warnings[0]
     assert "very-secret-value" not in caplog.text
+
+
+def _off_spec_server() -> Server[Any]:
+    """Lists one tool whose schema has no "type": the SDK client rejects the whole listing."""
+
+    async def unreachable(ctx: Any, params: Any) -> Any:
+        raise AssertionError("answered by the middleware")
+
+    server: Server[Any] = Server("off-spec", on_list_tools=unreachable)
+
+    async def middleware(ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "tools/list":  # a middleware's own result is sent as written
+            return {"tools": [{"name": "add", "inputSchema": {}}]}
+        return await call_next(ctx)
+
+    server.middleware.append(middleware)
+    return server
+
+
+async def test_the_strict_drift_guard_on_an_unreadable_listing_says_so() -> None:
+    with pytest.raises(SchemaDriftError) as caught:
+        async with Guarded.in_process(_off_spec_server(), strict=True):
+            pytest.fail("connected")
+    message = str(caught.value)
+    assert message.startswith("could not compare the server's tools with this client's snapshot (ProtocolError:")
+    assert "no drift" not in message and caught.value.reason is not None
