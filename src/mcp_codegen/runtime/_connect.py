@@ -508,13 +508,20 @@ def stdio_attempt(
         reverse=True,
     )
 
-    def last_lines() -> str:
-        if not watch.tail:
-            return ""
-        text = " | ".join(_one_line(line) for line in watch.tail)
+    def masked(text: str) -> str:
         for secret in secrets:  # values given in env= (tokens) never reach a message
             text = text.replace(secret, "***")
-        return f"; last stderr lines: {_one_line(text, 600)}"
+        return text
+
+    def last_lines() -> str:
+        found = ""
+        if watch.garbage:  # e.g. a banner printed to stdout, which breaks the protocol
+            first = masked(_one_line(watch.garbage[0], 100))
+            found = f"; it wrote non-JSON to stdout: {first!r}"
+        if watch.tail:
+            text = masked(" | ".join(_one_line(line) for line in watch.tail))
+            found += f"; last stderr lines: {_one_line(text, 600)}"
+        return found
 
     def diagnose(error: BaseException) -> str:
         if isinstance(error, FileNotFoundError):
