@@ -89,8 +89,13 @@ async def test_aclose_inside_the_block() -> None:
         ("surely-not-a-command-4711", [], "command not found: surely-not-a-command-4711"),
         (PYTHON, ["-c", "import sys; sys.exit(3)"], "exited with code 3 before completing initialization"),
         (PYTHON, ["-c", "import time; time.sleep(60)"], "timed out after 1 s"),
+        (
+            PYTHON,
+            ["-c", "print('Welcome to my server!')"],
+            "exited with code 0 before completing initialization; it wrote non-JSON to stdout: 'Welcome to my server!'",
+        ),
     ],
-    ids=["not-found", "exit-code", "silent"],
+    ids=["not-found", "exit-code", "silent", "stdout-banner"],
 )
 async def test_stdio_connect_errors_are_one_line(command: str, args: list[str], expected: str) -> None:
     started = time.monotonic()

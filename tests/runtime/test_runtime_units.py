@@ -210,3 +210,50 @@ def test_importing_the_runtime_and_a_package_stays_light() -> None:
         cwd=HERE,
     ).stdout
     assert json.loads(output) == []
+
+
+@pytest.mark.parametrize(
+    ("url", "shown", "recorded"),
+    [
+        ("http://[::1]:8000/mcp", "http://[::1]:8000/mcp", "http://[::1]:8000/mcp"),
+        ("https://[2001:db8::1]/mcp?x=1", "https://[2001:db8::1]/mcp", "https://[2001:db8::1]/mcp?x=1"),
+        (
+            "https://user:pw@host.example:8443/p?token=abc&page=2#frag",
+            "https://host.example:8443/p",
+            "https://host.example:8443/p?token=REDACTED&page=2",
+        ),
+        ("http://[::1/mcp", "<invalid URL>", "<invalid URL>"),
+    ],
+)
+def test_one_url_redactor_for_messages_and_records(url: str, shown: str, recorded: str) -> None:
+    from mcp_codegen.inputs.launch import redact_url as recorded_url
+    from mcp_codegen.runtime._connect import redact_url, safe_url
+
+    assert recorded_url is redact_url  # the generator records URLs with the runtime's redactor
+    assert safe_url(url) == shown
+    assert redact_url(url) == recorded
+
+
+def test_one_env_expander_for_generator_and_runtime() -> None:
+    from mcp_codegen.errors import UsageError
+    from mcp_codegen.inputs.launch import expand_env
+    from mcp_codegen.runtime import ConnectError
+    from mcp_codegen.runtime._connect import expand_header_template
+
+    environ = {"TOKEN": "t0k", "USER_ID": "7"}
+    assert expand_env("Bearer ${TOKEN}/${USER_ID}", what="x", environ=environ) == "Bearer t0k/7"
+    assert expand_header_template("Authorization", "Bearer ${TOKEN}", environ) == "Bearer t0k"
+    with pytest.raises(UsageError, match=r"header A refers to \$\{NOPE\}"):
+        expand_env("${NOPE}", what="header A", environ=environ)
+    with pytest.raises(ConnectError, match=r"header 'A' needs the environment variable \$\{NOPE\}"):
+        expand_header_template("A", "${NOPE}", environ)
+
+
+def test_drift_messages_cap_long_name_lists() -> None:
+    from mcp_codegen.runtime import DriftSummary, SchemaDriftError
+
+    summary = DriftSummary(removed=("gone",), added=tuple(f"tool_{i:03}" for i in range(171)))
+    text = summary.describe()
+    assert text == "removed: gone; new on the server: " + ", ".join(f"tool_{i:03}" for i in range(8)) + " and 163 more"
+    assert len(summary.added) == 171  # the summary itself keeps every name
+    assert "and 163 more" in str(SchemaDriftError(summary))

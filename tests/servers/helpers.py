@@ -29,9 +29,17 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["HOST", "STARTUP_TIMEOUT_SECONDS", "serve_app", "serve_http", "serve_sse"]
+__all__ = [
+    "HOST",
+    "STARTUP_TIMEOUT_SECONDS",
+    "RequireHeaders",
+    "RevokeCredentials",
+    "serve_app",
+    "serve_http",
+    "serve_sse",
+]
 
 HOST = "127.0.0.1"
 STARTUP_TIMEOUT_SECONDS = 20.0
@@ -136,3 +144,46 @@ class RequireHeaders:
                 await PlainTextResponse("authentication required", status_code=401)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+class RevokeCredentials:
+    """ASGI middleware in front of an app: requests pass until credentials are "revoked", then POSTs get `status`.
+
+    `revoke()` starts refusing now; with ``after_initialized=True`` refusing starts by itself right after
+    the client's ``notifications/initialized`` (so the session is up, and its first request is refused).
+    """
+
+    def __init__(self, app: ASGIApp, status: int = 401, *, after_initialized: bool = False) -> None:
+        self.app = app
+        self.status = status
+        self.after_initialized = after_initialized
+        self.revoked = False
+
+    def revoke(self) -> None:
+        self.revoked = True
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        if self.revoked:
+            await PlainTextResponse("credentials revoked", status_code=self.status)(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        if self.after_initialized and b'"notifications/initialized"' in body:
+            self.revoked = True
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)

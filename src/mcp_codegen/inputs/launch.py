@@ -16,31 +16,27 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp_codegen.errors import UsageError
+from mcp_codegen.runtime._connect import ENV_REFERENCE, expand_env_references
+from mcp_codegen.runtime._connect import redact_url as redact_url  # re-exported: the one URL redactor
 
-_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # A header template is recorded only when what is left after removing its `${VAR}`s is an auth scheme
 # word such as "Bearer ": anything else might be a literal secret.
 _HARMLESS_TEMPLATE_LITERAL = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
-_SECRET_QUERY_KEY = re.compile(r"token|key|secret|pass|auth|sig|cred|session|code", re.IGNORECASE)
 
 Transport = Literal["auto", "http", "sse"]
 
 
 def expand_env(text: str, *, what: str, environ: Mapping[str, str] | None = None) -> str:
     """Replace every `${VAR}` in `text` from the environment; a missing variable is a usage error."""
-    env = os.environ if environ is None else environ
-
-    def substitute(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in env:
-            raise UsageError(f"{what} refers to ${{{name}}}, which is not set in the environment")
-        return env[name]
-
-    return _ENV_REFERENCE.sub(substitute, text)
+    return expand_env_references(
+        text,
+        os.environ if environ is None else environ,
+        lambda name: UsageError(f"{what} refers to ${{{name}}}, which is not set in the environment"),
+    )
 
 
 def env_references(text: str) -> list[str]:
-    return _ENV_REFERENCE.findall(text)
+    return ENV_REFERENCE.findall(text)
 
 
 @dataclass(frozen=True)
@@ -137,7 +133,7 @@ class HttpLaunch:
             template = self.header_templates.get(name)
             kept = None
             if template is not None and env_references(template):
-                literal = _ENV_REFERENCE.sub("", template)
+                literal = ENV_REFERENCE.sub("", template)
                 if _HARMLESS_TEMPLATE_LITERAL.match(literal):
                     kept = template
             headers.append(HeaderRecord(name, kept))
@@ -149,25 +145,6 @@ class HttpLaunch:
 
 
 ServerLaunch = StdioLaunch | HttpLaunch
-
-
-def redact_url(url: str) -> str:
-    """The URL without userinfo and with token-like query values replaced, safe to print and store."""
-    parts = urllib.parse.urlsplit(url)
-    netloc = parts.hostname or ""
-    if parts.hostname and ":" in parts.hostname:  # IPv6 literal
-        netloc = f"[{parts.hostname}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if port is not None:
-        netloc += f":{port}"
-    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-    safe_query = [(k, "REDACTED" if _SECRET_QUERY_KEY.search(k) else v) for k, v in query]
-    return urllib.parse.urlunsplit(
-        (parts.scheme, netloc, parts.path, urllib.parse.urlencode(safe_query, safe="{}$"), "")
-    )
 
 
 def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) -> StdioLaunch:
@@ -189,7 +166,10 @@ def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) 
 
 def parse_http(url: str, header_lines: tuple[str, ...], transport: Transport) -> HttpLaunch:
     """`--url` plus `-H 'Name: value'` (values `${VAR}`-expanded) into a launch spec."""
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        raise UsageError(f"--url is not a valid URL: {redact_url(url)!r}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"--url must be an http(s) URL, got {redact_url(url)!r}")
     headers: dict[str, str] = {}

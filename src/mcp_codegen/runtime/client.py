@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, TypeVar, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    NoReturn,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from pydantic import ValidationError
 
 from ._connect import (
     AsyncConnection,
+    StderrTarget,
     http_attempts,
     in_process_attempt,
     launch_attempts,
@@ -71,6 +82,20 @@ def _types() -> ModuleType:
 
         module = _mcp_types = mcp_types
     return module
+
+
+#: What `client_info=` takes: `(name, version)` or the SDK's `mcp_types.Implementation`.
+ClientInfo = Union[tuple[str, str], "mcp_types.Implementation"]
+
+
+@functools.cache
+def _installed_version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except (PackageNotFoundError, ValueError):
+        return "0.0.0"
 
 
 def _raise(
@@ -157,6 +182,7 @@ class AsyncClientBase:
         *,
         drift_check: bool = True,
         strict: bool = False,
+        client_info: ClientInfo | None = None,
     ) -> AsyncConnection[Self]:
         def make_client(session: Any, connection: AsyncConnection[Self]) -> Self:
             client = cls(session)
@@ -174,7 +200,33 @@ class AsyncClientBase:
             after_connect=(
                 guard if drift_check and cls._tool_hashes is not None else None
             ),
+            client_options={"client_info": cls._implementation(client_info)},
         )
+
+    @classmethod
+    def default_client_info(cls) -> tuple[str, str]:
+        """The `(name, version)` sent as `clientInfo` at initialize unless `client_info=` is given.
+
+        The generated package's name, and the version of the installed distribution of that
+        name ("0.0.0" when the package is not installed as a distribution).
+        """
+        package = __name__.rpartition("._runtime")[0]  # <package>._runtime.client
+        if not package:  # the runtime used in place (mcp_codegen.runtime): the class's package
+            package = cls.__module__.rpartition(".")[0] or cls.__module__
+        return package, _installed_version(package)
+
+    @classmethod
+    def _implementation(
+        cls, client_info: ClientInfo | None
+    ) -> mcp_types.Implementation:
+        import mcp_types
+
+        if isinstance(client_info, mcp_types.Implementation):
+            return client_info
+        name, version = (
+            cls.default_client_info() if client_info is None else client_info
+        )
+        return mcp_types.Implementation(name=name, version=version)
 
     @classmethod
     def stdio(
@@ -187,6 +239,8 @@ class AsyncClientBase:
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        stderr: StderrTarget = None,
+        client_info: ClientInfo | None = None,
     ) -> AsyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
 
@@ -196,13 +250,25 @@ class AsyncClientBase:
         On connect the live tools are compared with the snapshot this package was generated from: a
         removed tool or a changed schema logs one warning, or raises `SchemaDriftError` with
         `strict=True`; `drift_check=False` skips the comparison (and its `tools/list` request).
+
+        `stderr` says where the server's stderr goes: None (default) to this process's stderr,
+        `"discard"`, a `logging.Logger` (one INFO record per line) or an open text or binary file.
+        Its last lines appear in connect errors either way.
+
+        `client_info` is the `(name, version)` (or an `mcp_types.Implementation`) sent at
+        initialize; default: `default_client_info()`, this package's name.
         """
         args = tuple(args)
         return cls._connection_for(
-            lambda: [stdio_attempt(command, args, env=env, cwd=cwd, timeout=timeout)],
+            lambda: [
+                stdio_attempt(
+                    command, args, env=env, cwd=cwd, timeout=timeout, stderr=stderr
+                )
+            ],
             timeout,
             drift_check=drift_check,
             strict=strict,
+            client_info=client_info,
         )
 
     @classmethod
@@ -215,10 +281,13 @@ class AsyncClientBase:
         transport: Literal["auto", "http", "sse"] = "auto",
         drift_check: bool = True,
         strict: bool = False,
+        client_info: ClientInfo | None = None,
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
-        `drift_check` and `strict`: see `stdio()`.
+        A request the server refuses after connecting (say, expired credentials) raises
+        `HttpStatusError` with the HTTP status and the names of the headers sent.
+        `drift_check`, `strict` and `client_info`: see `stdio()`.
         """
         return cls._connection_for(
             lambda: http_attempts(
@@ -227,6 +296,7 @@ class AsyncClientBase:
             timeout,
             drift_check=drift_check,
             strict=strict,
+            client_info=client_info,
         )
 
     @classmethod
@@ -238,20 +308,25 @@ class AsyncClientBase:
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        stderr: StderrTarget = None,
+        client_info: ClientInfo | None = None,
     ) -> AsyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
         Environment variables named at generation are passed to a stdio server when set; header
         templates such as `Bearer ${TOKEN}` are expanded from `os.environ` (a missing variable is a
         `ConnectError`). `env=` and `headers=` add to or override what was recorded.
-        `drift_check` and `strict`: see `stdio()`.
+        `drift_check`, `strict`, `stderr` (a stdio server's) and `client_info`: see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
-            lambda: launch_attempts(launch, env=env, headers=headers, timeout=timeout),
+            lambda: launch_attempts(
+                launch, env=env, headers=headers, timeout=timeout, stderr=stderr
+            ),
             timeout,
             drift_check=drift_check,
             strict=strict,
+            client_info=client_info,
         )
 
     @classmethod
@@ -262,16 +337,18 @@ class AsyncClientBase:
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        client_info: ClientInfo | None = None,
     ) -> AsyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
 
-        `drift_check` and `strict`: see `stdio()`.
+        `drift_check`, `strict` and `client_info`: see `stdio()`.
         """
         return cls._connection_for(
             lambda: [in_process_attempt(server, timeout=timeout)],
             timeout,
             drift_check=drift_check,
             strict=strict,
+            client_info=client_info,
         )
 
     # --------------------------------------------------------------------------------- lifecycle
@@ -364,6 +441,11 @@ class AsyncClientBase:
         uri: str | None = None,
         prompt: str | None = None,
     ) -> NoReturn:
+        connection = self._connection
+        if connection is not None:
+            better = connection.explain(error, method)
+            if better is not None:
+                raise better from None
         try:
             _raise(error, method=method, uri=uri, prompt=prompt)
         except ConnectionClosedError as closed:
@@ -781,7 +863,15 @@ class AsyncClientBase:
             return None
         from .drift import check_drift
 
-        return await check_drift(self._session, expected, strict=strict)
+        return await check_drift(
+            self._session, expected, strict=strict, explain=self._translated
+        )
+
+    def _translated(self, error: Exception, method: str | None) -> BaseException:
+        """What a request's failure is raised as (see `_after_failure`), without raising it."""
+        connection = self._connection
+        better = connection.explain(error, method) if connection is not None else None
+        return better if better is not None else translate_error(error, method=method)
 
     async def list_tools(self) -> list[mcp_types.Tool]:
         """Every tool the server lists now (all pages)."""

@@ -9,18 +9,26 @@ from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    Awaitable,
+    Callable,
+    Generator,
+    Mapping,
+    Sequence,
+)
 from contextlib import (
     AbstractAsyncContextManager,
     AbstractContextManager,
     ExitStack,
+    asynccontextmanager,
     contextmanager,
 )
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, ParamSpec, TypeVar
 
-from .client import AsyncClientBase, prompt_arguments, template_uri
+from .client import AsyncClientBase, ClientInfo, prompt_arguments, template_uri
 from .errors import ConnectionClosedError, unwrap_exception_group
 
 if TYPE_CHECKING:
@@ -28,9 +36,12 @@ if TYPE_CHECKING:
 
     import mcp_types
     from anyio.from_thread import BlockingPortal
+    from mcp import Client as McpClient
+    from mcp import ClientSession
     from mcp.server import Server
     from mcp.server.mcpserver import MCPServer
 
+    from ._connect import StderrTarget
     from .agent_toolset import ToolSet
     from .drift import DriftSummary
     from .results import PromptResult, ResourceResult, ToolResult
@@ -187,10 +198,36 @@ class SyncClientBase(Generic[AsyncT]):
     ) -> SyncConnection[Self]:
         """Drive the async client that `factory()` (an async context manager) yields.
 
-        `factory` is called on the client's event-loop thread's behalf; the context manager is entered
-        and left there, e.g. `Client.from_async(lambda: AsyncClient.stdio("server"))`.
+        `factory` is called, and its context manager entered and left, on the client's own
+        event-loop thread, e.g. `Client.from_async(lambda: AsyncClient.http(url, headers=h))`:
+        for connection settings the blocking connectors do not offer.
         """
         return SyncConnection(cls, factory)
+
+    @classmethod
+    def from_session(
+        cls,
+        session_factory: Callable[
+            [], AbstractAsyncContextManager[McpClient | ClientSession]
+        ],
+    ) -> SyncConnection[Self]:
+        """A blocking client over a session you set up: `with Client.from_session(lambda: mcp.Client(...)) as c:`.
+
+        `session_factory()` returns an async context manager yielding an initialized session
+        (an `mcp.Client`, or your own `ClientSession` setup); it is entered and left on the
+        client's event-loop thread, since a session belongs to the loop it was opened on. The
+        session is wrapped like `AsyncClient.from_session()`: no drift check is run (call
+        `check_drift()`), and leaving the `with` block leaves your context manager.
+        """
+        async_class = cls._async_class
+
+        @asynccontextmanager
+        async def wrapped() -> AsyncGenerator[AsyncT, None]:
+            async with session_factory() as session:
+                client: AsyncT = async_class.from_session(session)
+                yield client
+
+        return SyncConnection(cls, wrapped)
 
     @classmethod
     def stdio(
@@ -203,10 +240,13 @@ class SyncClientBase(Generic[AsyncT]):
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        stderr: StderrTarget = None,
+        client_info: ClientInfo | None = None,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
-        `drift_check` and `strict`: see `AsyncClient.stdio`.
+        `drift_check`, `strict`, `stderr` (where the server's stderr goes: None, `"discard"`, a
+        `logging.Logger` or an open file) and `client_info`: see `AsyncClient.stdio`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -219,6 +259,8 @@ class SyncClientBase(Generic[AsyncT]):
                 timeout=timeout,
                 drift_check=drift_check,
                 strict=strict,
+                stderr=stderr,
+                client_info=client_info,
             ),
         )
 
@@ -232,6 +274,7 @@ class SyncClientBase(Generic[AsyncT]):
         transport: Literal["auto", "http", "sse"] = "auto",
         drift_check: bool = True,
         strict: bool = False,
+        client_info: ClientInfo | None = None,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
         async_class = cls._async_class
@@ -244,6 +287,7 @@ class SyncClientBase(Generic[AsyncT]):
                 transport=transport,
                 drift_check=drift_check,
                 strict=strict,
+                client_info=client_info,
             ),
         )
 
@@ -256,6 +300,8 @@ class SyncClientBase(Generic[AsyncT]):
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        stderr: StderrTarget = None,
+        client_info: ClientInfo | None = None,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from (see `AsyncClient.connect`)."""
         async_class = cls._async_class
@@ -267,6 +313,8 @@ class SyncClientBase(Generic[AsyncT]):
                 timeout=timeout,
                 drift_check=drift_check,
                 strict=strict,
+                stderr=stderr,
+                client_info=client_info,
             ),
         )
 
@@ -278,13 +326,18 @@ class SyncClientBase(Generic[AsyncT]):
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        client_info: ClientInfo | None = None,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (served on the client's event-loop thread)."""
         async_class = cls._async_class
         return SyncConnection(
             cls,
             lambda: async_class.in_process(
-                server, timeout=timeout, drift_check=drift_check, strict=strict
+                server,
+                timeout=timeout,
+                drift_check=drift_check,
+                strict=strict,
+                client_info=client_info,
             ),
         )
 

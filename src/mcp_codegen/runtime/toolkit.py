@@ -33,6 +33,7 @@ from .errors import ConnectError, McpClientError
 if TYPE_CHECKING:
     import anyio.abc
 
+    from ._connect import StderrTarget
     from .agent_tool import AgentTool
     from .agent_toolset import ToolSet
     from .client import AsyncClientBase
@@ -103,10 +104,13 @@ class ToolkitBase:
         timeout: float = 60.0,
         env: Mapping[str, Mapping[str, str]] | None = None,
         headers: Mapping[str, Mapping[str, str]] | None = None,
+        stderr: StderrTarget = None,
     ) -> None:
         """`connectors` replaces how some servers are reached (default: each client's `connect()`, the
         launch recorded at generation, with `env`/`headers` per server name added); `disabled` servers
         stay closed until `enable()`; `timeout` bounds each connection attempt (seconds).
+        `stderr` is where the stdio servers' stderr goes: None (this process's stderr),
+        `"discard"`, a `logging.Logger` (one INFO record per line) or an open file.
         """
         known = set(self.CLIENTS) | set(connectors or {})
         for name in [*disabled, *(env or {}), *(headers or {})]:
@@ -116,6 +120,7 @@ class ToolkitBase:
                 )
         off = set(disabled)
         self._timeout = timeout
+        self._stderr: StderrTarget = stderr
         self._slots: dict[str, _Slot] = {}
         for name in [
             *self.CLIENTS,
@@ -136,7 +141,7 @@ class ToolkitBase:
         headers: Mapping[str, str] | None,
     ) -> Connector:
         return lambda: client_class.connect(
-            env=env, headers=headers, timeout=self._timeout
+            env=env, headers=headers, timeout=self._timeout, stderr=self._stderr
         )
 
     # ---------------------------------------------------------------------------------- lifecycle

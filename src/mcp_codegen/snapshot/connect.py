@@ -1,26 +1,26 @@
-"""Connecting to a server: transports, the initialize handshake, and one-line failure messages.
+"""Connecting to a server for a snapshot: the generator's side of the one connection stack.
 
-`connect()` opens an `mcp.Client` in legacy mode (no 10 s `server/discover` probe, works with 2.x
-servers too) with the response cache off, bounds the handshake with a deadline (the SDK has no
-initialize timeout), and turns every failure, during the handshake or while the caller lists, into
-a `ServerError` whose message is one line with no secrets in it.
+The transports are the ones every generated client ships (`mcp_codegen.runtime._connect`): the
+stdio transport (`stdio_transport`: own process group, exit code, stderr tail, non-JSON stdout
+skipped and counted, stdin EOF then SIGTERM then SIGKILL, always reaped, shielded from
+cancellation), streamable HTTP and legacy SSE with the status-recording response hook
+(`http_transport`, `HttpWatch`), the same `mcp.Client` settings (`sdk_client`: legacy handshake,
+no response cache), one `${VAR}` expander and one URL redactor.
 
-Transports:
+What stays here, and why it differs from the runtime's `AsyncConnection`:
 
-* stdio: our own small transport (`_stdio_transport`) instead of the SDK's `stdio_client`, because
-  that one hides the child process: a server that dies during initialize would be reported as a
-  bare "Connection closed", without its exit code. The child runs in its own session (process
-  group); stderr goes to a temporary file whose last lines end up in error messages; lines on
-  stdout that are not JSON-RPC are kept (to explain a failure) and skipped, like the SDK does.
-  On the way out the child gets stdin EOF, then SIGTERM, then SIGKILL, and is always reaped,
-  also on timeout and on Ctrl-C (the shutdown runs shielded from cancellation).
-* streamable HTTP through an `httpx2.AsyncClient` with a response hook, to see the HTTP status
-  the SDK turns into a generic JSON-RPC error (-32603 for a 401).
-* legacy SSE (`mcp.client.sse.sse_client`), forced, or as the `auto` fallback when a POST to the
-  URL is refused with a 4xx other than an auth failure (404/405 for an SSE-only server).
-
-Every transport is wrapped in `_Tap`, which keeps the raw `initialize` result dict (the SDK only
-keeps its validated model, which drops vendor keys).
+* `connect()` yields the `mcp.Client` to the caller's block, which lists through a raw
+  `JSONRPCDispatcher` (see `snapshot.fetch`: off-spec tools must not abort a listing), and every
+  failure, during the handshake or while the block lists, becomes a `ServerError` whose one-line
+  message is documented with exit code 3 (README "Exit codes"): messages name the phase
+  ("during tools/list (page 2)"), scrub secret values, and differ in wording from the runtime's
+  `ConnectError`s, which only cover connecting.
+* the `auto` fallback to legacy SSE happens only when the first POST is refused with a 4xx other
+  than an auth failure or 429 (an SSE-only server answers 404/405); the runtime also falls back
+  after other failures, for a client that would rather connect than explain.
+* `_Tap` keeps the raw `initialize` result dict (the SDK only keeps its validated model, which
+  drops vendor keys); a running client has no use for it.
+* the SDK's own log records are muted while logging is unconfigured (a CLI prints one line).
 """
 
 from __future__ import annotations
@@ -32,26 +32,20 @@ import os
 import re
 import signal
 import socket
-import sys
-import tempfile
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager, suppress
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import IO, Any, Literal, Self
+from typing import Any, Literal, Self
 
 import anyio
 import anyio.abc
 import httpx2
 import mcp_types
 import pydantic
-from anyio.streams.text import TextReceiveStream
 from mcp import Client
 from mcp.client._transport import ReadStream, Transport, TransportStreams
-from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
@@ -59,20 +53,12 @@ from mcp.shared.message import SessionMessage
 
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
+from mcp_codegen.runtime._connect import HttpWatch, ProcessWatch, http_transport, sdk_client, stdio_transport
 
 Progress = Callable[[str], None]
 
-#: Seconds a child gets to exit on its own after stdin EOF (normal end; the SDK uses the same).
-_EXIT_GRACE = 2.0
-#: The same after a failure, a timeout or Ctrl-C: nothing is left to flush, do not keep the user waiting.
-_EXIT_GRACE_ON_ERROR = 0.2
-#: Seconds between SIGTERM and SIGKILL, and after SIGKILL for the event loop to reap the child.
-_KILL_GRACE = 1.0
 _STDERR_TAIL_LINES = 5
-_STDERR_TAIL_BYTES = 64 * 1024
 _LINE_LIMIT = 200
-#: At most this many non-JSON stdout lines are kept to explain a failure.
-_GARBAGE_KEPT = 3
 _AUTH_STATUSES = (401, 403, 407)
 #: Loggers the SDK and its HTTP client write to ("client" is mcp.client.session's odd name).
 _SDK_LOGGERS = ("mcp", "client", "httpx2")
@@ -81,7 +67,6 @@ _CONTROL_CHARS = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
 @dataclass(frozen=True)
 class _HttpFailure:
-    method: str
     status: int
     reason: str
 
@@ -94,30 +79,41 @@ class _Probe:
     phase: str = "initialize"
     #: The raw `initialize` result as received (wire camelCase, vendor keys kept).
     init_result: dict[str, Any] | None = None
-    http_failure: _HttpFailure | None = None
-    process: anyio.abc.Process | None = None
-    errlog: IO[bytes] | None = None
-    garbage: list[str] = field(default_factory=list)
-    garbage_count: int = 0
+    #: The HTTP statuses the runtime's transport saw (reset for each phase).
+    http: HttpWatch | None = None
+    #: The stdio child as the runtime's transport saw it (exit code, stderr tail, non-JSON stdout).
+    watch: ProcessWatch | None = None
 
     @property
     def initializing(self) -> bool:
         return self.phase == "initialize"
 
+    @property
+    def http_failure(self) -> _HttpFailure | None:
+        """The first refused request of this phase."""
+        if self.http is None or self.http.status is None:
+            return None
+        return _HttpFailure(self.http.status, self.http.reason)
+
+    @property
+    def process(self) -> anyio.abc.Process | None:
+        return self.watch.process if self.watch is not None else None
+
+    @property
+    def garbage(self) -> list[str]:
+        return [_clean(line) for line in self.watch.garbage] if self.watch is not None else []
+
+    @property
+    def garbage_count(self) -> int:
+        return self.watch.garbage_count if self.watch is not None else 0
+
     def where(self) -> str:
         return "during initialize" if self.initializing else f"during {self.phase}"
 
     def stderr_tail(self) -> list[str]:
-        if self.errlog is None:
+        if self.watch is None:
             return []
-        try:
-            self.errlog.flush()
-            size = self.errlog.seek(0, os.SEEK_END)
-            self.errlog.seek(max(0, size - _STDERR_TAIL_BYTES))
-            text = self.errlog.read().decode("utf-8", errors="replace")
-        except (OSError, ValueError):
-            return []
-        lines = [_clean(line) for line in text.splitlines()]
+        lines = [_clean(line) for line in self.watch.tail]
         return [line for line in lines if line][-_STDERR_TAIL_LINES:]
 
 
@@ -137,7 +133,8 @@ class Connection:
     def set_phase(self, phase: str) -> None:
         """Name what is being done (e.g. "tools/list (page 2)"), for error messages."""
         self._probe.phase = phase
-        self._probe.http_failure = None
+        if self._probe.http is not None:
+            self._probe.http.reset()
 
     @property
     def stdout_garbage(self) -> tuple[int, str | None]:
@@ -230,11 +227,10 @@ async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress |
     scrub = _Scrubber.for_launch(launch)
     deadline = anyio.current_time() + timeout
     if isinstance(launch, StdioLaunch):
-        with tempfile.TemporaryFile("w+b") as errlog:
-            probe = _Probe(errlog=errlog)
-            _say(progress, f"starting {launch.describe()}")
-            async with _attempt(_stdio_transport(launch, probe), probe, launch, "stdio", timeout, deadline, scrub) as c:
-                yield c
+        probe = _Probe(watch=ProcessWatch())
+        _say(progress, f"starting {launch.describe()}")
+        async with _attempt(_stdio_transport(launch, probe), probe, launch, "stdio", timeout, deadline, scrub) as c:
+            yield c
         return
 
     url = redact_url(launch.url)
@@ -243,13 +239,20 @@ async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress |
         kinds.append("sse")
     first_error: ServerError | None = None
     for kind in kinds:
-        probe = _Probe()
+        watch = HttpWatch(any_method=kind == "sse")
+        probe = _Probe(http=watch)
         entered = False
         label = "streamable HTTP" if kind == "http" else "legacy SSE"
         _say(progress, f"connecting to {url} ({label})")
         try:
             async with _attempt(
-                _http_transport(launch, kind, probe, timeout), probe, launch, kind, timeout, deadline, scrub
+                http_transport(kind, launch.url, launch.headers, timeout, watch),
+                probe,
+                launch,
+                kind,
+                timeout,
+                deadline,
+                scrub,
             ) as c:
                 entered = True
                 yield c
@@ -298,9 +301,11 @@ async def _attempt(
     transport = _Tap(target, probe) if not isinstance(target, (Server, MCPServer)) else target
     try:
         with anyio.CancelScope(deadline=deadline) as scope:
-            async with Client(transport, mode="legacy", cache=None, read_timeout_seconds=timeout) as client:
+            async with sdk_client(transport, timeout) as client:
                 scope.deadline = math.inf  # the handshake is done: from now on each request has its own timeout
                 probe.phase = "listing"
+                if probe.watch is not None:
+                    probe.watch.mark_initialized()
                 record: LaunchRecord | None = None
                 if isinstance(launch, StdioLaunch):
                     record = launch.record()
@@ -392,155 +397,28 @@ class _SpawnError(Exception):
 
 @asynccontextmanager
 async def _stdio_transport(launch: StdioLaunch, probe: _Probe) -> AsyncIterator[TransportStreams]:
-    """Run the server as a child and bridge its stdin/stdout to the session's streams."""
-    assert probe.errlog is not None
-    if sys.platform == "win32":  # pragma: no cover - the exit code is not available there
-        params = StdioServerParameters(
-            command=launch.command, args=list(launch.args), env=dict(launch.env), cwd=launch.cwd
-        )
-        async with stdio_client(params, errlog=probe.errlog) as streams:  # type: ignore[arg-type]
-            yield streams
-        return
-
+    """The runtime's stdio transport (stderr kept, not shown), with spawn failures as final messages."""
+    assert probe.watch is not None
     if launch.cwd is not None and not os.path.isdir(launch.cwd):
         raise _SpawnError(f"working directory does not exist: {launch.cwd}")
+    transport = stdio_transport(launch.command, launch.args, launch.env, launch.cwd, probe.watch, "discard")
+    entered = False
     try:
-        process = await anyio.open_process(
-            [launch.command, *launch.args],
-            env=get_default_environment() | dict(launch.env),
-            cwd=launch.cwd,
-            stderr=probe.errlog,
-            start_new_session=True,  # its own process group: the kill reaches grandchildren (npx -> node)
-        )
+        async with transport as streams:
+            entered = True
+            yield streams
     except FileNotFoundError:
+        if entered:
+            raise
         raise _SpawnError(f"command not found: {launch.command}") from None
     except PermissionError:
+        if entered:
+            raise
         raise _SpawnError(f"cannot run {launch.command}: permission denied") from None
     except OSError as error:
+        if entered:
+            raise
         raise _SpawnError(f"cannot start {launch.command}: {error.strerror or error.__class__.__name__}") from None
-    probe.process = process
-    # No await between the spawn and the task group's `try`, or a cancellation would leak the child.
-    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-    failed = True
-
-    async def stdout_reader() -> None:
-        assert process.stdout is not None
-        pending: list[str] = []
-        try:
-            async with read_send:
-                async for chunk in TextReceiveStream(process.stdout, errors="replace"):
-                    *complete, rest = chunk.split("\n")
-                    for piece in complete:
-                        line = "".join(pending) + piece
-                        pending.clear()
-                        await _deliver(line)
-                    if rest:
-                        pending.append(rest)
-                # stdout ended: the child is most likely exiting. Give the event loop a moment to reap
-                # it, so the failure message can carry its real exit code.
-                await _exited(process, 1.0)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
-            pass  # the session or our own shutdown closed a stream
-
-    async def _deliver(line: str) -> None:
-        if not line.strip():
-            return
-        try:
-            message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except ValueError:
-            probe.garbage_count += 1
-            if len(probe.garbage) < _GARBAGE_KEPT:
-                probe.garbage.append(_clean(line))
-            return
-        await read_send.send(SessionMessage(message))
-
-    async def stdin_writer() -> None:
-        assert process.stdin is not None
-        try:
-            async with write_receive:
-                async for session_message in write_receive:
-                    data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send((data + "\n").encode())
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            # The child stopped reading (it probably died): end the session's reads, or a request would hang.
-            await read_send.aclose()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(stdout_reader)
-        tg.start_soon(stdin_writer)
-        try:
-            yield read_receive, write_send
-            failed = False
-        finally:
-            with anyio.CancelScope(shield=True):
-                write_send.close()
-                read_receive.close()
-                await _stop_process(process, _EXIT_GRACE_ON_ERROR if failed else _EXIT_GRACE)
-            tg.cancel_scope.cancel()
-
-
-async def _stop_process(process: anyio.abc.Process, grace: float) -> None:
-    """stdin EOF, then SIGTERM to the process group, then SIGKILL; waits until the child is reaped."""
-    if process.stdin is not None:
-        with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await process.stdin.aclose()
-    if not await _exited(process, grace):
-        for sig in (signal.SIGTERM, signal.SIGKILL):
-            with suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, sig)
-            if await _exited(process, _KILL_GRACE):
-                break
-    # The process group may outlive its leader (a grandchild that ignored SIGTERM): make sure it goes.
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    for stream in (process.stdout, process.stderr):
-        if stream is not None:
-            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await stream.aclose()
-
-
-async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
-    # Poll `returncode`, not `wait()`: on 3.11 `wait()` also waits for pipe EOF, which a grandchild can hold.
-    deadline = anyio.current_time() + timeout
-    while process.returncode is None:
-        if anyio.current_time() >= deadline:
-            return False
-        await anyio.sleep(0.01)
-    return True
-
-
-def _http_transport(launch: HttpLaunch, kind: Literal["http", "sse"], probe: _Probe, timeout: float) -> Transport:
-    async def on_response(response: httpx2.Response) -> None:
-        method = response.request.method
-        # A streamable-HTTP server may refuse the optional GET stream (405): that is not a failure.
-        if response.status_code >= 400 and (kind == "sse" or method == "POST") and probe.http_failure is None:
-            probe.http_failure = _HttpFailure(method, response.status_code, response.reason_phrase)
-
-    hooks: dict[str, list[Callable[..., Any]]] = {"response": [on_response]}
-    if kind == "sse":
-
-        def client_factory(
-            headers: dict[str, str] | None = None,
-            timeout: httpx2.Timeout | None = None,
-            auth: httpx2.Auth | None = None,
-        ) -> httpx2.AsyncClient:
-            return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth, event_hooks=hooks)
-
-        return sse_client(
-            launch.url, headers=dict(launch.headers), timeout=timeout, httpx_client_factory=client_factory
-        )
-
-    @asynccontextmanager
-    async def streamable() -> AsyncIterator[TransportStreams]:
-        http_timeout = httpx2.Timeout(timeout, read=max(timeout, 300.0))
-        async with (
-            httpx2.AsyncClient(headers=dict(launch.headers), timeout=http_timeout, event_hooks=hooks) as client,
-            streamable_http_client(launch.url, http_client=client) as streams,
-        ):
-            yield streams
-
-    return streamable()
 
 
 def _wants_sse_fallback(failure: _HttpFailure) -> bool:
