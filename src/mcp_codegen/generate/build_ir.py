@@ -19,6 +19,7 @@ from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, 
 from mcp_codegen.generate.naming import (
     RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
+    RESERVED_NAMESPACE_MEMBERS,
     NameRegistry,
     class_prefixes,
     snake_case,
@@ -172,6 +173,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
     location = f"tools.{plan.wire_name}"
     fields: list[FieldInfo] = models.fields.get(plan.arguments_class, [])
     descriptions = _property_descriptions(plan.raw.get("inputSchema"))
+    defaults = _property_defaults(plan.raw.get("inputSchema"))
     parameters = []
     for info in fields:
         expected = plan.parameter_names.get(info.wire_name)
@@ -184,6 +186,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
                 type_source=info.type_source,
                 required=info.required,
                 description=descriptions.get(info.wire_name),
+                default=defaults.get(info.wire_name),
             )
         )
     # Required parameters first; within each group the schema's order.
@@ -219,7 +222,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
 
 def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, ...]:
     prompts = _unique_by(snapshot.prompts, "name", "prompts", diagnostics)
-    registry = NameRegistry(RESERVED_IDENTIFIERS | _NAMESPACE_MEMBERS)
+    registry = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_NAMESPACE_MEMBERS | _NAMESPACE_MEMBERS)
     names = registry.assign_all(prompts, lambda wire: snake_case(wire, fallback="prompt"))
     result = []
     for wire in sorted(prompts):
@@ -259,7 +262,7 @@ def _resources(
 ) -> tuple[tuple[ir.Resource, ...], tuple[ir.ResourceTemplate, ...]]:
     resources = _unique_by(snapshot.resources, "uri", "resources", diagnostics)
     templates = _unique_by(snapshot.resource_templates, "uriTemplate", "resourceTemplates", diagnostics)
-    registry = NameRegistry(RESERVED_IDENTIFIERS | _NAMESPACE_MEMBERS)
+    registry = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_NAMESPACE_MEMBERS | _NAMESPACE_MEMBERS)
     # Resources and templates share the `client.resources` namespace; keys are tagged to stay apart.
     labels = {f"r:{uri}": _text(item.get("name")) or uri for uri, item in resources.items()}
     labels |= {f"t:{uri}": _text(item.get("name")) or uri for uri, item in templates.items()}
@@ -339,6 +342,15 @@ def _property_descriptions(schema: Any) -> dict[str, str]:
         name: prop["description"]
         for name, prop in properties.items()
         if isinstance(prop, dict) and isinstance(prop.get("description"), str)
+    }
+
+
+def _property_defaults(schema: Any) -> dict[str, str]:
+    """Wire property name -> its schema `default` as a Python literal (JSON data, so `repr` is exact)."""
+    if not isinstance(schema, dict) or not isinstance(properties := schema.get("properties"), dict):
+        return {}
+    return {
+        name: repr(prop["default"]) for name, prop in properties.items() if isinstance(prop, dict) and "default" in prop
     }
 
 

@@ -18,6 +18,8 @@ class Parameter:
     type_source: str
     required: bool
     description: str | None
+    #: The schema's `default`, as a Python literal (server data: only ever shown inside docstrings).
+    default: str | None = None
 
 
 @dataclass(frozen=True)
