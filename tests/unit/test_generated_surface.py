@@ -154,6 +154,14 @@ NESTED = snapshot_of(
             "outputSchema": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
         },
         {"name": "reset", "description": "Reset.", "inputSchema": {"type": "object"}},
+        {  # method `connect_`, class prefix `Connect`: its `$defs` Error must not become `ConnectError`
+            "name": "connect",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"error": {"$ref": "#/$defs/Error"}},
+                "$defs": {"Error": {"type": "object", "properties": {"code": {"type": "integer"}}}},
+            },
+        },
     ],
     instructions='Use create-order first.\nThen """ reset """ \\ when done.',
 )
@@ -221,3 +229,39 @@ def test_header_line_is_plain_for_plain_names_and_quoted_otherwise() -> None:
     )
     hostile = header_line("1.0", "evil\nimport os", None)
     assert "\n" not in hostile and '"evil\\nimport os"' in hostile
+
+
+def test_nested_argument_models_are_exported_lazily_and_typed(nested: Path) -> None:
+    (nested.parent / "use_models.py").write_text(
+        "from nested_client import Client, ConnectError, CreateOrderArgumentsAddress, CreateOrderItem\n"
+        "from nested_client.models import CreateOrderItem as SameItem\n\n\n"
+        "def order(client: Client) -> str:\n"
+        "    item: SameItem = CreateOrderItem(sku='a')\n"
+        "    return client.create_order(item=item, address=CreateOrderArgumentsAddress(street='Main 1')).id\n\n\n"
+        "def failed(error: ConnectError) -> str:\n"
+        "    return str(error)\n",
+        encoding="utf-8",
+    )
+    checked = mypy_strict(nested.parent, "nested_client", "use_models.py")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    with imported_package(nested) as package:
+        assert "nested_client.models.create_order" not in sys.modules  # imported on first use only
+        assert package.CreateOrderItem is package.models.CreateOrderItem
+        assert "nested_client.models.create_order" in sys.modules
+        assert {"CreateOrderItem", "CreateOrderArgumentsAddress", "CreateOrderResult"} <= set(package.__all__)
+        assert issubclass(package.ConnectError, package.McpClientError)  # the runtime's, not a model
+        [error_model] = [name for name in package.__all__ if name.startswith("ConnectError") and name != "ConnectError"]
+        assert "code" in getattr(package, error_model).model_fields  # the `$defs` Error, renamed
+        with pytest.raises(AttributeError):
+            _ = package.NoSuchModel
+
+
+def test_readme_lists_the_fields_of_argument_models(nested: Path) -> None:
+    readme = (nested / "README.md").read_text(encoding="utf-8")
+    models = readme.split("## Argument models", 1)[1]
+    assert "### `CreateOrderItem`\n- `sku: str` (required): Stock unit." in models
+    assert (
+        "### `CreateOrderArgumentsAddress`\n- `street: str` (required): Street and number.\n- `zip: str = '00000'`"
+        in models
+    )
+    assert "nested_client.INSTRUCTIONS" in readme

@@ -62,6 +62,7 @@ def _environment() -> jinja2.Environment:
         template_docstring=_template_docstring,
         template_values_dict=_template_values_dict,
         md_code=_md_code,
+        model_field_md=_model_field_md,
         md_text=_md_text,
     )
     return environment
@@ -102,6 +103,7 @@ def render_package(
             package_name=spec.package_name,
             generator_version=spec.generator_version,
             server_label_md=_md_text(label),
+            tool_prefix=tool_prefix,
         ),
     }
     module_template = environment.get_template("models/module.py.jinja")
@@ -214,8 +216,7 @@ def _argument_line(name: str, description: str | None, default: str | None) -> s
     """One `Args:` line, or None when the server said nothing about the argument."""
     text = " ".join((description or "").split())
     if default is not None:
-        if len(default) > _DEFAULT_LIMIT:
-            default = default[: _DEFAULT_LIMIT - 3] + "..."
+        default = _shortened(default)
         stop = "" if not text or text.endswith((".", "!", "?")) else "."
         text = f"{text}{stop} Default {default}, applied by the server when not sent.".lstrip()
     return f"    {name}: {text}" if text else None
@@ -331,6 +332,24 @@ def _exports(models: ModelsOutput) -> list[tuple[str, list[str]]]:
     for name, module in sorted(models.class_module.items()):
         by_module.setdefault(module, []).append(name)
     return sorted(by_module.items())
+
+
+def _model_field_md(field: ir.ModelField) -> str:
+    """One README list item: `name: type = default` (the declaration), the wire name if other, the description."""
+    declaration = f"{field.python_name}: {field.type_source}"
+    if field.default is not None:
+        declaration += f" = {_shortened(field.default)}"
+    parts = [f"`{_md_code(declaration)}`"]
+    if field.required:
+        parts.append("(required)")
+    if field.wire_name != field.python_name:
+        parts.append(f"(wire name `{_md_code(field.wire_name)}`)")
+    line = " ".join(parts)
+    return f"{line}: {_md_text(field.description)}" if field.description else line
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= _DEFAULT_LIMIT else text[: _DEFAULT_LIMIT - 3] + "..."
 
 
 def _md_code(text: str) -> str:
