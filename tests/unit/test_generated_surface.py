@@ -265,3 +265,18 @@ def test_readme_lists_the_fields_of_argument_models(nested: Path) -> None:
         in models
     )
     assert "nested_client.INSTRUCTIONS" in readme
+
+
+def test_the_names_the_package_binds_are_the_ones_models_may_not_take(nested: Path) -> None:
+    from mcp_codegen.generate.build_ir import PACKAGE_NAMES
+
+    tree = ast.parse((nested / "__init__.py").read_text(encoding="utf-8"))
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            bound |= {alias.asname or alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            bound |= {alias.asname or alias.name for alias in node.names}
+    with imported_package(nested) as package:
+        models = set(package._MODELS)
+    assert {name for name in bound - models if not name.startswith("_")} <= PACKAGE_NAMES
