@@ -280,3 +280,26 @@ def test_the_names_the_package_binds_are_the_ones_models_may_not_take(nested: Pa
     with imported_package(nested) as package:
         models = set(package._MODELS)
     assert {name for name in bound - models if not name.startswith("_")} <= PACKAGE_NAMES
+
+
+def test_hostile_defaults_stay_inside_the_docstring(tmp_path: Path) -> None:
+    hostile = '"""\nimport os\nos.system("x")\n\u2028"""' + "\\" * 3 + "x" * 60
+    snapshot = snapshot_of(
+        [
+            {
+                "name": "tool_with_default",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"mode": {"type": "string", "default": hostile, "description": 'Mode """'}},
+                },
+            }
+        ]
+    )
+    generate_into(tmp_path, snapshot, "hostile_default")
+    source = (tmp_path / "hostile_default" / "client.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    assert not [node for node in ast.walk(tree) if isinstance(node, ast.Import) and node.names[0].name == "os"]
+    doc = _method_docstring(tmp_path / "hostile_default", "AsyncClient", "tool_with_default")
+    [line] = [line for line in doc.splitlines() if line.strip().startswith("mode:")]
+    assert line.endswith("..., applied by the server when not sent.")
+    assert line.strip().startswith('mode: Mode """. Default ' + repr(hostile)[:20])
