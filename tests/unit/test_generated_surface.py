@@ -303,3 +303,22 @@ def test_hostile_defaults_stay_inside_the_docstring(tmp_path: Path) -> None:
     [line] = [line for line in doc.splitlines() if line.strip().startswith("mode:")]
     assert line.endswith("..., applied by the server when not sent.")
     assert line.strip().startswith('mode: Mode """. Default ' + repr(hostile)[:20])
+
+
+def test_tool_prefix_from_a_config_file_names_the_agent_tools(tmp_path: Path) -> None:
+    from mcp_codegen.generate.pipeline import generate_files
+    from mcp_codegen.inputs.config import load_config, resolve_server
+    from mcp_codegen.output.write import write_package
+
+    (tmp_path / "mcp-codegen.toml").write_text(
+        '[servers.demo]\ncommand = "python"\nargs = ["-m", "mcp_codegen.demo"]\ntool_prefix = "d_"\n'
+    )
+    _launch, options, _package = resolve_server(load_config(tmp_path / "mcp-codegen.toml"), "demo")
+    files = generate_files(
+        _snapshot(build_server()), package_name="config_demo", diagnostics=Diagnostics(), options=options
+    )
+    write_package(tmp_path / "config_demo", files, overwrite=True)
+    with imported_package(tmp_path / "config_demo") as package:
+        with package.Client.in_process(build_server()) as client:
+            names = client.tools().names
+    assert names and all(name.startswith("d_") for name in names)
