@@ -37,8 +37,8 @@ TINY_SNAPSHOT: dict[str, Any] = {
     "capabilities": {"tools": {}},
     "tools": [
         {
-            "name": "ping",
-            "description": "Answer pong.",
+            "name": "echo",  # not a client member (`ping` is: it would be renamed, with a warning)
+            "description": "Answer back.",
             "inputSchema": {"type": "object", "properties": {"times": {"type": "integer"}}, "required": ["times"]},
         }
     ],

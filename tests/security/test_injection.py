@@ -162,8 +162,11 @@ def check_files(listing: dict[str, Any], files: dict[str, bytes]) -> None:
     # README: one heading per tool, no raw HTML line (Markdown line breaks are \n, \r\n and \r).
     readme = files["README.md"].decode("utf-8")
     lines = re.split(r"\r\n|\r|\n", readme)
-    headings = [line for line in lines if line.startswith("#")]
+    tools_part, _, models_part = readme.partition("\n## Argument models")
+    headings = [line for line in re.split(r"\r\n|\r|\n", tools_part) if line.startswith("#")]
     assert len(headings) == 5 + len(listing["tools"]), headings
+    model_headings = [line for line in re.split(r"\r\n|\r|\n", models_part) if line.startswith("#")]
+    assert all(re.fullmatch(r"### `[A-Za-z_][A-Za-z0-9_]*`", line) for line in model_headings), model_headings
     assert not [line for line in lines if line.lstrip().startswith("<")]
 
     assert not MARKER.exists()

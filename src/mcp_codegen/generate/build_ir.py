@@ -7,6 +7,7 @@ ended up with. Bad items are reported and skipped; nothing is dropped silently.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, 
 from mcp_codegen.generate.naming import (
     RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
+    RESERVED_NAMESPACE_MEMBERS,
     NameRegistry,
     class_prefixes,
     snake_case,
@@ -37,6 +39,17 @@ _MODULE_NAMES = frozenset(
      "AsyncClientBase", "AsyncPromptsBase", "AsyncResourcesBase", "SyncClientBase", "SyncPromptsBase",
      "SyncResourcesBase"}
 )  # fmt: skip
+#: What the package's `__init__` binds besides re-exported models (templates/package_init.py.jinja): the
+#: package re-exports the models of its signatures, which must not take one of these names.
+PACKAGE_NAMES = frozenset(
+    {"INSTRUCTIONS", "NOT_SENT", "PROMPTS", "RESOURCES", "SERVER_NAME", "SERVER_VERSION", "TEMPLATES", "TOOLS",
+     "ArgumentsValidationError", "AsyncClient", "Client", "ConnectError", "ConnectionClosedError",
+     "McpClientError", "NotSent", "PromptError", "PromptResult", "ProtocolError", "RequestTimeoutError",
+     "ResourceError", "ResourceResult", "ResultValidationError", "SchemaDriftError", "ServerRequestError",
+     "SnapshotError", "ToolError", "ToolResult", "ToolSpec", "UnknownToolError", "TYPE_CHECKING", "Any",
+     "importlib"}
+)  # fmt: skip
+_CLASS_NAMES_TAKEN = _MODULE_NAMES | PACKAGE_NAMES
 _NAMESPACE_MEMBERS = frozenset({"client", "list", "read", "get"})
 _TEMPLATE_EXPRESSION = re.compile(r"\{([+#./;?&]?)([^{}]*)\}")
 
@@ -83,8 +96,8 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
         if note is not None:
             diagnostics.info(f"tools.{wire}", f"method {note}", code="renamed")
 
-    class_names: set[str] = set(_MODULE_NAMES)
-    prefix_of_method = class_prefixes(method_names.values(), taken=_MODULE_NAMES)
+    class_names: set[str] = set(_CLASS_NAMES_TAKEN)
+    prefix_of_method = class_prefixes(method_names.values(), taken=_CLASS_NAMES_TAKEN)
     prefixes = {wire: prefix_of_method[method_names[wire]] for wire in tools}
     for prefix in prefixes.values():
         class_names |= {f"{prefix}Arguments", f"{prefix}Result"}
@@ -160,6 +173,12 @@ def build_client_spec(
         names_used |= names_in(tool.return_type)
     _report_field_renames(plans, diagnostics)
     type_imports = models.import_lines(names_used - {"ToolResult", "Any"})
+    signature_models = sorted((name, models.class_module[name]) for name in names_used if name in models.class_module)
+    parameter_types: set[str] = set()
+    for tool in tools:
+        for parameter in tool.parameters:
+            parameter_types |= names_in(parameter.type_source)
+    argument_models = _argument_models(parameter_types, models)
     server_title = snapshot.server_info.get("title")
     return ir.ClientSpec(
         package_name=package_name,
@@ -174,13 +193,70 @@ def build_client_spec(
         resources=(resources := _resources(snapshot, diagnostics))[0],
         templates=resources[1],
         type_imports=tuple(sorted(type_imports)),
+        signature_models=tuple(sorted({*signature_models, *((m.name, m.module) for m in argument_models)})),
+        argument_models=argument_models,
     )
+
+
+def _argument_models(roots: set[str], models: ModelsOutput) -> tuple[ir.Model, ...]:
+    """The `BaseModel` classes among `roots` and every one their fields reach, sorted by name."""
+    trees: dict[str, ast.Module] = {}
+    found: dict[str, ir.Model] = {}
+    stack = sorted(roots & models.class_module.keys())
+    while stack:
+        name = stack.pop()
+        module = models.class_module[name]
+        if name in found or module not in models.modules:
+            continue
+        tree = trees.get(module) or trees.setdefault(module, ast.parse(models.modules[module]))
+        node = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+        if node is None or [ast.unparse(base) for base in node.bases] != ["BaseModel"]:
+            continue
+        fields = tuple(_model_fields(node))
+        found[name] = ir.Model(name=name, module=module, fields=fields)
+        for field_ in fields:
+            stack.extend(sorted(names_in(field_.type_source) & models.class_module.keys() - found.keys()))
+    return tuple(found[name] for name in sorted(found))
+
+
+def _model_fields(node: ast.ClassDef) -> list[ir.ModelField]:
+    """The fields of a generated pydantic class: `name: Annotated[T, Field(alias=..., description=...)] = default`."""
+    fields = []
+    for statement in node.body:
+        if not isinstance(statement, ast.AnnAssign) or not isinstance(statement.target, ast.Name):
+            continue
+        if statement.target.id == "model_config":
+            continue
+        annotation = statement.annotation
+        keywords: dict[str | None, object] = {}
+        if (
+            isinstance(annotation, ast.Subscript)
+            and ast.unparse(annotation.value) == "Annotated"
+            and isinstance(annotation.slice, ast.Tuple)
+        ):
+            for meta in annotation.slice.elts[1:]:
+                if isinstance(meta, ast.Call) and ast.unparse(meta.func) == "Field":
+                    keywords |= {k.arg: k.value.value for k in meta.keywords if isinstance(k.value, ast.Constant)}
+            annotation = annotation.slice.elts[0]
+        alias, description = keywords.get("alias"), keywords.get("description")
+        fields.append(
+            ir.ModelField(
+                python_name=statement.target.id,
+                wire_name=alias if isinstance(alias, str) else statement.target.id,
+                type_source=ast.unparse(annotation),
+                required=statement.value is None,
+                default=None if statement.value is None else ast.unparse(statement.value),
+                description=description if isinstance(description, str) else None,
+            )
+        )
+    return fields
 
 
 def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.Tool:
     location = f"tools.{plan.wire_name}"
     fields: list[FieldInfo] = models.fields.get(plan.arguments_class, [])
     descriptions = _property_descriptions(plan.raw.get("inputSchema"))
+    defaults = _property_defaults(plan.raw.get("inputSchema"))
     parameters = []
     for info in fields:
         expected = plan.parameter_names.get(info.wire_name)
@@ -203,6 +279,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
                 type_source=info.type_source,
                 required=info.required,
                 description=descriptions.get(info.wire_name),
+                default=defaults.get(info.wire_name),
             )
         )
     # Required parameters first; within each group the schema's order.
@@ -238,7 +315,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
 
 def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, ...]:
     prompts = _unique_by(snapshot.prompts, "name", "prompts", diagnostics)
-    registry = NameRegistry(RESERVED_IDENTIFIERS | _NAMESPACE_MEMBERS)
+    registry = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_NAMESPACE_MEMBERS | _NAMESPACE_MEMBERS)
     names = registry.assign_all(prompts, lambda wire: snake_case(wire, fallback="prompt"))
     result = []
     for wire in sorted(prompts):
@@ -284,7 +361,7 @@ def _resources(
 ) -> tuple[tuple[ir.Resource, ...], tuple[ir.ResourceTemplate, ...]]:
     resources = _unique_by(snapshot.resources, "uri", "resources", diagnostics)
     templates = _unique_by(snapshot.resource_templates, "uriTemplate", "resourceTemplates", diagnostics)
-    registry = NameRegistry(RESERVED_IDENTIFIERS | _NAMESPACE_MEMBERS)
+    registry = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_NAMESPACE_MEMBERS | _NAMESPACE_MEMBERS)
     # Resources and templates share the `client.resources` namespace; keys are tagged to stay apart.
     labels = {f"r:{uri}": _text(item.get("name")) or uri for uri, item in resources.items()}
     labels |= {f"t:{uri}": _text(item.get("name")) or uri for uri, item in templates.items()}
@@ -431,6 +508,15 @@ def _property_descriptions(schema: Any) -> dict[str, str]:
         name: prop["description"]
         for name, prop in properties.items()
         if isinstance(prop, dict) and isinstance(prop.get("description"), str)
+    }
+
+
+def _property_defaults(schema: Any) -> dict[str, str]:
+    """Wire property name -> its schema `default` as a Python literal (JSON data, so `repr` is exact)."""
+    if not isinstance(schema, dict) or not isinstance(properties := schema.get("properties"), dict):
+        return {}
+    return {
+        name: repr(prop["default"]) for name, prop in properties.items() if isinstance(prop, dict) and "default" in prop
     }
 
 

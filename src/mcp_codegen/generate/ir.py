@@ -18,6 +18,8 @@ class Parameter:
     type_source: str
     required: bool
     description: str | None
+    #: The schema's `default`, as a Python literal (server data: only ever shown inside docstrings).
+    default: str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,29 @@ class ResourceTemplate:
 
 
 @dataclass(frozen=True)
+class ModelField:
+    """One field of a model class a method takes, for the README."""
+
+    python_name: str
+    wire_name: str
+    type_source: str
+    required: bool
+    #: The default as the model declares it (Python source), or None.
+    default: str | None
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model class the user builds to call a method (a nested argument object)."""
+
+    name: str
+    #: The `models/<module>.py` defining it.
+    module: str
+    fields: tuple[ModelField, ...]
+
+
+@dataclass(frozen=True)
 class ClientSpec:
     package_name: str
     generator_version: str
@@ -102,6 +127,10 @@ class ClientSpec:
     templates: tuple[ResourceTemplate, ...]
     #: `from X import Y` lines the client module needs under TYPE_CHECKING for its signatures.
     type_imports: tuple[str, ...]
+    #: Model classes named in the methods' signatures, re-exported (lazily) by the package: (class, module).
+    signature_models: tuple[tuple[str, str], ...] = ()
+    #: The model classes the methods' arguments are built from, nested ones included, with their fields.
+    argument_models: tuple[Model, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 
+from mcp_codegen import runtime
+
 #: A new word starts at a capital after a lowercase letter (`getSum`), at a capitalized word after a digit or
 #: a capital (`v2Response`, `HTTPResponse`); a digit's capital suffix stays with it (`Point3D`: one word).
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z0-9])(?=[A-Z][a-z])")
@@ -29,49 +31,23 @@ RESERVED_IDENTIFIERS: frozenset[str] = frozenset(
     {*keyword.kwlist, *keyword.softkwlist, *dir(builtins), "self", "cls", *PYDANTIC_MODEL_ATTRIBUTES}
 )
 
-#: Public names of the generated client classes (runtime bases included); a tool method may not shadow them.
-RESERVED_CLIENT_MEMBERS: frozenset[str] = frozenset(
-    {
-        "call",
-        "close",
-        "aclose",
-        "connect",
-        "from_session",
-        "get_prompt",
-        "http",
-        "list_prompts",
-        "list_resource_templates",
-        "list_resources",
-        "list_tools",
-        "on_call",
-        "prompts",
-        "read_resource",
-        "resources",
-        "server_info",
-        "session",
-        "stdio",
-        "tools",
-        "handle_openai_tool_calls",
-        "handle_anthropic_tool_use",
-        "drift",
-        "check_drift",
-        # Missing before (a tool named `ping` shadowed the health check); tests/runtime checks the list is complete.
-        "call_raw",
-        "closed",
-        "from_async",
-        "handle_openai_responses_calls",
-        "in_process",
-        "instructions",
-        "ping",
-        "protocol_version",
-        # What agent tools call (runtime/protocols.py).
-        "async_client",
-        "call_spec",
-        "call_spec_result",
-        "run_blocking",
-        "run_on_loop",
-        "tool_specs",
-    }
+
+def public_members(*classes: type) -> frozenset[str]:
+    """Every public attribute `classes` have, inherited ones included (`dir` walks the MRO)."""
+    return frozenset(name for cls in classes for name in dir(cls) if not name.startswith("_"))
+
+
+#: Public names of the generated client classes: their runtime bases' members (read from the classes, so a
+#: member added to the runtime is reserved without a list to update) and the properties the template adds.
+#: A tool method must not shadow them. The runtime is already imported by the generator (drift hashes).
+_TEMPLATE_MEMBERS = frozenset({"prompts", "resources"})
+RESERVED_CLIENT_MEMBERS: frozenset[str] = (
+    public_members(runtime.AsyncClientBase, runtime.SyncClientBase) | _TEMPLATE_MEMBERS
+)
+
+#: Public names of the generated `prompts` and `resources` namespaces' bases, which their methods must not shadow.
+RESERVED_NAMESPACE_MEMBERS: frozenset[str] = public_members(
+    runtime.AsyncPromptsBase, runtime.AsyncResourcesBase, runtime.SyncPromptsBase, runtime.SyncResourcesBase
 )
 
 
