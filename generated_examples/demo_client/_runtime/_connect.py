@@ -5,10 +5,16 @@ starts one *owner task* that enters the SDK's `mcp.Client` and keeps it open unt
 is closed. The user's `async with` body therefore never runs inside the SDK's task groups: a
 transport failure cannot cancel it, its own exceptions leave unwrapped, and `aclose()` works from
 any task. Everything heavy (`mcp`, `httpx2`) is imported only when a connection is opened.
+
+This is also the generator's connection stack: `mcp_codegen.snapshot.connect` snapshots servers
+through `stdio_transport`, `http_transport` and `sdk_client`, and the generator expands `${VAR}`
+with `expand_env_references` and redacts URLs with `redact_url`. What differs there (raw listing,
+phase-aware CLI messages) is explained in that module.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -16,9 +22,14 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequen
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO, TypeVar, cast
 
-from .errors import ConnectError, unwrap_exception_group
+from .errors import (
+    ConnectError,
+    HttpStatusError,
+    http_status_message,
+    unwrap_exception_group,
+)
 
 if TYPE_CHECKING:
     import anyio
@@ -28,21 +39,36 @@ if TYPE_CHECKING:
     from mcp.shared.message import SessionMessage
 
 __all__ = [
+    "ENV_REFERENCE",
     "AsyncConnection",
     "Attempt",
+    "HttpWatch",
+    "ProcessWatch",
+    "StderrTarget",
+    "expand_env_references",
     "http_attempts",
+    "http_transport",
     "in_process_attempt",
     "launch_attempts",
+    "redact_url",
+    "safe_url",
+    "sdk_client",
     "stdio_attempt",
+    "stdio_transport",
 ]
 
 ClientT = TypeVar("ClientT")
 
 HttpTransport = Literal["auto", "http", "sse"]
 
-_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: Where a stdio server's stderr goes: None = our stderr, "discard", a logger (one INFO record
+#: per line) or an open text or binary file. The last lines are kept for error messages anyway.
+StderrTarget = Literal["discard"] | logging.Logger | TextIO | BinaryIO | None
+
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _HTTP_READ_TIMEOUT = 300.0  # an SSE stream may stay quiet for long; requests are bounded by the session instead
 _STDIN_GRACE = 2.0  # seconds a stdio server gets to exit after its stdin closes
+_FAILED_GRACE = 0.2  # the same after a failure or before initializing: nothing is left to flush
 _KILL_GRACE = 2.0
 
 
@@ -54,20 +80,36 @@ def _nothing() -> None:
     return None
 
 
-class Attempt:
-    """One way to reach the server: `open()` gives an un-entered `mcp.Client`."""
+def _as_is(_error: BaseException, _method: str | None) -> Exception | None:
+    return None
 
-    __slots__ = ("connected", "diagnose", "fall_through", "label", "open", "target")
+
+class Attempt:
+    """One way to reach the server: `open(options)` gives an un-entered `mcp.Client`.
+
+    `options` are more keyword arguments for `mcp.Client` (e.g. `client_info`).
+    """
+
+    __slots__ = (
+        "connected",
+        "diagnose",
+        "explain",
+        "fall_through",
+        "label",
+        "open",
+        "target",
+    )
 
     def __init__(
         self,
         *,
         label: str,
-        open: Callable[[], Client],
+        open: Callable[[Mapping[str, Any]], Client],
         diagnose: Callable[[BaseException], str],
         fall_through: Callable[[BaseException], bool] = _never,
         connected: Callable[[], None] = _nothing,
         target: str | None = None,
+        explain: Callable[[BaseException, str | None], Exception | None] = _as_is,
     ) -> None:
         self.label = label
         #: What is being reached, for messages (a command or a URL without secrets).
@@ -79,6 +121,25 @@ class Attempt:
         self.fall_through = fall_through
         #: Called once the session is initialized.
         self.connected = connected
+        #: A better error for a request that failed after connecting (e.g. with its HTTP status), or None.
+        self.explain = explain
+
+
+def sdk_client(
+    target: Any, timeout: float, options: Mapping[str, Any] | None = None
+) -> Client:
+    """The SDK client every connection uses: legacy handshake (no 10 s `server/discover` probe,
+    which 2.x servers answer too), no response cache (a stale `tools/list` would fool the drift
+    guard), and a bound on each request."""
+    from mcp import Client
+
+    return Client(
+        target,
+        mode="legacy",
+        cache=None,
+        read_timeout_seconds=timeout,
+        **(options or {}),
+    )
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -117,13 +178,20 @@ def _generic(error: BaseException) -> str:
 # --------------------------------------------------------------------------------------------- stdio
 
 
-class _ProcessWatch:
-    __slots__ = ("initialized", "process")
+class ProcessWatch:
+    """What the stdio transport saw of its child, for error messages (the generator reads it too)."""
+
+    __slots__ = ("garbage", "garbage_count", "initialized", "process", "tail")
 
     def __init__(self) -> None:
         self.process: anyio.abc.Process | None = None
         #: A server that never finished initializing gets no shutdown grace period.
         self.initialized = False
+        #: The last lines the server wrote to stderr (for error messages).
+        self.tail: list[str] = []
+        #: Lines on stdout that are not JSON-RPC (skipped, like the SDK does): how many, the first few.
+        self.garbage_count = 0
+        self.garbage: list[str] = []
 
     def mark_initialized(self) -> None:
         self.initialized = True
@@ -133,14 +201,82 @@ class _ProcessWatch:
         return self.process.returncode if self.process is not None else None
 
 
-def _stderr_target() -> Any:
-    # The server's stderr goes where ours goes; a replaced sys.stderr without a descriptor (Jupyter,
-    # some test runners) cannot be handed to a child, so the child then inherits our descriptor 2.
-    try:
-        sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):
-        return None
-    return sys.stderr
+_STDERR_TAIL_LINES = 5
+_GARBAGE_KEPT = 3
+
+
+class _StderrRelay:
+    """Copies a child's stderr to the chosen target, keeping its last lines.
+
+    The child always writes to a pipe we read (never to our descriptor directly), so every
+    target, including a logger or a `StringIO`, works the same way and the tail is always kept.
+    """
+
+    def __init__(self, target: StderrTarget, watch: ProcessWatch) -> None:
+        import codecs
+
+        if target is not None and not (
+            target == "discard"
+            or isinstance(target, logging.Logger)
+            or callable(getattr(target, "write", None))
+        ):
+            raise TypeError(
+                "stderr must be None, 'discard', a logging.Logger or an open file,"
+                f" not {type(target).__name__}"
+            )
+        self._target: StderrTarget = target
+        self._watch = watch
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._partial = ""
+
+    def feed(self, chunk: bytes) -> None:
+        text = self._decoder.decode(chunk)
+        lines = (self._partial + text).split("\n")
+        self._partial = lines.pop()
+        self._keep(lines)
+        self._forward(chunk, text, lines)
+
+    def finish(self) -> None:
+        rest = self._partial + self._decoder.decode(b"", final=True)
+        self._partial = ""
+        if rest:
+            self._keep([rest])
+            self._forward(rest.encode("utf-8"), rest, [rest])
+
+    def _keep(self, lines: list[str]) -> None:
+        tail = self._watch.tail
+        tail.extend(line.rstrip("\r") for line in lines if line.strip())
+        del tail[:-_STDERR_TAIL_LINES]
+
+    def _forward(self, chunk: bytes, text: str, lines: list[str]) -> None:
+        target = self._target
+        if target == "discard":
+            return
+        try:
+            if isinstance(target, logging.Logger):
+                for line in lines:
+                    target.info("%s", line.rstrip("\r"))
+                return
+            if target is None:
+                target = sys.stderr
+            if _is_binary(target):
+                cast("BinaryIO", target).write(chunk)
+            else:
+                cast("TextIO", target).write(text)
+            target.flush()
+        except (OSError, ValueError, AttributeError):  # closed, broken or None (pythonw)
+            # stop forwarding, keep draining
+            self._target = "discard"
+
+
+def _is_binary(stream: object) -> bool:
+    import io
+
+    if isinstance(stream, (io.RawIOBase, io.BufferedIOBase)):
+        return True
+    if isinstance(stream, io.TextIOBase):
+        return False
+    return "b" in str(getattr(stream, "mode", ""))
 
 
 @asynccontextmanager
@@ -149,7 +285,8 @@ async def _posix_stdio_transport(
     args: Sequence[str],
     env: Mapping[str, str],
     cwd: str | None,
-    watch: _ProcessWatch,
+    watch: ProcessWatch,
+    stderr: StderrTarget = None,
 ) -> AsyncGenerator[
     tuple[
         MemoryObjectReceiveStream[SessionMessage | Exception],
@@ -162,6 +299,8 @@ async def _posix_stdio_transport(
     Shutdown follows the spec (and the SDK's transport): close stdin, give the server a grace
     period, then terminate its whole process group.
     """
+    import subprocess
+
     import anyio
     import mcp_types
     from anyio.streams.text import TextReceiveStream
@@ -169,21 +308,39 @@ async def _posix_stdio_transport(
     from mcp.os.posix.utilities import terminate_posix_process_tree
     from mcp.shared.message import SessionMessage
 
+    relay = _StderrRelay(stderr, watch)
     process = await anyio.open_process(
         [command, *args],
         env=get_default_environment() | dict(env),
-        stderr=_stderr_target(),
+        stderr=subprocess.PIPE,
         cwd=cwd,
         start_new_session=True,
     )
     watch.process = process
-    stdin, stdout = process.stdin, process.stdout
-    assert stdin is not None and stdout is not None
+    stdin, stdout, errout = process.stdin, process.stdout, process.stderr
+    assert stdin is not None and stdout is not None and errout is not None
     read_sender, read_stream = anyio.create_memory_object_stream[
         SessionMessage | Exception
     ](0)
     write_stream, write_receiver = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
+    stderr_done = anyio.Event()
+
+    async def relay_stderr() -> None:
+        # Always drained, so a chatty server never blocks on a full stderr pipe.
+        try:
+            while True:
+                relay.feed(await errout.receive())
+        except (
+            anyio.EndOfStream,
+            anyio.ClosedResourceError,
+            anyio.BrokenResourceError,
+            OSError,
+        ):
+            pass
+        finally:
+            relay.finish()
+            stderr_done.set()
 
     async def drain() -> None:
         # Keep reading so a server blocked on a full stdout pipe can still see stdin close and exit.
@@ -203,29 +360,31 @@ async def _posix_stdio_transport(
         try:
             async with read_sender:
                 buffer = ""
-                async for chunk in TextReceiveStream(stdout, encoding="utf-8"):
+                async for chunk in TextReceiveStream(stdout, errors="replace"):
                     lines = (buffer + chunk).split("\n")
                     buffer = lines.pop()
                     for line in lines:
                         if not line.strip():
                             continue
-                        item: SessionMessage | Exception
                         try:
-                            item = SessionMessage(
-                                mcp_types.jsonrpc_message_adapter.validate_json(
-                                    line, by_name=False
-                                )
+                            message = mcp_types.jsonrpc_message_adapter.validate_json(
+                                line, by_name=False
                             )
-                        except ValueError as error:
-                            item = error
+                        except ValueError:
+                            watch.garbage_count += 1
+                            if len(watch.garbage) < _GARBAGE_KEPT:
+                                watch.garbage.append(line[:1000])
+                            continue
                         try:
-                            await read_sender.send(item)
+                            await read_sender.send(SessionMessage(message))
                         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                             return
+                # stdout ended: the child is most likely exiting. A moment to reap it lets the
+                # failure message carry its real exit code.
+                await wait_exit(1.0)
         except (
             anyio.ClosedResourceError,
             anyio.BrokenResourceError,
-            UnicodeDecodeError,
             OSError,
         ):
             pass
@@ -265,25 +424,64 @@ async def _posix_stdio_transport(
                 await stream.aclose()
             except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 pass
-        if not await wait_exit(_STDIN_GRACE if watch.initialized else 0.1):
+        grace = _STDIN_GRACE if watch.initialized and not failed else _FAILED_GRACE
+        if not await wait_exit(grace):
             await terminate_posix_process_tree(process, _KILL_GRACE)
             await wait_exit(_KILL_GRACE)
-        try:
-            await stdout.aclose()
-        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            pass
+        # What the server wrote last explains a failure: let the relay reach the end of the pipe
+        # (a grandchild may hold it open, hence the bound).
+        with anyio.move_on_after(0.5):
+            await stderr_done.wait()
+        for output in (stdout, errout):
+            try:
+                await output.aclose()
+            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass
         for resource in (read_sender, write_receiver):
             await resource.aclose()
 
     async with anyio.create_task_group() as group:
         group.start_soon(reader)
         group.start_soon(writer)
+        group.start_soon(relay_stderr)
+        failed = True
         try:
             yield read_stream, write_stream
+            failed = False
         finally:
             with anyio.CancelScope(shield=True):
                 await shutdown()
             group.cancel_scope.cancel()
+
+
+def stdio_transport(
+    command: str,
+    args: Sequence[str],
+    env: Mapping[str, str],
+    cwd: str | None,
+    watch: ProcessWatch,
+    stderr: StderrTarget = None,
+) -> AbstractAsyncContextManager[Any]:
+    """The stdio transport every connection uses (the generator's snapshots too).
+
+    On POSIX our own (see `_posix_stdio_transport`): the SDK's `stdio_client` hides the child,
+    so a server dying during initialize would read as a bare "connection closed" without its
+    exit code or its last stderr lines. On Windows the SDK's (job objects; no exit code there).
+    """
+    if sys.platform == "win32":  # pragma: no cover
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(
+            command=command, args=list(args), env=dict(env), cwd=cwd
+        )
+        errlog: Any = sys.stderr
+        if stderr is not None and stderr != "discard" and not isinstance(
+            stderr, logging.Logger
+        ):
+            errlog = stderr
+        return stdio_client(params, errlog=errlog)
+    return _posix_stdio_transport(command, args, env, cwd, watch, stderr)
 
 
 def stdio_attempt(
@@ -293,29 +491,37 @@ def stdio_attempt(
     env: Mapping[str, str] | None,
     cwd: str | Path | None,
     timeout: float,
+    stderr: StderrTarget = None,
 ) -> Attempt:
-    watch = _ProcessWatch()
+    watch = ProcessWatch()
+    _StderrRelay(stderr, watch)  # a wrong target fails here, before anything is started
     cwd_text = os.fspath(cwd) if cwd is not None else None
     shown = os.path.basename(command) or command
 
-    def open_client() -> Client:
-        from mcp import Client
+    def open_client(options: Mapping[str, Any]) -> Client:
+        transport = stdio_transport(command, args, env or {}, cwd_text, watch, stderr)
+        return sdk_client(transport, timeout, options)
 
-        if (
-            sys.platform == "win32"
-        ):  # pragma: no cover - the SDK's transport handles Windows job objects
-            from mcp import StdioServerParameters
+    secrets = sorted(
+        {value for value in (env or {}).values() if len(value) >= 4},
+        key=len,
+        reverse=True,
+    )
 
-            params = StdioServerParameters(
-                command=command, args=list(args), env=dict(env or {}), cwd=cwd_text
-            )
-            return Client(
-                params, mode="legacy", cache=None, read_timeout_seconds=timeout
-            )
-        transport = _posix_stdio_transport(command, args, env or {}, cwd_text, watch)
-        return Client(
-            transport, mode="legacy", cache=None, read_timeout_seconds=timeout
-        )
+    def masked(text: str) -> str:
+        for secret in secrets:  # values given in env= (tokens) never reach a message
+            text = text.replace(secret, "***")
+        return text
+
+    def last_lines() -> str:
+        found = ""
+        if watch.garbage:  # e.g. a banner printed to stdout, which breaks the protocol
+            first = masked(_one_line(watch.garbage[0], 100))
+            found = f"; it wrote non-JSON to stdout: {first!r}"
+        if watch.tail:
+            text = masked(" | ".join(_one_line(line) for line in watch.tail))
+            found += f"; last stderr lines: {_one_line(text, 600)}"
+        return found
 
     def diagnose(error: BaseException) -> str:
         if isinstance(error, FileNotFoundError):
@@ -333,10 +539,13 @@ def stdio_attempt(
                 if returncode < 0
                 else f"exited with code {returncode}"
             )
-            return f"server process {shown!r} {how} before completing initialization"
+            return (
+                f"server process {shown!r} {how} before completing initialization"
+                + last_lines()
+            )
         common = _diagnose_common(error, timeout)
         if common is not None:
-            return f"{common} (command {shown!r})"
+            return f"{common} (command {shown!r}){last_lines()}"
         if isinstance(error, OSError):
             return f"cannot start {command}: {error.strerror or _generic(error)}"
         return f"cannot start {shown!r}: {_generic(error)}"
@@ -350,10 +559,8 @@ def stdio_attempt(
 
 
 def in_process_attempt(server: Any, *, timeout: float) -> Attempt:
-    def open_client() -> Client:
-        from mcp import Client
-
-        return Client(server, mode="legacy", cache=None, read_timeout_seconds=timeout)
+    def open_client(options: Mapping[str, Any]) -> Client:
+        return sdk_client(server, timeout, options)
 
     def diagnose(error: BaseException) -> str:
         return _diagnose_common(error, timeout) or _generic(error)
@@ -364,40 +571,99 @@ def in_process_attempt(server: Any, *, timeout: float) -> Attempt:
 # ---------------------------------------------------------------------------------------------- HTTP
 
 
-def safe_url(url: str) -> str:
-    """The URL without userinfo, query or fragment (those may carry secrets)."""
-    from urllib.parse import urlsplit, urlunsplit
+_SECRET_QUERY_KEY = re.compile(
+    r"token|key|secret|pass|auth|sig|cred|session|code", re.IGNORECASE
+)
+
+
+def redact_url(url: str, *, keep_query: bool = True) -> str:
+    """The URL without userinfo and fragment, safe to print and store (the generator uses it too).
+
+    Query values under token-like keys become `REDACTED`; `keep_query=False` drops the query.
+    """
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
     try:
         parts = urlsplit(url)
         host = parts.hostname or ""
-        if parts.port is not None:
-            host = f"{host}:{parts.port}"
-        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
     except ValueError:
         return "<invalid URL>"
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    if port is not None:
+        host = f"{host}:{port}"
+    query = ""
+    if keep_query:
+        pairs = parse_qsl(parts.query, keep_blank_values=True)
+        query = urlencode(
+            [
+                (key, "REDACTED" if _SECRET_QUERY_KEY.search(key) else value)
+                for key, value in pairs
+            ],
+            safe="{}$",
+        )
+    return urlunsplit((parts.scheme, host, parts.path, query, ""))
 
 
-class _HttpWatch:
-    __slots__ = ("reason", "status")
+def safe_url(url: str) -> str:
+    """The URL without userinfo, query or fragment (those may carry secrets), for messages."""
+    return redact_url(url, keep_query=False)
 
-    def __init__(self) -> None:
+
+class HttpWatch:
+    """The HTTP statuses the SDK's transports turn into generic errors (the generator reads it too).
+
+    Counted: refused POSTs on streamable HTTP (its optional GET stream may be refused, 405, without
+    harm) and any refused request on legacy SSE.
+    """
+
+    __slots__ = ("any_method", "last", "reason", "status")
+
+    def __init__(self, *, any_method: bool = False) -> None:
+        self.any_method = any_method
+        #: The first refused response since `reset()`: what explains a failed connect.
         self.status: int | None = None
         self.reason = ""
+        #: The latest (status, reason). After connecting, the SDK reports a refused request as a
+        #: generic JSON-RPC error without the status; concurrent requests refused with different
+        #: statuses may see each other's (a rare, harmless mix-up).
+        self.last: tuple[int, str] | None = None
+
+    def reset(self) -> None:
+        self.status = None
+        self.reason = ""
+        self.last = None
 
 
-def _status_hook(watch: _HttpWatch) -> Callable[[Any], Any]:
+def _status_hook(watch: HttpWatch) -> Callable[[Any], Any]:
     async def on_response(response: Any) -> None:
         status = int(response.status_code)
-        if status >= 400 and watch.status is None:
+        if status < 400:
+            return
+        if not watch.any_method and response.request.method != "POST":
+            return
+        reason = str(getattr(response, "reason_phrase", "") or "")
+        watch.last = (status, reason)
+        if watch.status is None:
             watch.status = status
-            watch.reason = str(getattr(response, "reason_phrase", "") or "")
+            watch.reason = reason
 
     return on_response
 
 
+# What the SDK reports for a POST refused with an HTTP error status (mcp.client.streamable_http).
+_SDK_STATUS_STAND_INS = (
+    (-32603, "Server returned an error response"),
+    (-32600, "Session terminated"),
+)
+
+
 def _http_client(
-    headers: Mapping[str, str], timeout: float, watch: _HttpWatch, auth: Any = None
+    headers: Mapping[str, str], timeout: float, watch: HttpWatch, auth: Any = None
 ) -> Any:
     import httpx2
 
@@ -411,7 +677,7 @@ def _http_client(
 
 @asynccontextmanager
 async def _streamable_transport(
-    url: str, headers: Mapping[str, str], timeout: float, watch: _HttpWatch
+    url: str, headers: Mapping[str, str], timeout: float, watch: HttpWatch
 ) -> AsyncGenerator[Any, None]:
     from mcp.client.streamable_http import streamable_http_client
 
@@ -423,7 +689,7 @@ async def _streamable_transport(
 
 
 def _sse_transport(
-    url: str, headers: Mapping[str, str], timeout: float, watch: _HttpWatch
+    url: str, headers: Mapping[str, str], timeout: float, watch: HttpWatch
 ) -> Any:
     from mcp.client.sse import sse_client
 
@@ -450,6 +716,21 @@ def _sse_transport(
     )
 
 
+def http_transport(
+    kind: Literal["http", "sse"],
+    url: str,
+    headers: Mapping[str, str],
+    timeout: float,
+    watch: HttpWatch,
+) -> AbstractAsyncContextManager[Any]:
+    """Streamable HTTP or legacy SSE through an `httpx2` client whose response hook fills `watch`.
+
+    The generator's snapshots use it too. `watch` should be `HttpWatch(any_method=kind == "sse")`.
+    """
+    maker = _streamable_transport if kind == "http" else _sse_transport
+    return cast("AbstractAsyncContextManager[Any]", maker(url, headers, timeout, watch))
+
+
 def _is_refused_or_timeout(error: BaseException) -> bool:
     name = type(error).__name__
     return name in {"ConnectError", "ConnectTimeout", "TimeoutException"} or isinstance(
@@ -473,34 +754,20 @@ def http_attempts(
     sent = dict(headers or {})
 
     def make(kind: Literal["http", "sse"]) -> Attempt:
-        watch = _HttpWatch()
+        watch = HttpWatch(any_method=kind == "sse")
 
-        def open_client() -> Client:
-            from mcp import Client
+        def open_client(options: Mapping[str, Any]) -> Client:
+            watch.reset()
+            return sdk_client(http_transport(kind, url, sent, timeout, watch), timeout, options)
 
-            watch.status = None
-            maker = _streamable_transport if kind == "http" else _sse_transport
-            return Client(
-                maker(url, sent, timeout, watch),
-                mode="legacy",
-                cache=None,
-                read_timeout_seconds=timeout,
-            )
+        def credentials() -> list[str]:
+            return list(header_hint) or sorted(sent)
 
         def diagnose(error: BaseException) -> str:
             if watch.status is not None:
-                reason = f" {watch.reason}" if watch.reason else ""
-                message = f"HTTP {watch.status}{reason} from {shown}"
-                if watch.status in (401, 403):
-                    given = sorted(sent)
-                    names = list(header_hint) or given
-                    if names:
-                        message += (
-                            f" (check the credentials in header(s) {', '.join(names)})"
-                        )
-                    else:
-                        message += " (the server wants credentials: pass headers=...)"
-                return message
+                return http_status_message(
+                    watch.status, watch.reason, shown, credentials()
+                )
             if _is_refused_or_timeout(error):
                 if "Timeout" in type(error).__name__ or isinstance(error, TimeoutError):
                     return f"timed out connecting to {shown}"
@@ -509,6 +776,27 @@ def http_attempts(
             if common is not None:
                 return f"{common} ({shown})"
             return f"cannot connect to {shown}: {_generic(error)}"
+
+        def explain(error: BaseException, method: str | None) -> Exception | None:
+            failure = watch.last
+            code = _mcp_error_code(error)
+            if failure is None or code is None:
+                return None
+            message = str(getattr(error, "message", ""))
+            if (code, message) not in _SDK_STATUS_STAND_INS:
+                return None
+            status, reason = failure
+            return HttpStatusError(
+                code,
+                status=status,
+                reason=reason,
+                url=shown,
+                headers_sent=credentials(),
+                method=method,
+            )
+
+        def connected() -> None:
+            watch.last = None  # from now on `last` explains failed requests
 
         def fall_through(error: BaseException) -> bool:
             if watch.status in (401, 403):
@@ -522,6 +810,8 @@ def http_attempts(
             diagnose=diagnose,
             fall_through=fall_through,
             target=shown,
+            explain=explain,
+            connected=connected,
         )
 
     if transport == "http":
@@ -534,16 +824,31 @@ def http_attempts(
 # -------------------------------------------------------------------------------------- launch spec
 
 
-def expand_header_template(name: str, template: str, environ: Mapping[str, str]) -> str:
+def expand_env_references(
+    text: str, environ: Mapping[str, str], missing: Callable[[str], Exception]
+) -> str:
+    """Replace every `${VAR}` in `text` from `environ`; raise `missing(VAR)` for an unset one.
+
+    The only `${VAR}` expander: the generator's command line and config files use it too.
+    """
+
     def substitute(match: re.Match[str]) -> str:
         variable = match.group(1)
         if variable not in environ:
-            raise ConnectError(
-                f"header {name!r} needs the environment variable ${{{variable}}}, which is not set"
-            )
+            raise missing(variable)
         return environ[variable]
 
-    return _ENV_REFERENCE.sub(substitute, template)
+    return ENV_REFERENCE.sub(substitute, text)
+
+
+def expand_header_template(name: str, template: str, environ: Mapping[str, str]) -> str:
+    return expand_env_references(
+        template,
+        environ,
+        lambda variable: ConnectError(
+            f"header {name!r} needs the environment variable ${{{variable}}}, which is not set"
+        ),
+    )
 
 
 def _strings(value: object) -> list[str]:
@@ -558,6 +863,7 @@ def launch_attempts(
     env: Mapping[str, str] | None,
     headers: Mapping[str, str] | None,
     timeout: float,
+    stderr: StderrTarget = None,
 ) -> list[Attempt]:
     """The attempts for the server recorded at generation time, with secrets read from the environment now."""
     if launch is None:
@@ -584,6 +890,7 @@ def launch_attempts(
                 env=child_env,
                 cwd=cwd if isinstance(cwd, str) else None,
                 timeout=timeout,
+                stderr=stderr,
             )
         ]
     if transport in ("http", "sse"):
@@ -632,8 +939,11 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         *,
         timeout: float,
         after_connect: Callable[[ClientT], Awaitable[object]] | None = None,
+        client_options: Mapping[str, Any] | None = None,
     ) -> None:
         self._make_client = make_client
+        #: More keyword arguments for `mcp.Client` (e.g. `client_info`).
+        self._client_options: Mapping[str, Any] = client_options or {}
         #: Runs once the client exists (the drift guard); if it raises, the connection is closed.
         self._after_connect = after_connect
         self._attempts = attempts
@@ -644,6 +954,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         self._stop: anyio.Event | None = None
         self._done: anyio.Event | None = None
         self._session: Any = None
+        self._attempt: Attempt | None = None
         self._failures: list[str] = []
         self._entered = False
         #: Called once when the connection ends (closed, or lost after it was up).
@@ -655,6 +966,11 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         hook, self.on_close = self.on_close, None
         if hook is not None:
             hook(reason)
+
+    def explain(self, error: BaseException, method: str | None) -> Exception | None:
+        """A better error than the SDK's for a request that failed on this connection, or None."""
+        attempt = self._attempt
+        return attempt.explain(error, method) if attempt is not None else None
 
     async def _own(self, attempts: Sequence[Attempt]) -> None:
         import anyio
@@ -669,8 +985,9 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                 self._owner_scope = scope
                 for index, attempt in enumerate(attempts):
                     try:
-                        async with attempt.open() as client:
+                        async with attempt.open(self._client_options) as client:
                             self._session = client.session
+                            self._attempt = attempt
                             attempt.connected()
                             self._ready.set()
                             await self._stop.wait()

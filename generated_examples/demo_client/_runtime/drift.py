@@ -12,14 +12,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import McpClientError
+from .errors import McpClientError, ProtocolError
 
 if TYPE_CHECKING:
     from mcp import ClientSession
+
+#: Names listed per kind of change in a drift message (a server may add hundreds of tools).
+_NAMES_SHOWN = 8
 
 logger = logging.getLogger(__name__.rpartition("._runtime")[0] or __name__)
 
@@ -45,26 +48,39 @@ class DriftSummary:
     def drifted(self) -> bool:
         return bool(self.removed or self.changed)
 
-    def describe(self) -> str:
+    def describe(self, limit: int = _NAMES_SHOWN) -> str:
+        """One line; each list shows its first `limit` names (the attributes keep them all)."""
         parts: list[str] = []
-        if self.removed:
-            parts.append("removed: " + ", ".join(self.removed))
-        if self.changed:
-            parts.append("schema changed: " + ", ".join(self.changed))
-        if self.added:
-            parts.append("new on the server: " + ", ".join(self.added))
+        for label, names in (
+            ("removed", self.removed),
+            ("schema changed", self.changed),
+            ("new on the server", self.added),
+        ):
+            if names:
+                shown = ", ".join(names[:limit])
+                if len(names) > limit:
+                    shown += f" and {len(names) - limit} more"
+                parts.append(f"{label}: {shown}")
         return "; ".join(parts) or "no drift"
 
 
 class SchemaDriftError(McpClientError):
     """The live server's tools differ from the snapshot this client was generated from."""
 
-    def __init__(self, summary: DriftSummary) -> None:
-        super().__init__(
-            "the server's tools drifted from this client's snapshot ("
-            f"{summary.describe()}); regenerate the client or run `mcp-codegen check`"
-        )
+    def __init__(self, summary: DriftSummary, *, reason: str | None = None) -> None:
+        if reason is not None:  # the listing could not be compared at all
+            message = (
+                "could not compare the server's tools with this client's snapshot "
+                f"({reason}); drift_check=False skips the comparison"
+            )
+        else:
+            message = (
+                "the server's tools drifted from this client's snapshot ("
+                f"{summary.describe()}); regenerate the client or run `mcp-codegen check`"
+            )
+        super().__init__(message)
         self.summary = summary
+        self.reason = reason
 
 
 def compare(expected: Mapping[str, str], live: Mapping[str, str]) -> DriftSummary:
@@ -102,17 +118,30 @@ async def live_fingerprints(session: ClientSession) -> dict[str, str]:
 
 
 async def check_drift(
-    session: ClientSession, expected: Mapping[str, str], *, strict: bool
+    session: ClientSession,
+    expected: Mapping[str, str],
+    *,
+    strict: bool,
+    explain: Callable[[Exception, str | None], BaseException] | None = None,
 ) -> DriftSummary | None:
-    """Compare the live tools with `expected`; warn, or raise when `strict`. None if the check could not run."""
+    """Compare the live tools with `expected`; warn, or raise when `strict`. None if the check could not run.
+
+    `explain` turns a failed `tools/list` into the client's error (e.g. `HttpStatusError` with the
+    HTTP status and the header names sent): a refused or lost connection is raised as that error
+    when `strict` (it is not drift), and named in the warning otherwise.
+    """
     try:
         summary = compare(expected, await live_fingerprints(session))
     except Exception as error:  # an off-spec listing must not stop a client that works
+        reason = explain(error, "tools/list") if explain is not None else error
         if strict:
-            raise SchemaDriftError(DriftSummary()) from error
+            if isinstance(reason, McpClientError) and not isinstance(
+                reason, ProtocolError
+            ):
+                raise reason from None
+            raise SchemaDriftError(DriftSummary(), reason=_describe(reason)) from error
         logger.warning(
-            "could not check the server's tools for drift: %s",
-            type(error).__name__,
+            "could not check the server's tools for drift: %s", _describe(reason)
         )
         return None
     if summary.drifted:
@@ -123,6 +152,13 @@ async def check_drift(
             summary.describe(),
         )
     return summary
+
+
+def _describe(error: BaseException) -> str:
+    # Our own errors have secret-free one-line messages; others are named by type only.
+    if isinstance(error, McpClientError):
+        return f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
+    return type(error).__name__
 
 
 def fingerprints_of(tools: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:

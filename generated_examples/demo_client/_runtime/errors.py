@@ -21,6 +21,7 @@ __all__ = [
     "ArgumentsValidationError",
     "ConnectError",
     "ConnectionClosedError",
+    "HttpStatusError",
     "McpClientError",
     "PromptError",
     "ProtocolError",
@@ -31,6 +32,7 @@ __all__ = [
     "SnapshotError",
     "ToolError",
     "UnknownToolError",
+    "http_status_message",
     "translate_error",
     "unwrap_exception_group",
 ]
@@ -93,6 +95,52 @@ class ServerRequestError(McpClientError):
         self.message = message
         self.data = data
         self.method = method
+
+
+class HttpStatusError(ServerRequestError):
+    """An HTTP server refused a request after connecting (e.g. 401/403: expired credentials).
+
+    `status` is the HTTP status; `headers_sent` the names (never the values) of the headers sent.
+    `code` stays the JSON-RPC code the SDK reported, so `except ServerRequestError` still catches it.
+    """
+
+    status: int
+    reason: str
+    url: str
+    headers_sent: tuple[str, ...]
+
+    def __init__(
+        self,
+        code: int,
+        *,
+        status: int,
+        reason: str,
+        url: str,
+        headers_sent: Sequence[str] = (),
+        method: str | None = None,
+    ) -> None:
+        text = http_status_message(status, reason, url, headers_sent)
+        if method:
+            text += f" (during {method})"
+        super().__init__(code, text, method=method)
+        self.args = (text,)
+        self.status = status
+        self.reason = reason
+        self.url = url
+        self.headers_sent = tuple(headers_sent)
+
+
+def http_status_message(
+    status: int, reason: str, url: str, headers_sent: Sequence[str]
+) -> str:
+    """`HTTP 401 Unauthorized from <url> (...)`: which credentials were sent, by header name only."""
+    message = f"HTTP {status}{f' {reason}' if reason else ''} from {url}"
+    if status in (401, 403):
+        if headers_sent:
+            message += f" (check the credentials in header(s) {', '.join(headers_sent)})"
+        else:
+            message += " (the server wants credentials: pass headers=...)"
+    return message
 
 
 class ResourceError(ServerRequestError):

@@ -1,5 +1,3 @@
-# pyright: reportPrivateUsage=false
-# (the toolkit reads its clients' tool specs to count them)
 """Several servers as one toolkit: concurrent connections, per-server status, agent tools across servers.
 
 The umbrella package generated for several servers subclasses `ToolkitBase` with its servers'
@@ -35,7 +33,9 @@ from .errors import ConnectError, McpClientError
 if TYPE_CHECKING:
     import anyio.abc
 
-    from .agents import ToolSet
+    from ._connect import StderrTarget
+    from .agent_tool import AgentTool
+    from .agent_toolset import ToolSet
     from .client import AsyncClientBase
 
 __all__ = ["ServerState", "ServerStatus", "ServerUnavailableError", "ToolkitBase"]
@@ -86,7 +86,7 @@ class _Slot:
         client = self.client
         if state == "connected" and client is not None and client.closed:
             state, self.error = "failed", "the connection to the MCP server was lost"
-        tools = len(client._tools) if client is not None and state == "connected" else 0
+        tools = len(client.tool_specs) if client is not None and state == "connected" else 0
         return ServerStatus(self.name, state, self.error, tools, self.latency)
 
 
@@ -104,10 +104,13 @@ class ToolkitBase:
         timeout: float = 60.0,
         env: Mapping[str, Mapping[str, str]] | None = None,
         headers: Mapping[str, Mapping[str, str]] | None = None,
+        stderr: StderrTarget = None,
     ) -> None:
         """`connectors` replaces how some servers are reached (default: each client's `connect()`, the
         launch recorded at generation, with `env`/`headers` per server name added); `disabled` servers
         stay closed until `enable()`; `timeout` bounds each connection attempt (seconds).
+        `stderr` is where the stdio servers' stderr goes: None (this process's stderr),
+        `"discard"`, a `logging.Logger` (one INFO record per line) or an open file.
         """
         known = set(self.CLIENTS) | set(connectors or {})
         for name in [*disabled, *(env or {}), *(headers or {})]:
@@ -117,6 +120,7 @@ class ToolkitBase:
                 )
         off = set(disabled)
         self._timeout = timeout
+        self._stderr: StderrTarget = stderr
         self._slots: dict[str, _Slot] = {}
         for name in [
             *self.CLIENTS,
@@ -137,7 +141,7 @@ class ToolkitBase:
         headers: Mapping[str, str] | None,
     ) -> Connector:
         return lambda: client_class.connect(
-            env=env, headers=headers, timeout=self._timeout
+            env=env, headers=headers, timeout=self._timeout, stderr=self._stderr
         )
 
     # ---------------------------------------------------------------------------------- lifecycle
@@ -323,10 +327,11 @@ class ToolkitBase:
         `include`/`exclude` are glob patterns on wire or Python tool names, applied to every server.
         Disabled and failed servers are left out; the names stay distinct across servers.
         """
-        from .agents import ToolSet
+        # Imported on first use: a toolkit that makes plain calls does not need it.
+        from .agent_toolset import ToolSet
 
         chosen = list(self._slots) if servers is None else list(servers)
-        collected: list[Any] = []
+        collected: list[AgentTool] = []
         for name in chosen:
             slot = self._slot(name)
             client = slot.client
@@ -335,7 +340,7 @@ class ToolkitBase:
             collected.extend(
                 client.tools(
                     include, exclude, prefix=prefix, namespace=name, timeout=timeout
-                )
+                ).values()
             )
         return ToolSet(collected)
 

@@ -1,18 +1,27 @@
-# pyright: reportPrivateUsage=false
-# (the prompt/resource namespaces and the blocking twin are parts of the client: they share its helpers)
 """The async client base the generated `AsyncClient` extends with one typed method per tool."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NoReturn, TypeVar, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Literal,
+    NoReturn,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from pydantic import ValidationError
 
 from ._connect import (
     AsyncConnection,
+    StderrTarget,
     http_attempts,
     in_process_attempt,
     launch_attempts,
@@ -41,12 +50,19 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
     from pydantic_core import ErrorDetails
 
-    from .agents import AgentTool, ToolSet
+    from .agent_tool import AgentTool
+    from .agent_toolset import ToolSet
     from .drift import DriftSummary
     from .specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
     from .tracing import CallHook
 
-__all__ = ["AsyncClientBase", "AsyncPromptsBase", "AsyncResourcesBase"]
+__all__ = [
+    "AsyncClientBase",
+    "AsyncPromptsBase",
+    "AsyncResourcesBase",
+    "prompt_arguments",
+    "template_uri",
+]
 
 R = TypeVar("R")
 _PageT = TypeVar("_PageT", bound="BaseModel")
@@ -66,6 +82,20 @@ def _types() -> ModuleType:
 
         module = _mcp_types = mcp_types
     return module
+
+
+#: What `client_info=` takes: `(name, version)` or the SDK's `mcp_types.Implementation`.
+ClientInfo = Union[tuple[str, str], "mcp_types.Implementation"]
+
+
+@functools.cache
+def _installed_version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except (PackageNotFoundError, ValueError):
+        return "0.0.0"
 
 
 def _raise(
@@ -152,6 +182,7 @@ class AsyncClientBase:
         *,
         drift_check: bool = True,
         strict: bool = False,
+        client_info: ClientInfo | None = None,
     ) -> AsyncConnection[Self]:
         def make_client(session: Any, connection: AsyncConnection[Self]) -> Self:
             client = cls(session)
@@ -169,7 +200,33 @@ class AsyncClientBase:
             after_connect=(
                 guard if drift_check and cls._tool_hashes is not None else None
             ),
+            client_options={"client_info": cls._implementation(client_info)},
         )
+
+    @classmethod
+    def default_client_info(cls) -> tuple[str, str]:
+        """The `(name, version)` sent as `clientInfo` at initialize unless `client_info=` is given.
+
+        The generated package's name, and the version of the installed distribution of that
+        name ("0.0.0" when the package is not installed as a distribution).
+        """
+        package = __name__.rpartition("._runtime")[0]  # <package>._runtime.client
+        if not package:  # the runtime used in place (mcp_codegen.runtime): the class's package
+            package = cls.__module__.rpartition(".")[0] or cls.__module__
+        return package, _installed_version(package)
+
+    @classmethod
+    def _implementation(
+        cls, client_info: ClientInfo | None
+    ) -> mcp_types.Implementation:
+        import mcp_types
+
+        if isinstance(client_info, mcp_types.Implementation):
+            return client_info
+        name, version = (
+            cls.default_client_info() if client_info is None else client_info
+        )
+        return mcp_types.Implementation(name=name, version=version)
 
     @classmethod
     def stdio(
@@ -182,6 +239,8 @@ class AsyncClientBase:
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        stderr: StderrTarget = None,
+        client_info: ClientInfo | None = None,
     ) -> AsyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
 
@@ -191,13 +250,25 @@ class AsyncClientBase:
         On connect the live tools are compared with the snapshot this package was generated from: a
         removed tool or a changed schema logs one warning, or raises `SchemaDriftError` with
         `strict=True`; `drift_check=False` skips the comparison (and its `tools/list` request).
+
+        `stderr` says where the server's stderr goes: None (default) to this process's stderr,
+        `"discard"`, a `logging.Logger` (one INFO record per line) or an open text or binary file.
+        Its last lines appear in connect errors either way.
+
+        `client_info` is the `(name, version)` (or an `mcp_types.Implementation`) sent at
+        initialize; default: `default_client_info()`, this package's name.
         """
         args = tuple(args)
         return cls._connection_for(
-            lambda: [stdio_attempt(command, args, env=env, cwd=cwd, timeout=timeout)],
+            lambda: [
+                stdio_attempt(
+                    command, args, env=env, cwd=cwd, timeout=timeout, stderr=stderr
+                )
+            ],
             timeout,
             drift_check=drift_check,
             strict=strict,
+            client_info=client_info,
         )
 
     @classmethod
@@ -210,10 +281,13 @@ class AsyncClientBase:
         transport: Literal["auto", "http", "sse"] = "auto",
         drift_check: bool = True,
         strict: bool = False,
+        client_info: ClientInfo | None = None,
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
-        `drift_check` and `strict`: see `stdio()`.
+        A request the server refuses after connecting (say, expired credentials) raises
+        `HttpStatusError` with the HTTP status and the names of the headers sent.
+        `drift_check`, `strict` and `client_info`: see `stdio()`.
         """
         return cls._connection_for(
             lambda: http_attempts(
@@ -222,6 +296,7 @@ class AsyncClientBase:
             timeout,
             drift_check=drift_check,
             strict=strict,
+            client_info=client_info,
         )
 
     @classmethod
@@ -233,20 +308,25 @@ class AsyncClientBase:
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        stderr: StderrTarget = None,
+        client_info: ClientInfo | None = None,
     ) -> AsyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
         Environment variables named at generation are passed to a stdio server when set; header
         templates such as `Bearer ${TOKEN}` are expanded from `os.environ` (a missing variable is a
         `ConnectError`). `env=` and `headers=` add to or override what was recorded.
-        `drift_check` and `strict`: see `stdio()`.
+        `drift_check`, `strict`, `stderr` (a stdio server's) and `client_info`: see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
-            lambda: launch_attempts(launch, env=env, headers=headers, timeout=timeout),
+            lambda: launch_attempts(
+                launch, env=env, headers=headers, timeout=timeout, stderr=stderr
+            ),
             timeout,
             drift_check=drift_check,
             strict=strict,
+            client_info=client_info,
         )
 
     @classmethod
@@ -257,16 +337,18 @@ class AsyncClientBase:
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        client_info: ClientInfo | None = None,
     ) -> AsyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
 
-        `drift_check` and `strict`: see `stdio()`.
+        `drift_check`, `strict` and `client_info`: see `stdio()`.
         """
         return cls._connection_for(
             lambda: [in_process_attempt(server, timeout=timeout)],
             timeout,
             drift_check=drift_check,
             strict=strict,
+            client_info=client_info,
         )
 
     # --------------------------------------------------------------------------------- lifecycle
@@ -359,6 +441,11 @@ class AsyncClientBase:
         uri: str | None = None,
         prompt: str | None = None,
     ) -> NoReturn:
+        connection = self._connection
+        if connection is not None:
+            better = connection.explain(error, method)
+            if better is not None:
+                raise better from None
         try:
             _raise(error, method=method, uri=uri, prompt=prompt)
         except ConnectionClosedError as closed:
@@ -565,7 +652,17 @@ class AsyncClientBase:
 
     # --------------------------------------------------------------------------------- agent tools
 
-    async def _call_tool_result(
+    async def call_spec(
+        self,
+        spec: ToolSpec[Any, Any],
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+    ) -> Any:
+        """Internal (`protocols.ToolCaller`, for agent tools): the typed call of `spec`."""
+        return await self._call_tool(spec, arguments, timeout=timeout)
+
+    async def call_spec_result(
         self,
         spec: ToolSpec[Any, Any],
         arguments: Mapping[str, object],
@@ -574,7 +671,8 @@ class AsyncClientBase:
         agent_name: str | None = None,
         framework: str | None = None,
     ) -> ToolResult:
-        """Validate `arguments` like `_call_tool`, call the tool and return the whole `ToolResult`.
+        """Internal (`protocols.ToolCaller`): validate `arguments` like `_call_tool`, call the tool
+        and return the whole `ToolResult`.
 
         What agent tool adapters use: the model gets every content block and the structured
         content as sent. Raises ToolError for a result with `isError`.
@@ -618,9 +716,10 @@ class AsyncClientBase:
         generation); `namespace=True` names them `mcp__<server>__<tool>` (the server's name), a
         string uses that string as `<server>`. Names are valid for OpenAI and Anthropic (at most
         64 characters of `[a-zA-Z0-9_-]`) and distinct. `timeout` bounds every call (seconds);
-        `descriptions` replaces descriptions by wire name. See `agents.ToolSet`.
+        `descriptions` replaces descriptions by wire name. See `agent_toolset.ToolSet`.
         """
-        from .agents import make_toolset
+        # Imported on first use: plain calls do not need the agent modules.
+        from .agent_toolset import make_toolset
 
         toolset = make_toolset(
             self._tools.values(),
@@ -632,8 +731,13 @@ class AsyncClientBase:
             timeout=timeout,
             descriptions=descriptions,
         )
-        self._register_agent_tools(toolset)
+        self._register_agent_tools(toolset.values())
         return toolset
+
+    @property
+    def tool_specs(self) -> Mapping[str, ToolSpec[Any, Any]]:
+        """The specs of this client's tools by wire name (the generated package's `TOOLS`)."""
+        return self._tools
 
     def _register_agent_tools(self, tools: Iterable[AgentTool]) -> None:
         registry = self._agent_tools
@@ -669,7 +773,7 @@ class AsyncClientBase:
             )
         if spec is None:
             return None
-        from .agents import AgentTool
+        from .agent_tool import AgentTool
 
         return AgentTool(spec, client=self)
 
@@ -684,9 +788,9 @@ class AsyncClientBase:
         timeout) become the content of their message, prefixed `Error:`; nothing is raised
         but a lost connection.
         """
-        from .agents import handle_openai_tool_calls
+        from .agent_openai import handle_openai_tool_calls
 
-        return await handle_openai_tool_calls(self, tool_calls, timeout=timeout)
+        return await handle_openai_tool_calls(self._agent_tool, tool_calls, timeout)
 
     async def handle_openai_responses_calls(
         self, output: Sequence[Any] | None, *, timeout: float | None = None
@@ -696,9 +800,9 @@ class AsyncClientBase:
         Returns one `{"type": "function_call_output", "call_id": ..., "output": ...}` input
         item per call (other items are skipped); failures become their output, prefixed `Error:`.
         """
-        from .agents import handle_openai_responses_calls
+        from .agent_openai import handle_openai_responses_calls
 
-        return await handle_openai_responses_calls(self, output, timeout=timeout)
+        return await handle_openai_responses_calls(self._agent_tool, output, timeout)
 
     async def handle_anthropic_tool_use(
         self, content: Sequence[Any] | None, *, timeout: float | None = None
@@ -708,9 +812,9 @@ class AsyncClientBase:
         Returns the `tool_result` blocks (in order) for the next user message: text blocks,
         images as image blocks, failures with `is_error: true`.
         """
-        from .agents import handle_anthropic_tool_use
+        from .agent_anthropic import handle_anthropic_tool_use
 
-        return await handle_anthropic_tool_use(self, content, timeout=timeout)
+        return await handle_anthropic_tool_use(self._agent_tool, content, timeout)
 
     # -------------------------------------------------------------------------------------- listings
 
@@ -759,7 +863,15 @@ class AsyncClientBase:
             return None
         from .drift import check_drift
 
-        return await check_drift(self._session, expected, strict=strict)
+        return await check_drift(
+            self._session, expected, strict=strict, explain=self._translated
+        )
+
+    def _translated(self, error: Exception, method: str | None) -> BaseException:
+        """What a request's failure is raised as (see `_after_failure`), without raising it."""
+        connection = self._connection
+        better = connection.explain(error, method) if connection is not None else None
+        return better if better is not None else translate_error(error, method=method)
 
     async def list_tools(self) -> list[mcp_types.Tool]:
         """Every tool the server lists now (all pages)."""
@@ -825,36 +937,7 @@ class AsyncClientBase:
         timeout: float | None = None,
     ) -> ResourceResult:
         """Expand the template with `values` (Python or wire variable names) and read the resource."""
-        variables: dict[str, str | Sequence[str]] = {}
-        errors: list[ErrorDetails] = []
-        known: set[str] = set()
-        for wire, python in spec.variables:
-            known.update((wire, python))
-            value = values.get(python, NOT_SENT)
-            if value is NOT_SENT:
-                value = values.get(wire, NOT_SENT)
-            if value is NOT_SENT or value is None:
-                continue
-            converted = _template_value(value)
-            if converted is None:
-                errors.append(
-                    _error(
-                        "string_type", python, "Input should be a valid string", value
-                    )
-                )
-            else:
-                variables[wire] = converted
-        for key, value in values.items():
-            if key not in known and value is not NOT_SENT and value is not None:
-                converted = _template_value(value)
-                if converted is not None:
-                    variables[key] = converted
-        if errors:
-            raise ArgumentsValidationError(
-                errors, tool=spec.name, what="resource template"
-            )
-        uri = expand_uri_template(spec.uri_template, variables)
-        return await self.read_resource(uri, timeout=timeout)
+        return await self.read_resource(template_uri(spec, values), timeout=timeout)
 
     async def _read(
         self, spec: ResourceSpec, *, timeout: float | None = None
@@ -892,32 +975,66 @@ class AsyncClientBase:
         timeout: float | None = None,
     ) -> PromptResult:
         """Render `spec` with `values` keyed by Python (or wire) argument names; NOT_SENT values are left out."""
-        arguments: dict[str, str] = {}
-        errors: list[ErrorDetails] = []
-        known: set[str] = set()
-        for wire, python, required in spec.arguments:
-            known.update((wire, python))
-            value = values.get(python, NOT_SENT)
-            if value is NOT_SENT:
-                value = values.get(wire, NOT_SENT)
-            if value is NOT_SENT or value is None:
-                if required:
-                    errors.append(_error("missing", python, "Field required", None))
-                continue
-            if not isinstance(value, str):
-                errors.append(
-                    _error(
-                        "string_type", python, "Input should be a valid string", value
-                    )
-                )
-                continue
-            arguments[wire] = value
-        for key, value in values.items():
-            if key not in known and isinstance(value, str):
-                arguments[key] = value
-        if errors:
-            raise ArgumentsValidationError(errors, tool=spec.name, what="prompt")
-        return await self.get_prompt(spec.name, arguments, timeout=timeout)
+        return await self.get_prompt(
+            spec.name, prompt_arguments(spec, values), timeout=timeout
+        )
+
+
+def template_uri(spec: TemplateSpec, values: Mapping[str, object]) -> str:
+    """The URI of `spec` expanded with `values` (Python or wire variable names; NOT_SENT/None left out)."""
+    variables: dict[str, str | Sequence[str]] = {}
+    errors: list[ErrorDetails] = []
+    known: set[str] = set()
+    for wire, python in spec.variables:
+        known.update((wire, python))
+        value = values.get(python, NOT_SENT)
+        if value is NOT_SENT:
+            value = values.get(wire, NOT_SENT)
+        if value is NOT_SENT or value is None:
+            continue
+        converted = _template_value(value)
+        if converted is None:
+            errors.append(
+                _error("string_type", python, "Input should be a valid string", value)
+            )
+        else:
+            variables[wire] = converted
+    for key, value in values.items():
+        if key not in known and value is not NOT_SENT and value is not None:
+            converted = _template_value(value)
+            if converted is not None:
+                variables[key] = converted
+    if errors:
+        raise ArgumentsValidationError(errors, tool=spec.name, what="resource template")
+    return expand_uri_template(spec.uri_template, variables)
+
+
+def prompt_arguments(spec: PromptSpec, values: Mapping[str, object]) -> dict[str, str]:
+    """The wire arguments of `spec` from `values` keyed by Python (or wire) names; NOT_SENT left out."""
+    arguments: dict[str, str] = {}
+    errors: list[ErrorDetails] = []
+    known: set[str] = set()
+    for wire, python, required in spec.arguments:
+        known.update((wire, python))
+        value = values.get(python, NOT_SENT)
+        if value is NOT_SENT:
+            value = values.get(wire, NOT_SENT)
+        if value is NOT_SENT or value is None:
+            if required:
+                errors.append(_error("missing", python, "Field required", None))
+            continue
+        if not isinstance(value, str):
+            errors.append(
+                _error("string_type", python, "Input should be a valid string", value)
+            )
+            continue
+        arguments[wire] = value
+    for key, value in values.items():
+        if key not in known and isinstance(value, str):
+            arguments[key] = value
+    if errors:
+        raise ArgumentsValidationError(errors, tool=spec.name, what="prompt")
+    return arguments
 
 
 def _template_value(value: object) -> str | Sequence[str] | None:
@@ -948,7 +1065,7 @@ class AsyncPromptsBase:
     async def _get(
         self, spec: PromptSpec, values: Mapping[str, object]
     ) -> PromptResult:
-        return await self._client._get_prompt(spec, values)
+        return await self._client.get_prompt(spec.name, prompt_arguments(spec, values))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"
@@ -969,7 +1086,7 @@ class AsyncResourcesBase:
     async def _read_template(
         self, spec: TemplateSpec, values: Mapping[str, object]
     ) -> ResourceResult:
-        return await self._client._read_template(spec, values)
+        return await self._client.read_resource(template_uri(spec, values))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"

@@ -1,5 +1,3 @@
-# pyright: reportPrivateUsage=false
-# (the prompt/resource namespaces and the blocking twin are parts of the client: they share its helpers)
 """The blocking twin: a `SyncClientBase` drives an async client on its own event-loop thread.
 
 Every sync client owns one background thread running an anyio blocking portal, so it works from a
@@ -11,18 +9,26 @@ from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    Awaitable,
+    Callable,
+    Generator,
+    Mapping,
+    Sequence,
+)
 from contextlib import (
     AbstractAsyncContextManager,
     AbstractContextManager,
     ExitStack,
+    asynccontextmanager,
     contextmanager,
 )
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, ParamSpec, TypeVar
 
-from .client import AsyncClientBase
+from .client import AsyncClientBase, ClientInfo, prompt_arguments, template_uri
 from .errors import ConnectionClosedError, unwrap_exception_group
 
 if TYPE_CHECKING:
@@ -30,10 +36,13 @@ if TYPE_CHECKING:
 
     import mcp_types
     from anyio.from_thread import BlockingPortal
+    from mcp import Client as McpClient
+    from mcp import ClientSession
     from mcp.server import Server
     from mcp.server.mcpserver import MCPServer
 
-    from .agents import ToolSet
+    from ._connect import StderrTarget
+    from .agent_toolset import ToolSet
     from .drift import DriftSummary
     from .results import PromptResult, ResourceResult, ToolResult
     from .specs import PromptSpec, ResourceSpec, TemplateSpec
@@ -189,10 +198,36 @@ class SyncClientBase(Generic[AsyncT]):
     ) -> SyncConnection[Self]:
         """Drive the async client that `factory()` (an async context manager) yields.
 
-        `factory` is called on the client's event-loop thread's behalf; the context manager is entered
-        and left there, e.g. `Client.from_async(lambda: AsyncClient.stdio("server"))`.
+        `factory` is called, and its context manager entered and left, on the client's own
+        event-loop thread, e.g. `Client.from_async(lambda: AsyncClient.http(url, headers=h))`:
+        for connection settings the blocking connectors do not offer.
         """
         return SyncConnection(cls, factory)
+
+    @classmethod
+    def from_session(
+        cls,
+        session_factory: Callable[
+            [], AbstractAsyncContextManager[McpClient | ClientSession]
+        ],
+    ) -> SyncConnection[Self]:
+        """A blocking client over a session you set up: `with Client.from_session(lambda: mcp.Client(...)) as c:`.
+
+        `session_factory()` returns an async context manager yielding an initialized session
+        (an `mcp.Client`, or your own `ClientSession` setup); it is entered and left on the
+        client's event-loop thread, since a session belongs to the loop it was opened on. The
+        session is wrapped like `AsyncClient.from_session()`: no drift check is run (call
+        `check_drift()`), and leaving the `with` block leaves your context manager.
+        """
+        async_class = cls._async_class
+
+        @asynccontextmanager
+        async def wrapped() -> AsyncGenerator[AsyncT, None]:
+            async with session_factory() as session:
+                client: AsyncT = async_class.from_session(session)
+                yield client
+
+        return SyncConnection(cls, wrapped)
 
     @classmethod
     def stdio(
@@ -205,10 +240,13 @@ class SyncClientBase(Generic[AsyncT]):
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        stderr: StderrTarget = None,
+        client_info: ClientInfo | None = None,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
-        `drift_check` and `strict`: see `AsyncClient.stdio`.
+        `drift_check`, `strict`, `stderr` (where the server's stderr goes: None, `"discard"`, a
+        `logging.Logger` or an open file) and `client_info`: see `AsyncClient.stdio`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -221,6 +259,8 @@ class SyncClientBase(Generic[AsyncT]):
                 timeout=timeout,
                 drift_check=drift_check,
                 strict=strict,
+                stderr=stderr,
+                client_info=client_info,
             ),
         )
 
@@ -234,6 +274,7 @@ class SyncClientBase(Generic[AsyncT]):
         transport: Literal["auto", "http", "sse"] = "auto",
         drift_check: bool = True,
         strict: bool = False,
+        client_info: ClientInfo | None = None,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
         async_class = cls._async_class
@@ -246,6 +287,7 @@ class SyncClientBase(Generic[AsyncT]):
                 transport=transport,
                 drift_check=drift_check,
                 strict=strict,
+                client_info=client_info,
             ),
         )
 
@@ -258,6 +300,8 @@ class SyncClientBase(Generic[AsyncT]):
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        stderr: StderrTarget = None,
+        client_info: ClientInfo | None = None,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from (see `AsyncClient.connect`)."""
         async_class = cls._async_class
@@ -269,6 +313,8 @@ class SyncClientBase(Generic[AsyncT]):
                 timeout=timeout,
                 drift_check=drift_check,
                 strict=strict,
+                stderr=stderr,
+                client_info=client_info,
             ),
         )
 
@@ -280,13 +326,18 @@ class SyncClientBase(Generic[AsyncT]):
         timeout: float = 60.0,
         drift_check: bool = True,
         strict: bool = False,
+        client_info: ClientInfo | None = None,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (served on the client's event-loop thread)."""
         async_class = cls._async_class
         return SyncConnection(
             cls,
             lambda: async_class.in_process(
-                server, timeout=timeout, drift_check=drift_check, strict=strict
+                server,
+                timeout=timeout,
+                drift_check=drift_check,
+                strict=strict,
+                client_info=client_info,
             ),
         )
 
@@ -350,6 +401,23 @@ class SyncClientBase(Generic[AsyncT]):
 
             return await anyio.to_thread.run_sync(future.result)
         return await asyncio.wrap_future(future)
+
+    # Internal, public for agent tools (`protocols.LoopRunner`): the same as the three above.
+
+    @property
+    def async_client(self) -> AsyncT:
+        """Internal (`protocols.LoopRunner`): the async client this one drives."""
+        return self._async_client
+
+    def run_blocking(
+        self, fn: Callable[P, Awaitable[R]], *args: P.args, **kwargs: P.kwargs
+    ) -> R:
+        """Internal (`protocols.LoopRunner`): `_run`."""
+        return self._run(fn, *args, **kwargs)
+
+    async def run_on_loop(self, fn: Callable[[], Awaitable[R]]) -> R:
+        """Internal (`protocols.LoopRunner`): `_run_elsewhere`."""
+        return await self._run_elsewhere(fn)
 
     def close(self) -> None:
         """Close the connection and stop the event-loop thread (idempotent)."""
@@ -430,16 +498,16 @@ class SyncClientBase(Generic[AsyncT]):
         `to_langchain()` gives tools with both a sync and an async function.
         """
         async_client: AsyncClientBase = self._async_client
-        unbound = async_client.tools(
+        # The async client's set (with the same names and timeout) is what its handle_* resolve.
+        async_tools = async_client.tools(
             include,
             exclude,
             prefix=prefix,
             namespace=namespace,
+            timeout=timeout,
             descriptions=descriptions,
         )
-        toolset = unbound.bind(self, timeout=timeout)
-        async_client._register_agent_tools(toolset)
-        return toolset
+        return async_tools.bind(self, timeout=timeout)
 
     def handle_openai_tool_calls(
         self, tool_calls: Sequence[Any] | None, *, timeout: float | None = None
@@ -507,9 +575,7 @@ class SyncPromptsBase:
         self._client = client
 
     def _get(self, spec: PromptSpec, values: Mapping[str, object]) -> PromptResult:
-        client = self._client
-        async_client: AsyncClientBase = client._async
-        return client._run(async_client._get_prompt, spec, values)
+        return self._client.get_prompt(spec.name, prompt_arguments(spec, values))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"
@@ -530,9 +596,7 @@ class SyncResourcesBase:
     def _read_template(
         self, spec: TemplateSpec, values: Mapping[str, object]
     ) -> ResourceResult:
-        client = self._client
-        async_client: AsyncClientBase = client._async
-        return client._run(async_client._read_template, spec, values)
+        return self._client.read_resource(template_uri(spec, values))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"

@@ -1,0 +1,197 @@
+"""`ToolSet`: agent tools by the name the model sees (a read-only mapping), converted and run as a whole."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import agent_anthropic, agent_openai, agent_pydantic_ai
+from .agent_tool import AgentTool
+from .toolnames import agent_tool_names
+
+if TYPE_CHECKING:
+    from .agent_strict import Strict
+    from .protocols import LoopRunner, ToolCaller
+    from .specs import ToolSpec
+
+__all__ = ["ToolSet", "make_toolset"]
+
+
+def _patterns(value: str | Sequence[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _matches(spec: ToolSpec[Any, Any], patterns: tuple[str, ...]) -> bool:
+    return any(
+        fnmatch.fnmatchcase(spec.name, pattern)
+        or fnmatch.fnmatchcase(spec.python_name, pattern)
+        for pattern in patterns
+    )
+
+
+def make_toolset(
+    specs: Iterable[ToolSpec[Any, Any]],
+    *,
+    client: ToolCaller | None = None,
+    include: str | Sequence[str] | None = None,
+    exclude: str | Sequence[str] | None = None,
+    prefix: str = "",
+    namespace: str | None = None,
+    timeout: float | None = None,
+    descriptions: Mapping[str, str] | None = None,
+) -> ToolSet:
+    """Agent tools for `specs`: selected by glob patterns, named by `toolnames.agent_tool_names`."""
+    included = _patterns(include)
+    excluded = _patterns(exclude)
+    chosen = [
+        spec
+        for spec in specs
+        if (not included or _matches(spec, included))
+        and not (excluded and _matches(spec, excluded))
+    ]
+    names = agent_tool_names(
+        [spec.name for spec in chosen], prefix=prefix, namespace=namespace
+    )
+    overrides = descriptions or {}
+    tools = [
+        AgentTool(
+            spec,
+            name=names[spec.name],
+            client=client,
+            timeout=timeout,
+            description=overrides.get(spec.name, overrides.get(spec.python_name)),
+        )
+        for spec in chosen
+    ]
+    return ToolSet(tools)
+
+
+class ToolSet(Mapping[str, AgentTool]):
+    """Agent tools by the name the model sees, in order: `tools["get_weather"]`, `tools.values()`.
+
+    A read-only mapping: iterating gives the names (`keys()`), `values()` the `AgentTool`s,
+    `len()` and `in` work as for a dict; `tools[name]` and `name in tools` also find a tool by its
+    wire or Python name. Converts all of them at once (`to_openai()`, `to_anthropic()`,
+    `to_langchain()`, `to_pydantic_ai()` (a toolset), `to_openai_agents()`) and runs a model's
+    tool calls (`handle_openai_tool_calls`, `handle_anthropic_tool_use`, ...) by the names it
+    handed out.
+    """
+
+    __slots__ = ("_by_name",)
+
+    def __init__(self, tools: Iterable[AgentTool]) -> None:
+        listed = list(tools)
+        self._by_name = {tool.name: tool for tool in listed}
+        if len(self._by_name) != len(listed):
+            raise ValueError("agent tool names must be distinct")
+
+    @classmethod
+    def from_specs(
+        cls,
+        specs: Iterable[ToolSpec[Any, Any]],
+        *,
+        include: str | Sequence[str] | None = None,
+        exclude: str | Sequence[str] | None = None,
+        prefix: str = "",
+        namespace: str | None = None,
+    ) -> ToolSet:
+        """Unbound tools (definitions only) for specs such as `TOOLS.values()`; `bind(client)` later."""
+        return make_toolset(
+            specs, include=include, exclude=exclude, prefix=prefix, namespace=namespace
+        )
+
+    def bind(
+        self,
+        client: ToolCaller | LoopRunner,
+        *,
+        timeout: float | None = None,
+    ) -> ToolSet:
+        """A copy of every tool bound to `client` (an async or a blocking client)."""
+        return ToolSet(
+            tool.bind(client, timeout=timeout) for tool in self._by_name.values()
+        )
+
+    # ---- the mapping
+
+    def __getitem__(self, name: str) -> AgentTool:
+        tool = self.find(name)
+        if tool is None:
+            raise KeyError(name)
+        return tool
+
+    def find(self, name: str) -> AgentTool | None:
+        """The tool named `name` (as the model sees it), else by wire or Python name, else None."""
+        tool = self._by_name.get(name)
+        if tool is not None:
+            return tool
+        for candidate in self._by_name.values():
+            if name in (candidate.wire_name, candidate.python_name):
+                return candidate
+        return None
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_name)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.find(name) is not None
+
+    @property
+    def names(self) -> list[str]:
+        """The names the model sees, in order (`list(tools)`)."""
+        return list(self._by_name)
+
+    def __repr__(self) -> str:
+        return f"ToolSet({self.names!r})"
+
+    # ---- conversions (each framework's module builds the definitions)
+
+    def to_openai(self, *, strict: Strict = False) -> list[dict[str, Any]]:
+        return [tool.to_openai(strict=strict) for tool in self._by_name.values()]
+
+    def to_openai_responses(self, *, strict: Strict = False) -> list[dict[str, Any]]:
+        return [
+            tool.to_openai_responses(strict=strict) for tool in self._by_name.values()
+        ]
+
+    def to_anthropic(self) -> list[dict[str, Any]]:
+        return [tool.to_anthropic() for tool in self._by_name.values()]
+
+    def to_langchain(self) -> list[Any]:
+        return [tool.to_langchain() for tool in self._by_name.values()]
+
+    def to_pydantic_ai(self) -> Any:
+        """A pydantic-ai `FunctionToolset` of every tool: `Agent(model, toolsets=[tools.to_pydantic_ai()])`."""
+        return agent_pydantic_ai.function_toolset(self._by_name.values())
+
+    def to_openai_agents(self, *, strict: Strict = "auto") -> list[Any]:
+        return [tool.to_openai_agents(strict=strict) for tool in self._by_name.values()]
+
+    # ---- running a model's calls
+
+    async def handle_openai_tool_calls(
+        self, tool_calls: Sequence[Any] | None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        """See `AsyncClient.handle_openai_tool_calls`; names are resolved within this set."""
+        return await agent_openai.handle_openai_tool_calls(
+            self.find, tool_calls, timeout
+        )
+
+    async def handle_openai_responses_calls(
+        self, output: Sequence[Any] | None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        return await agent_openai.handle_openai_responses_calls(
+            self.find, output, timeout
+        )
+
+    async def handle_anthropic_tool_use(
+        self, content: Sequence[Any] | None, *, timeout: float | None = None
+    ) -> list[dict[str, Any]]:
+        return await agent_anthropic.handle_anthropic_tool_use(
+            self.find, content, timeout
+        )
