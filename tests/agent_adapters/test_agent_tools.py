@@ -64,7 +64,7 @@ def test_strict_variant_and_mapping_back(demo_pkg: ModuleType, demo_server: MCPS
             assert sorted(params["required"]) == ["author", "body", "priority", "tags", "title"]
             assert "null" in params["properties"]["priority"]["type"]
             author = params["$defs"]["Author"]
-            assert author["required"] == ["email", "name"] and author["additionalProperties"] is False
+            assert author["required"] == ["name", "email"] and author["additionalProperties"] is False
             # The model answers in the strict dialect: nulls for what it leaves out.
             answer = {
                 "author": {"name": "Ada", "email": None},

@@ -41,7 +41,7 @@ EXPECTED_FAILURES: dict[str, str] = {
     **{name: _NO_AUTH for name in CLIENT_SCENARIOS if name.startswith("auth/") and name != "auth/resource-mismatch"},
 }
 #: The keyword parameters of the generated `AsyncClient.http` that client.py knows about.
-_KNOWN_HTTP_PARAMETERS = {"url", "headers", "timeout", "transport", "drift_check", "strict"}
+_KNOWN_HTTP_PARAMETERS = {"url", "headers", "timeout", "transport", "drift_check", "strict", "client_info"}
 #: Seconds a whole harness run may take (the harness stops the client after 30 s itself).
 _HARNESS_TIMEOUT = 120
 

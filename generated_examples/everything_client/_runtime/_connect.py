@@ -68,7 +68,9 @@ StderrTarget = Literal["discard"] | logging.Logger | TextIO | BinaryIO | None
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _HTTP_READ_TIMEOUT = 300.0  # an SSE stream may stay quiet for long; requests are bounded by the session instead
 _STDIN_GRACE = 2.0  # seconds a stdio server gets to exit after its stdin closes
-_FAILED_GRACE = 0.2  # the same after a failure or before initializing: nothing is left to flush
+_FAILED_GRACE = (
+    0.2  # the same after a failure or before initializing: nothing is left to flush
+)
 _KILL_GRACE = 2.0
 
 
@@ -264,7 +266,11 @@ class _StderrRelay:
             else:
                 cast("TextIO", target).write(text)
             target.flush()
-        except (OSError, ValueError, AttributeError):  # closed, broken or None (pythonw)
+        except (
+            OSError,
+            ValueError,
+            AttributeError,
+        ):  # closed, broken or None (pythonw)
             # stop forwarding, keep draining
             self._target = "discard"
 
@@ -476,8 +482,10 @@ def stdio_transport(
             command=command, args=list(args), env=dict(env), cwd=cwd
         )
         errlog: Any = sys.stderr
-        if stderr is not None and stderr != "discard" and not isinstance(
-            stderr, logging.Logger
+        if (
+            stderr is not None
+            and stderr != "discard"
+            and not isinstance(stderr, logging.Logger)
         ):
             errlog = stderr
         return stdio_client(params, errlog=errlog)
@@ -758,7 +766,9 @@ def http_attempts(
 
         def open_client(options: Mapping[str, Any]) -> Client:
             watch.reset()
-            return sdk_client(http_transport(kind, url, sent, timeout, watch), timeout, options)
+            return sdk_client(
+                http_transport(kind, url, sent, timeout, watch), timeout, options
+            )
 
         def credentials() -> list[str]:
             return list(header_hint) or sorted(sent)

@@ -211,7 +211,9 @@ class AsyncClientBase:
         name ("0.0.0" when the package is not installed as a distribution).
         """
         package = __name__.rpartition("._runtime")[0]  # <package>._runtime.client
-        if not package:  # the runtime used in place (mcp_codegen.runtime): the class's package
+        if (
+            not package
+        ):  # the runtime used in place (mcp_codegen.runtime): the class's package
             package = cls.__module__.rpartition(".")[0] or cls.__module__
         return package, _installed_version(package)
 

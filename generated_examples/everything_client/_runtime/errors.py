@@ -137,7 +137,9 @@ def http_status_message(
     message = f"HTTP {status}{f' {reason}' if reason else ''} from {url}"
     if status in (401, 403):
         if headers_sent:
-            message += f" (check the credentials in header(s) {', '.join(headers_sent)})"
+            message += (
+                f" (check the credentials in header(s) {', '.join(headers_sent)})"
+            )
         else:
             message += " (the server wants credentials: pass headers=...)"
     return message

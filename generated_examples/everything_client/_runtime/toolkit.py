@@ -86,7 +86,9 @@ class _Slot:
         client = self.client
         if state == "connected" and client is not None and client.closed:
             state, self.error = "failed", "the connection to the MCP server was lost"
-        tools = len(client.tool_specs) if client is not None and state == "connected" else 0
+        tools = (
+            len(client.tool_specs) if client is not None and state == "connected" else 0
+        )
         return ServerStatus(self.name, state, self.error, tools, self.latency)
 
 

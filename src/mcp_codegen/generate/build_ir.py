@@ -46,7 +46,7 @@ PACKAGE_NAMES = frozenset(
      "ArgumentsValidationError", "AsyncClient", "Client", "ConnectError", "ConnectionClosedError",
      "McpClientError", "NotSent", "PromptError", "PromptResult", "ProtocolError", "RequestTimeoutError",
      "ResourceError", "ResourceResult", "ResultValidationError", "SchemaDriftError", "ServerRequestError",
-     "SnapshotError", "ToolError", "ToolResult", "ToolSpec", "UnknownToolError", "TYPE_CHECKING", "Any",
+     "SnapshotError", "HttpStatusError", "ToolError", "ToolResult", "ToolSpec", "UnknownToolError", "TYPE_CHECKING", "Any",
      "importlib"}
 )  # fmt: skip
 _CLASS_NAMES_TAKEN = _MODULE_NAMES | PACKAGE_NAMES

@@ -357,11 +357,21 @@ def _md_code(text: str) -> str:
     return " ".join(text.replace("`", "'").splitlines())
 
 
+#: What makes a line start a heading, list, table, rule or code fence in Markdown: escaped when text starts with it.
+_MD_BLOCK_START = re.compile(r"^(?:[#*+=|`~_-]|\d+(?=[.)]))")
+
+
 def _md_text(text: str) -> str:
-    # Markdown is documentation, not code, but keep it to one tidy paragraph without raw HTML.
+    # Markdown is documentation, not code, but keep it to one tidy paragraph without raw HTML; text may start a
+    # line of the README, so a leading block marker (`# x` would be a heading) is escaped.
     # str.split() also splits at every line break str.splitlines knows.
     flat = " ".join(text.split())
-    return re.sub(r"[<>]", lambda m: {"<": "&lt;", ">": "&gt;"}[m.group()], flat)
+    flat = re.sub(r"[<>]", lambda m: {"<": "&lt;", ">": "&gt;"}[m.group()], flat)
+    marker = _MD_BLOCK_START.match(flat)
+    if marker is None:
+        return flat
+    end = marker.end()
+    return flat[:end] + "\\" + flat[end:] if marker.group()[0].isdigit() else "\\" + flat
 
 
 #: Server names and versions shown as they are in the header comment; anything else is JSON-quoted.
