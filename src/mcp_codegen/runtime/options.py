@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .errors import RequestTimeoutError
 
@@ -40,13 +40,14 @@ class CallOptions:
 
 
 def _positive(name: str, value: float | None) -> float | None:
-    if value is None:
+    given = cast(object, value)  # callers without a type checker may pass anything
+    if given is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{name} must be a number of seconds, not {type(value).__name__}")
-    if not value > 0:  # also rejects NaN
-        raise ValueError(f"{name} must be a positive number of seconds, not {value!r}")
-    return float(value)
+    if isinstance(given, bool) or not isinstance(given, int | float):
+        raise TypeError(f"{name} must be a number of seconds, not {type(given).__name__}")
+    if not given > 0:  # also rejects NaN
+        raise ValueError(f"{name} must be a positive number of seconds, not {given!r}")
+    return float(given)
 
 
 def merge_options(
@@ -63,21 +64,13 @@ def merge_options(
         timeout=base.timeout if timeout is None else _positive("timeout", timeout),
         on_progress=base.on_progress if on_progress is None else on_progress,
         reset_timeout_on_progress=(
-            base.reset_timeout_on_progress
-            if reset_timeout_on_progress is None
-            else bool(reset_timeout_on_progress)
+            base.reset_timeout_on_progress if reset_timeout_on_progress is None else bool(reset_timeout_on_progress)
         ),
-        max_timeout=(
-            base.max_timeout
-            if max_timeout is None
-            else _positive("max_timeout", max_timeout)
-        ),
+        max_timeout=(base.max_timeout if max_timeout is None else _positive("max_timeout", max_timeout)),
     )
 
 
-def _progress_relay(
-    callback: ProgressCallback | None, on_any: Callable[[], None] | None
-) -> ProgressFnT:
+def _progress_relay(callback: ProgressCallback | None, on_any: Callable[[], None] | None) -> ProgressFnT:
     """The SDK's (async) progress callback: move the deadline first, then call the user's callback."""
 
     async def relay(progress: float, total: float | None, message: str | None) -> None:
@@ -116,11 +109,7 @@ async def send_with_options(
     if not options.reset_timeout_on_progress:
         if cap is not None:
             idle = cap if idle is None else min(idle, cap)
-        progress = (
-            None
-            if options.on_progress is None
-            else _progress_relay(options.on_progress, None)
-        )
+        progress = None if options.on_progress is None else _progress_relay(options.on_progress, None)
         return await session.send_request(
             request,
             result_type,
