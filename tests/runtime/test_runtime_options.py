@@ -213,3 +213,31 @@ def test_blocking_client_with_options() -> None:
             client.with_options(timeout=0.3).prompts.review(code="x")
         assert client.add(a=2, b=3) == 5
     assert view.closed
+
+
+async def test_agent_tools_of_a_view_use_its_options() -> None:
+    seen: list[float] = []
+    async with progress_client() as (client, record):
+        view = client.with_options(timeout=0.3, on_progress=lambda progress, total, message: seen.append(progress))
+        tool = view.tools(include="slow")["slow"]
+        with pytest.raises(RequestTimeoutError):
+            await tool.call({"seconds": 60})
+        assert await record.wait_cancelled_async() == ["slow(60)"]
+        assert seen  # progress of the agent call reached the view's callback
+
+
+def test_with_options_is_a_reserved_member_name() -> None:
+    """A tool named `with_options` must not shadow the method: the generator renames it."""
+    from mcp_codegen.generate.naming import RESERVED_CLIENT_MEMBERS
+
+    assert "with_options" in RESERVED_CLIENT_MEMBERS
+
+
+async def test_reset_on_progress_resets_the_connectors_timeout() -> None:
+    record = Record()
+    async with AsyncClient.in_process(build_progress_server(record), timeout=1.0, drift_check=False) as client:
+        assert await client.with_options(reset_timeout_on_progress=True).slow(seconds=3) == "done"
+        with pytest.raises(RequestTimeoutError):
+            await client.slow(seconds=3)
+        with pytest.raises(RequestTimeoutError, match="no progress for 1 s"):  # the reset timeout is still 1 s
+            await client.with_options(reset_timeout_on_progress=True).resources.app_config()
