@@ -25,6 +25,20 @@ pytestmark = pytest.mark.anyio
 Progress = tuple[float, "float | None", "str | None"]
 
 
+async def settled(seen: list[Any], count: int) -> None:
+    """Wait (10 s at most) until `count` progress callbacks ran: each runs as a task of its own."""
+    with anyio.move_on_after(10):
+        while len(seen) < count:
+            await anyio.sleep(0.01)
+
+
+def settled_blocking(seen: list[Any], count: int) -> None:
+    """`settled` for the blocking client, whose callbacks run on its loop thread."""
+    deadline = time.monotonic() + 10
+    while len(seen) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory, generate_package: Callable[..., Path]) -> Path:
     directory = tmp_path_factory.mktemp("options") / unique_name("everything_opts")
@@ -50,7 +64,7 @@ async def test_progress_arrives_in_order_with_total(everything: ModuleType, ever
         view = client.with_options(on_progress=on_progress)
         done = await view.trigger_long_running_operation(duration=0.8, steps=4)
         assert done.text.startswith("Long running operation completed")
-        await anyio.sleep(0.2)  # each progress callback runs as a task of its own
+        await settled(seen, 4)
     assert [(progress, total) for progress, total, _ in seen] == [(1.0, 4.0), (2.0, 4.0), (3.0, 4.0), (4.0, 4.0)]
 
 
@@ -111,7 +125,7 @@ def test_blocking_client_with_options(everything: ModuleType, everything_command
     with everything.Client.stdio(command[0], command[1:], timeout=60, stderr="discard") as client:
         view = client.with_options(on_progress=lambda progress, total, message: seen.append(progress))
         assert view.trigger_long_running_operation(duration=0.6, steps=3).text.startswith("Long running")
-        time.sleep(0.2)
+        settled_blocking(seen, 3)
         assert seen == [1.0, 2.0, 3.0]
         started = time.monotonic()
         with pytest.raises(everything.RequestTimeoutError):

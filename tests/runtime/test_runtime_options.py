@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 import pytest
@@ -23,6 +24,20 @@ from mcp_codegen.runtime import CallOptions, RequestTimeoutError
 pytestmark = pytest.mark.anyio
 
 Progress = tuple[float, "float | None", "str | None"]
+
+
+async def settled(seen: list[Any], count: int) -> None:
+    """Wait (10 s at most) until `count` progress callbacks ran: each runs as a task of its own."""
+    with anyio.move_on_after(10):
+        while len(seen) < count:
+            await anyio.sleep(0.01)
+
+
+def settled_blocking(seen: list[Any], count: int) -> None:
+    """`settled` for the blocking client, whose callbacks run on its loop thread."""
+    deadline = time.monotonic() + 10
+    while len(seen) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 @asynccontextmanager
@@ -40,7 +55,7 @@ async def test_progress_reaches_the_callback_in_order_with_total_and_message() -
 
     async with progress_client() as (client, _):
         assert await client.with_options(on_progress=on_progress).slow(seconds=0.5) == "done"
-        await anyio.sleep(0.1)  # a progress callback is a task of its own: let the last one run
+        await settled(seen, 5)
     assert seen == [(step, 5.0, f"step {step}") for step in range(1, 6)]
 
 
@@ -53,7 +68,7 @@ async def test_coroutine_progress_callbacks_are_awaited_and_call_takes_options()
 
     async with progress_client() as (client, _):
         assert await client.with_options(on_progress=on_progress).call("slow", {"seconds": 0.3}) == "done"
-        await anyio.sleep(0.1)
+        await settled(seen, 3)
     assert seen == [1.0, 2.0, 3.0]
 
 
@@ -202,7 +217,7 @@ def test_blocking_client_with_options() -> None:
         view = client.with_options(on_progress=on_progress, timeout=1.0, reset_timeout_on_progress=True)
         assert type(view) is Client
         assert view.slow(seconds=0.3) == "done"
-        time.sleep(0.2)
+        settled_blocking(seen, 3)
         assert seen == [(1.0, True), (2.0, True), (3.0, True)]  # on the client's loop thread
         started = time.monotonic()
         with pytest.raises(RequestTimeoutError):
