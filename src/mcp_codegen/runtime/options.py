@@ -24,7 +24,9 @@ __all__ = ["CallOptions", "ProgressCallback", "merge_options", "send_with_option
 
 #: `on_progress(progress, total, message)`: a plain function or a coroutine function.
 #: `total` and `message` are None when the server leaves them out.
-ProgressCallback = Callable[[float, "float | None", "str | None"], "Awaitable[None] | None"]
+ProgressCallback = Callable[
+    [float, "float | None", "str | None"], "Awaitable[None] | None"
+]
 
 _ResultT = TypeVar("_ResultT", bound="BaseModel")
 
@@ -44,7 +46,9 @@ def _positive(name: str, value: float | None) -> float | None:
     if given is None:
         return None
     if isinstance(given, bool) or not isinstance(given, int | float):
-        raise TypeError(f"{name} must be a number of seconds, not {type(given).__name__}")
+        raise TypeError(
+            f"{name} must be a number of seconds, not {type(given).__name__}"
+        )
     if not given > 0:  # also rejects NaN
         raise ValueError(f"{name} must be a positive number of seconds, not {given!r}")
     return float(given)
@@ -64,13 +68,21 @@ def merge_options(
         timeout=base.timeout if timeout is None else _positive("timeout", timeout),
         on_progress=base.on_progress if on_progress is None else on_progress,
         reset_timeout_on_progress=(
-            base.reset_timeout_on_progress if reset_timeout_on_progress is None else bool(reset_timeout_on_progress)
+            base.reset_timeout_on_progress
+            if reset_timeout_on_progress is None
+            else bool(reset_timeout_on_progress)
         ),
-        max_timeout=(base.max_timeout if max_timeout is None else _positive("max_timeout", max_timeout)),
+        max_timeout=(
+            base.max_timeout
+            if max_timeout is None
+            else _positive("max_timeout", max_timeout)
+        ),
     )
 
 
-def _progress_relay(callback: ProgressCallback | None, on_any: Callable[[], None] | None) -> ProgressFnT:
+def _progress_relay(
+    callback: ProgressCallback | None, on_any: Callable[[], None] | None
+) -> ProgressFnT:
     """The SDK's (async) progress callback: move the deadline first, then call the user's callback."""
 
     async def relay(progress: float, total: float | None, message: str | None) -> None:
@@ -109,14 +121,20 @@ async def send_with_options(
     if not options.reset_timeout_on_progress:
         if cap is not None:
             idle = cap if idle is None else min(idle, cap)
-        progress = None if options.on_progress is None else _progress_relay(options.on_progress, None)
+        progress = (
+            None
+            if options.on_progress is None
+            else _progress_relay(options.on_progress, None)
+        )
         return await session.send_request(
             request,
             result_type,
             request_read_timeout_seconds=idle,
             progress_callback=progress,
         )
-    if idle is None:  # reset the session's own default timeout (the connector's `timeout=`)
+    if (
+        idle is None
+    ):  # reset the session's own default timeout (the connector's `timeout=`)
         default = getattr(session, "_session_read_timeout_seconds", None)
         idle = float(default) if isinstance(default, int | float) else None
 

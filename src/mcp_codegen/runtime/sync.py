@@ -593,9 +593,7 @@ class SyncClientBase(Generic[AsyncT]):
         *,
         timeout: float | None = None,
     ) -> PromptResult:
-        return self._run(
-            self._async.get_prompt, name, arguments, timeout=timeout
-        )
+        return self._run(self._async.get_prompt, name, arguments, timeout=timeout)
 
 
 class SyncPromptsBase:
