@@ -27,6 +27,7 @@ from .errors import (
     ToolError,
     UnknownToolError,
 )
+from .options import CallOptions, ProgressCallback
 from .results import PromptResult, ResourceResult, ToolResult
 from .sentinel import NOT_SENT, NotSent
 from .specs import PromptSpec, ResourceSpec, SnapshotData, TemplateSpec, ToolSpec
@@ -68,6 +69,8 @@ __all__ = [
     "AsyncConnection",
     "AsyncPromptsBase",
     "AsyncResourcesBase",
+    "CallOptions",
+    "ProgressCallback",
     "ConnectError",
     "ConnectionClosedError",
     "ContentPart",

@@ -37,6 +37,7 @@ from .errors import (
     UnknownToolError,
     translate_error,
 )
+from .options import CallOptions, ProgressCallback, merge_options, send_with_options
 from .results import PromptResult, ResourceResult, ToolResult
 from .sentinel import NOT_SENT
 
@@ -144,7 +145,12 @@ class AsyncClientBase:
 
     Create one with `stdio()`, `http()` or `connect()` (async context managers that own the
     connection) or wrap a session you manage with `from_session()`. Calls may run concurrently.
+    `with_options()` gives a view of the same client whose calls use per-call options.
     """
+
+    # `_call_options` lives outside `__dict__`: a `with_options()` view shares the client's
+    # `__dict__` (session, closed state, hooks) and differs only in this slot.
+    __slots__ = ("__dict__", "__weakref__", "_call_options")
 
     #: Wire tool name -> spec (the generated class sets it).
     _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {}
@@ -164,6 +170,7 @@ class AsyncClientBase:
         if not hasattr(inner, "send_request"):
             inner = inner.session  # an entered mcp.Client
         self._session: ClientSession = inner
+        self._call_options: CallOptions | None = None
         self._closed_reason: str | None = None
         self._connection: AsyncConnection[Any] | None = None
 
@@ -353,6 +360,47 @@ class AsyncClientBase:
             client_info=client_info,
         )
 
+    # ------------------------------------------------------------------------------ per-call options
+
+    def with_options(
+        self,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        reset_timeout_on_progress: bool | None = None,
+        max_timeout: float | None = None,
+    ) -> Self:
+        """A view of this client whose requests use these options: `await client.with_options(timeout=5).add(a=1, b=2)`.
+
+        The view shares the session, the closed state and the `on_call` observers; it is cheap
+        to make per call. Options left out (None) keep the value of the client it is made from,
+        so views chain. They apply to every request of the view: typed tool methods, `call()`,
+        `call_raw()`, `prompts`, `resources`, `read_resource()`, `get_prompt()`, listings and
+        agent tools from `view.tools()`.
+
+        - `timeout`: seconds to wait for each response; overrides the connector's `timeout=`.
+          A method's own `timeout=` argument overrides it in turn.
+        - `on_progress(progress, total, message)`: called for each progress notification the
+          server sends for the request (a function or a coroutine function; it runs on the
+          client's event loop, so it should not block). Setting it asks the server for progress.
+        - `reset_timeout_on_progress`: restart the `timeout` at each progress notification, so
+          a long operation that keeps reporting progress is not cut off.
+        - `max_timeout`: an absolute limit in seconds from sending the request, progress or not.
+
+        When a timeout passes, the server is sent `notifications/cancelled` for the request and
+        `RequestTimeoutError` is raised; cancelling the awaiting task sends the same notification.
+        """
+        view = object.__new__(type(self))
+        view.__dict__ = self.__dict__  # the same dict object: state stays shared
+        view._call_options = merge_options(
+            self._call_options,
+            timeout=timeout,
+            on_progress=on_progress,
+            reset_timeout_on_progress=reset_timeout_on_progress,
+            max_timeout=max_timeout,
+        )
+        return view
+
     # --------------------------------------------------------------------------------- lifecycle
 
     def _mark_closed(self, reason: str) -> None:
@@ -428,7 +476,17 @@ class AsyncClientBase:
     ) -> _PageT:
         if self._closed_reason is not None:
             raise self._closed_error()
+        options = self._call_options
         try:
+            if options is not None:
+                return await send_with_options(
+                    self._session,
+                    request,
+                    result_type,
+                    options,
+                    timeout,
+                    what=f"{method} request",
+                )
             return await self._session.send_request(
                 request, result_type, request_read_timeout_seconds=timeout
             )
@@ -503,10 +561,21 @@ class AsyncClientBase:
         request = types.CallToolRequest(
             params=types.CallToolRequestParams(name=spec.name, arguments=payload)
         )
+        options = self._call_options
         try:
-            raw: mcp_types.CallToolResult = await self._session.send_request(
-                request, types.CallToolResult, request_read_timeout_seconds=timeout
-            )
+            if options is not None:
+                raw: mcp_types.CallToolResult = await send_with_options(
+                    self._session,
+                    request,
+                    types.CallToolResult,
+                    options,
+                    timeout,
+                    what="tools/call request",
+                )
+            else:
+                raw = await self._session.send_request(
+                    request, types.CallToolResult, request_read_timeout_seconds=timeout
+                )
         except Exception as error:  # noqa: BLE001 - translated and re-raised
             self._after_failure(error, method="tools/call")
         return raw

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from ._connect import StderrTarget
     from .agent_toolset import ToolSet
     from .drift import DriftSummary
+    from .options import ProgressCallback
     from .results import PromptResult, ResourceResult, ToolResult
     from .specs import PromptSpec, ResourceSpec, TemplateSpec
     from .tracing import CallHook
@@ -174,7 +175,12 @@ class SyncClientBase(Generic[AsyncT]):
 
     Create one with `stdio()`, `http()` or `connect()` (context managers; `.open()` works without
     `with`, then `close()`). One client may be used from several threads at once.
+    `with_options()` gives a view of the same client whose calls use per-call options.
     """
+
+    # A `with_options()` view shares this client's `__dict__` and drives its own async view,
+    # kept in this slot (None: drive `_async_client`).
+    __slots__ = ("__dict__", "__weakref__", "_async_view")
 
     #: The generated AsyncClient class this client drives (the generated class sets it).
     _async_class: ClassVar[type[Any]] = AsyncClientBase
@@ -185,6 +191,7 @@ class SyncClientBase(Generic[AsyncT]):
         portal: BlockingPortal,
         connection: SyncConnection[Any] | None = None,
     ) -> None:
+        self._async_view: AsyncT | None = None
         self._async_client = async_client
         self._portal = portal
         self._connection = connection
@@ -346,7 +353,32 @@ class SyncClientBase(Generic[AsyncT]):
     @property
     def _async(self) -> AsyncT:
         """The async client this one drives (its methods run on the client's event-loop thread)."""
-        return self._async_client
+        view = self._async_view
+        return self._async_client if view is None else view
+
+    def with_options(
+        self,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        reset_timeout_on_progress: bool | None = None,
+        max_timeout: float | None = None,
+    ) -> Self:
+        """A view of this client whose calls use these options: `client.with_options(timeout=5).add(a=1, b=2)`.
+
+        The same options as `AsyncClient.with_options` (see there); the view shares the
+        connection. `on_progress` is called on the client's event-loop thread, not the caller's:
+        keep it quick, and guard what it shares with the calling thread.
+        """
+        view = object.__new__(type(self))
+        view.__dict__ = self.__dict__  # the same dict object: state stays shared
+        view._async_view = self._async.with_options(
+            timeout=timeout,
+            on_progress=on_progress,
+            reset_timeout_on_progress=reset_timeout_on_progress,
+            max_timeout=max_timeout,
+        )
+        return view
 
     def _run(
         self, fn: Callable[P, Awaitable[R]], *args: P.args, **kwargs: P.kwargs
@@ -407,7 +439,7 @@ class SyncClientBase(Generic[AsyncT]):
     @property
     def async_client(self) -> AsyncT:
         """Internal (`protocols.LoopRunner`): the async client this one drives."""
-        return self._async_client
+        return self._async
 
     def run_blocking(
         self, fn: Callable[P, Awaitable[R]], *args: P.args, **kwargs: P.kwargs
@@ -444,19 +476,19 @@ class SyncClientBase(Generic[AsyncT]):
 
     @property
     def server_info(self) -> mcp_types.Implementation | None:
-        return self._async_client.server_info
+        return self._async.server_info
 
     @property
     def protocol_version(self) -> str | None:
-        return self._async_client.protocol_version
+        return self._async.protocol_version
 
     @property
     def instructions(self) -> str | None:
-        return self._async_client.instructions
+        return self._async.instructions
 
     @property
     def closed(self) -> bool:
-        return self._closed or self._async_client.closed
+        return self._closed or self._async.closed
 
     def call(
         self,
@@ -466,7 +498,7 @@ class SyncClientBase(Generic[AsyncT]):
         timeout: float | None = None,
     ) -> Any:
         """Call a tool by wire (or Python) name; see `AsyncClient.call`."""
-        return self._run(self._async_client.call, name, arguments, timeout=timeout)
+        return self._run(self._async.call, name, arguments, timeout=timeout)
 
     def call_raw(
         self,
@@ -475,11 +507,11 @@ class SyncClientBase(Generic[AsyncT]):
         *,
         timeout: float | None = None,
     ) -> ToolResult:
-        return self._run(self._async_client.call_raw, name, arguments, timeout=timeout)
+        return self._run(self._async.call_raw, name, arguments, timeout=timeout)
 
     def on_call(self, callback: CallHook) -> Callable[[], None]:
         """Observe every tool call (see `AsyncClient.on_call`); `callback` runs on the client's loop thread."""
-        return self._async_client.on_call(callback)
+        return self._async.on_call(callback)
 
     def tools(
         self,
@@ -497,7 +529,7 @@ class SyncClientBase(Generic[AsyncT]):
         block, `await tool.call()`/`await tool.run()` work from any other event loop, and
         `to_langchain()` gives tools with both a sync and an async function.
         """
-        async_client: AsyncClientBase = self._async_client
+        async_client: AsyncClientBase = self._async
         # The async client's set (with the same names and timeout) is what its handle_* resolve.
         async_tools = async_client.tools(
             include,
@@ -514,7 +546,7 @@ class SyncClientBase(Generic[AsyncT]):
     ) -> list[dict[str, Any]]:
         """Run an OpenAI Chat Completions message's tool calls concurrently; the tool messages (see AsyncClient)."""
         return self._run(
-            self._async_client.handle_openai_tool_calls, tool_calls, timeout=timeout
+            self._async.handle_openai_tool_calls, tool_calls, timeout=timeout
         )
 
     def handle_openai_responses_calls(
@@ -522,7 +554,7 @@ class SyncClientBase(Generic[AsyncT]):
     ) -> list[dict[str, Any]]:
         """Run the `function_call` items of a Responses API output; the `function_call_output` items."""
         return self._run(
-            self._async_client.handle_openai_responses_calls, output, timeout=timeout
+            self._async.handle_openai_responses_calls, output, timeout=timeout
         )
 
     def handle_anthropic_tool_use(
@@ -530,29 +562,29 @@ class SyncClientBase(Generic[AsyncT]):
     ) -> list[dict[str, Any]]:
         """Run an Anthropic message's `tool_use` blocks concurrently; the `tool_result` blocks."""
         return self._run(
-            self._async_client.handle_anthropic_tool_use, content, timeout=timeout
+            self._async.handle_anthropic_tool_use, content, timeout=timeout
         )
 
     def check_drift(self, *, strict: bool = False) -> DriftSummary | None:
         """See `AsyncClient.check_drift`."""
-        return self._run(self._async_client.check_drift, strict=strict)
+        return self._run(self._async.check_drift, strict=strict)
 
     def list_tools(self) -> list[mcp_types.Tool]:
-        return self._run(self._async_client.list_tools)
+        return self._run(self._async.list_tools)
 
     def list_resources(self) -> list[mcp_types.Resource]:
-        return self._run(self._async_client.list_resources)
+        return self._run(self._async.list_resources)
 
     def list_resource_templates(self) -> list[mcp_types.ResourceTemplate]:
-        return self._run(self._async_client.list_resource_templates)
+        return self._run(self._async.list_resource_templates)
 
     def list_prompts(self) -> list[mcp_types.Prompt]:
-        return self._run(self._async_client.list_prompts)
+        return self._run(self._async.list_prompts)
 
     def read_resource(
         self, uri: str, *, timeout: float | None = None
     ) -> ResourceResult:
-        return self._run(self._async_client.read_resource, uri, timeout=timeout)
+        return self._run(self._async.read_resource, uri, timeout=timeout)
 
     def get_prompt(
         self,
@@ -561,9 +593,7 @@ class SyncClientBase(Generic[AsyncT]):
         *,
         timeout: float | None = None,
     ) -> PromptResult:
-        return self._run(
-            self._async_client.get_prompt, name, arguments, timeout=timeout
-        )
+        return self._run(self._async.get_prompt, name, arguments, timeout=timeout)
 
 
 class SyncPromptsBase:
