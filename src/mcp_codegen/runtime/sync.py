@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
     from ._connect import StderrTarget
     from .agent_toolset import ToolSet
+    from .callbacks import ElicitationHandler, LogHandler, LogLevel, RootLike, SamplingHandler
     from .drift import DriftSummary
     from .results import PromptResult, ResourceResult, ToolResult
     from .specs import PromptSpec, ResourceSpec, TemplateSpec
@@ -242,6 +243,10 @@ class SyncClientBase(Generic[AsyncT]):
         strict: bool = False,
         stderr: StderrTarget = None,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
@@ -261,6 +266,10 @@ class SyncClientBase(Generic[AsyncT]):
                 strict=strict,
                 stderr=stderr,
                 client_info=client_info,
+                elicitation=elicitation,
+                sampling=sampling,
+                roots=roots,
+                on_log=on_log,
             ),
         )
 
@@ -275,6 +284,10 @@ class SyncClientBase(Generic[AsyncT]):
         drift_check: bool = True,
         strict: bool = False,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
         async_class = cls._async_class
@@ -288,6 +301,10 @@ class SyncClientBase(Generic[AsyncT]):
                 drift_check=drift_check,
                 strict=strict,
                 client_info=client_info,
+                elicitation=elicitation,
+                sampling=sampling,
+                roots=roots,
+                on_log=on_log,
             ),
         )
 
@@ -302,6 +319,10 @@ class SyncClientBase(Generic[AsyncT]):
         strict: bool = False,
         stderr: StderrTarget = None,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from (see `AsyncClient.connect`)."""
         async_class = cls._async_class
@@ -315,6 +336,10 @@ class SyncClientBase(Generic[AsyncT]):
                 strict=strict,
                 stderr=stderr,
                 client_info=client_info,
+                elicitation=elicitation,
+                sampling=sampling,
+                roots=roots,
+                on_log=on_log,
             ),
         )
 
@@ -327,6 +352,10 @@ class SyncClientBase(Generic[AsyncT]):
         drift_check: bool = True,
         strict: bool = False,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (served on the client's event-loop thread)."""
         async_class = cls._async_class
@@ -338,6 +367,10 @@ class SyncClientBase(Generic[AsyncT]):
                 drift_check=drift_check,
                 strict=strict,
                 client_info=client_info,
+                elicitation=elicitation,
+                sampling=sampling,
+                roots=roots,
+                on_log=on_log,
             ),
         )
 
@@ -536,6 +569,19 @@ class SyncClientBase(Generic[AsyncT]):
     def check_drift(self, *, strict: bool = False) -> DriftSummary | None:
         """See `AsyncClient.check_drift`."""
         return self._run(self._async_client.check_drift, strict=strict)
+
+    def set_roots(self, roots: Sequence[RootLike]) -> None:
+        """Replace the roots offered to the server and notify it (see `AsyncClient.set_roots`)."""
+        self._run(self._async_client.set_roots, roots)
+
+    @property
+    def roots(self) -> tuple[str, ...] | None:
+        """The URIs of the roots offered to the server, or None when roots are not offered."""
+        return self._async_client.roots
+
+    def set_log_level(self, level: LogLevel, *, timeout: float | None = None) -> None:
+        """Ask the server for log messages at `level` and above (see `AsyncClient.set_log_level`)."""
+        self._run(self._async_client.set_log_level, level, timeout=timeout)
 
     def list_tools(self) -> list[mcp_types.Tool]:
         return self._run(self._async_client.list_tools)
