@@ -18,7 +18,7 @@ import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TextIO, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TextIO, cast
 
 if TYPE_CHECKING:
     import mcp_types
@@ -79,16 +79,23 @@ class Accept:
     """
 
     content: Mapping[str, object] = field(default_factory=lambda: {})
+    #: The wire action; answers are recognised by it, so the types of another generated
+    #: package's runtime work too.
+    action: ClassVar[str] = "accept"
 
 
 @dataclass(frozen=True)
 class Decline:
     """The user explicitly refused."""
 
+    action: ClassVar[str] = "decline"
+
 
 @dataclass(frozen=True)
 class Cancel:
     """The user dismissed the request without choosing."""
+
+    action: ClassVar[str] = "cancel"
 
 
 #: What an elicitation handler returns; a plain mapping means `Accept(mapping)`.
@@ -359,11 +366,15 @@ def root_uri(root: str | Path) -> str:
 
 
 def _root(value: RootLike) -> Root:
-    if isinstance(value, Root):
-        return value
     if isinstance(value, Path):
         return Root(root_uri(value), value.name or None)
-    return Root(root_uri(value))
+    if isinstance(value, str):
+        return Root(root_uri(value))
+    # A `Root`, also one of another generated package's runtime: taken by its fields.
+    uri, name = getattr(value, "uri", None), getattr(value, "name", None)
+    if not isinstance(uri, str) or not (name is None or isinstance(name, str)):
+        raise TypeError(f"a root is a path, a URI string or a Root, not {value!r}")
+    return Root(uri, name)
 
 
 # ------------------------------------------------------------------------------------------- logs
@@ -480,15 +491,13 @@ class ServerRequests:
             answer = await _resolved(handler(request))
         except Exception as error:  # noqa: BLE001 - reported to the server as an error
             return self._failure("elicitation", error)
-        if isinstance(answer, Decline):
-            return mcp_types.ElicitResult(action="decline")
-        if isinstance(answer, Cancel):
-            return mcp_types.ElicitResult(action="cancel")
-        if isinstance(answer, Accept):
-            content: Mapping[str, object] = answer.content
-        elif isinstance(answer, Mapping):
-            content = cast(Mapping[str, object], answer)
-        else:
+        action: object = getattr(type(answer), "action", None)
+        if action in ("decline", "cancel"):
+            return mcp_types.ElicitResult.model_validate({"action": action})
+        content: object = (
+            getattr(answer, "content", None) if action == "accept" else answer
+        )
+        if not isinstance(content, Mapping):
             return self._failure(
                 "elicitation",
                 TypeError(f"expected Accept, Decline, Cancel or a dict, got {answer!r}"),
@@ -496,7 +505,9 @@ class ServerRequests:
         if request.mode == "url":
             return mcp_types.ElicitResult(action="accept")
         try:
-            checked = elicited_content(request.requested_schema, content)
+            checked = elicited_content(
+                request.requested_schema, cast(Mapping[str, object], content)
+            )
         except ValueError as error:
             _log.warning("elicitation answer does not fit the schema: %s", error)
             return mcp_types.ErrorData(
@@ -549,16 +560,20 @@ class ServerRequests:
             return self._failure("sampling", error)
         if isinstance(answer, str):
             answer = Completion(answer)
-        if not isinstance(answer, Completion):
+        # Recognised by shape, so another generated package's `Completion` works too.
+        text = getattr(answer, "text", None)
+        model = getattr(answer, "model", None)
+        stop_reason = getattr(answer, "stop_reason", None)
+        if not isinstance(text, str) or not isinstance(model, str):
             return self._failure(
                 "sampling", TypeError(f"expected str or Completion, got {answer!r}")
             )
         return mcp_types.CreateMessageResult.model_validate(
             {
                 "role": "assistant",
-                "content": {"type": "text", "text": answer.text},
-                "model": answer.model,
-                "stopReason": answer.stop_reason,
+                "content": {"type": "text", "text": text},
+                "model": model,
+                "stopReason": stop_reason,
             }
         )
 
