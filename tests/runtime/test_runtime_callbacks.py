@@ -109,8 +109,10 @@ def test_content_that_does_not_fit_the_schema_is_refused(content: dict[str, Any]
 
 
 def test_accept_defaults_accepts_with_nothing_but_defaults() -> None:
-    answer = accept_defaults(ElicitationRequest("?", SCHEMA))
+    assert accept_defaults(ElicitationRequest("?", SCHEMA)) == Decline()  # 'name' is required, no default
+    answer = accept_defaults(ElicitationRequest("?", {**SCHEMA, "required": ["age"]}))
     assert answer == Accept({})
+    assert isinstance(answer, Accept)
     assert elicited_content({"properties": {"x": {"type": "string", "default": "d"}}}, answer.content) == {"x": "d"}
 
 
@@ -254,6 +256,21 @@ async def test_set_roots_needs_roots_at_connect(everything: ModuleType, everythi
         with pytest.raises(RuntimeError, match="roots="):
             await client.set_roots(["/tmp"])
         await client.set_log_level("debug")  # accepted by the server
+
+
+async def test_from_session_with_server_requests(everything: ModuleType, everything_command: list[str]) -> None:
+    from mcp import Client as McpClient
+    from mcp import StdioServerParameters
+
+    requests = everything._runtime.ServerRequests(roots=["file:///a"], elicitation=accept_defaults)
+    params = StdioServerParameters(command=everything_command[0], args=everything_command[1:])
+    async with McpClient(params, mode="legacy", cache=None, **requests.sdk_options()) as session:
+        client = everything.AsyncClient.from_session(session, server_requests=requests)
+        assert client.roots == ("file:///a",)
+        await client.set_roots(["file:///b"])
+        assert "file:///b" in _text(await client.call_raw("get-roots-list", {}))
+        elicited = _text(await client.call_raw("trigger-elicitation-request", {}))
+    assert "declined" in elicited.lower()  # accept_defaults: 'name' is required and has no default
 
 
 def test_sync_client_runs_plain_handlers_on_its_loop_thread(

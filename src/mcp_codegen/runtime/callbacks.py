@@ -213,8 +213,17 @@ def elicited_content(
     return result
 
 
-def accept_defaults(request: ElicitationRequest) -> Accept:
-    """An elicitation handler that accepts with the schema's defaults (and nothing else)."""
+def accept_defaults(request: ElicitationRequest) -> Accept | Decline:
+    """An elicitation handler that accepts with the schema's defaults (and nothing else).
+
+    Declines when a required property has no default (there is nothing valid to send).
+    """
+    properties = _properties(request.requested_schema)
+    required = request.requested_schema.get("required")
+    if isinstance(required, list):
+        for name in cast(list[object], required):
+            if not (isinstance(name, str) and "default" in properties.get(name, {})):
+                return Decline()
     return Accept({})
 
 

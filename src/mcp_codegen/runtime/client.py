@@ -195,9 +195,21 @@ class AsyncClientBase:
     # ------------------------------------------------------------------------------- construction
 
     @classmethod
-    def from_session(cls, session: Client | ClientSession) -> Self:
-        """Wrap an initialized session (an entered `mcp.Client` or `ClientSession`); you keep its lifetime."""
-        return cls(session)
+    def from_session(
+        cls,
+        session: Client | ClientSession,
+        *,
+        server_requests: ServerRequests | None = None,
+    ) -> Self:
+        """Wrap an initialized session (an entered `mcp.Client` or `ClientSession`); you keep its lifetime.
+
+        To answer server requests, build the session with a `callbacks.ServerRequests`'s
+        `sdk_options()` (`mcp.Client(server, **requests.sdk_options())`) and pass it here as
+        `server_requests` (so `set_roots()` and `roots` work).
+        """
+        client = cls(session)
+        client._server_requests = server_requests
+        return client
 
     @classmethod
     def _connection_for(
@@ -291,6 +303,15 @@ class AsyncClientBase:
 
         `client_info` is the `(name, version)` (or an `mcp_types.Implementation`) sent at
         initialize; default: `default_client_info()`, this package's name.
+
+        Server requests (see `callbacks`): `elicitation` answers `elicitation/create` (the
+        handler gets an `ElicitationRequest`, returns `Accept(content)`, `Decline()` or
+        `Cancel()`; accepted content is checked against the requested schema and its defaults
+        are filled in), `sampling` answers `sampling/createMessage` (gets a `SamplingRequest`,
+        returns text or a `Completion`), `roots` are the paths or `file://` URIs answered to
+        `roots/list` (change them with `set_roots()`), `on_log` receives each `LogMessage`.
+        Only the capabilities given are advertised. Handlers may be plain functions (run on
+        the event loop thread: keep them quick) or `async def`.
         """
         args = tuple(args)
         return cls._connection_for(
@@ -326,7 +347,8 @@ class AsyncClientBase:
 
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
-        `drift_check`, `strict` and `client_info`: see `stdio()`.
+        `drift_check`, `strict`, `client_info` and the server-request handlers
+        (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
         """
         return cls._connection_for(
             lambda: http_attempts(
@@ -360,7 +382,8 @@ class AsyncClientBase:
         Environment variables named at generation are passed to a stdio server when set; header
         templates such as `Bearer ${TOKEN}` are expanded from `os.environ` (a missing variable is a
         `ConnectError`). `env=` and `headers=` add to or override what was recorded.
-        `drift_check`, `strict`, `stderr` (a stdio server's) and `client_info`: see `stdio()`.
+        `drift_check`, `strict`, `stderr` (a stdio server's), `client_info` and the
+        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
@@ -390,7 +413,7 @@ class AsyncClientBase:
     ) -> AsyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
 
-        `drift_check`, `strict` and `client_info`: see `stdio()`.
+        `drift_check`, `strict`, `client_info` and the server-request handlers: see `stdio()`.
         """
         return cls._connection_for(
             lambda: [in_process_attempt(server, timeout=timeout)],

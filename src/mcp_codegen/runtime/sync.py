@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from ._connect import StderrTarget
     from .agent_toolset import ToolSet
-    from .callbacks import ElicitationHandler, LogHandler, LogLevel, RootLike, SamplingHandler
+    from .callbacks import ElicitationHandler, LogHandler, LogLevel, RootLike, SamplingHandler, ServerRequests
     from .drift import DriftSummary
     from .results import PromptResult, ResourceResult, ToolResult
     from .specs import PromptSpec, ResourceSpec, TemplateSpec
@@ -211,6 +211,8 @@ class SyncClientBase(Generic[AsyncT]):
         session_factory: Callable[
             [], AbstractAsyncContextManager[McpClient | ClientSession]
         ],
+        *,
+        server_requests: ServerRequests | None = None,
     ) -> SyncConnection[Self]:
         """A blocking client over a session you set up: `with Client.from_session(lambda: mcp.Client(...)) as c:`.
 
@@ -219,13 +221,16 @@ class SyncClientBase(Generic[AsyncT]):
         client's event-loop thread, since a session belongs to the loop it was opened on. The
         session is wrapped like `AsyncClient.from_session()`: no drift check is run (call
         `check_drift()`), and leaving the `with` block leaves your context manager.
+        `server_requests`: see `AsyncClient.from_session`.
         """
         async_class = cls._async_class
 
         @asynccontextmanager
         async def wrapped() -> AsyncGenerator[AsyncT, None]:
             async with session_factory() as session:
-                client: AsyncT = async_class.from_session(session)
+                client: AsyncT = async_class.from_session(
+                    session, server_requests=server_requests
+                )
                 yield client
 
         return SyncConnection(cls, wrapped)
