@@ -151,7 +151,11 @@ def _type_error(name: str, spec: Mapping[str, Any], value: object) -> str | None
         ):
             return f"{name!r} must be a list of strings"
         items = spec.get("items")
-        choices = _choices(items) if isinstance(items, Mapping) else None
+        choices = (
+            _choices(cast(Mapping[str, Any], items))
+            if isinstance(items, Mapping)
+            else None
+        )
         if choices is not None:
             bad = [i for i in cast(Sequence[str], value) if i not in choices]
             if bad:
@@ -168,7 +172,7 @@ def _choices(spec: Mapping[str, Any]) -> set[str] | None:
         options = spec.get(key)
         if isinstance(options, list):
             values = {
-                str(option.get("const"))
+                str(cast(Mapping[str, object], option)["const"])
                 for option in cast(list[object], options)
                 if isinstance(option, Mapping) and "const" in option
             }
@@ -199,7 +203,11 @@ def elicited_content(
         if problem is not None:
             problems.append(problem)
         else:
-            result[name] = list(value) if isinstance(value, tuple) else value
+            result[name] = (
+                list(cast(tuple[object, ...], value))
+                if isinstance(value, tuple)
+                else value
+            )
     for name, spec in properties.items():
         if name not in result and "default" in spec:
             result[name] = spec["default"]
@@ -273,7 +281,9 @@ def ask_on_terminal(
         return Accept() if line.strip().lower() in ("y", "yes") else Decline()
     content: dict[str, object] = {}
     required = request.requested_schema.get("required")
-    needed = set(cast(list[str], required)) if isinstance(required, list) else set()
+    needed: set[object] = (
+        set(cast(list[object], required)) if isinstance(required, list) else set()
+    )
     for name, spec in _properties(request.requested_schema).items():
         label = str(spec.get("title") or name)
         hints: list[str] = []
