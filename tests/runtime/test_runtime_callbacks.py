@@ -16,8 +16,11 @@ from types import ModuleType
 from typing import Any
 
 import anyio
+import mcp_types
 import pytest
 from helpers import imported_package
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
 
 from mcp_codegen.cli import cli
 from mcp_codegen.runtime.callbacks import (
@@ -297,3 +300,65 @@ def test_sync_client_runs_plain_handlers_on_its_loop_thread(
     assert "sync answer" in _text(sampled)
     assert '"name": "Bo"' in _text(elicited) and "It was a dark and stormy night." in _text(elicited)
     assert len(threads) == 1 and threading.get_ident() not in threads
+
+
+# ------------------------------------------------------------------ live: the SDK's server, in process
+
+
+class Booking(BaseModel):
+    guests: int = 2
+    vegan: bool = False
+    note: str
+
+
+def _sdk_server() -> MCPServer:
+    server = MCPServer("asks")
+
+    @server.tool()
+    async def book(ctx: Context) -> str:
+        await ctx.info("booking", logger_name="desk")
+        answer = await ctx.elicit("How many?", Booking)
+        return f"{answer.action}:{answer.data.model_dump() if answer.data else None}"
+
+    @server.tool()
+    async def summarize(text: str, ctx: Context) -> str:
+        message = mcp_types.SamplingMessage(role="user", content=mcp_types.TextContent(text=text))
+        result = await ctx.request_context.session.create_message(
+            [message], max_tokens=9, system_prompt="be brief", model_preferences=None
+        )
+        content = result.content
+        return f"{result.model}:{getattr(content, 'text', '')}"
+
+    return server
+
+
+async def test_in_process_sdk_server_gets_typed_answers() -> None:
+    from rt_helpers import LowClient
+
+    logs: list[LogMessage] = []
+    logged = anyio.Event()
+    seen: list[SamplingRequest] = []
+
+    def on_log(message: LogMessage) -> None:
+        logs.append(message)
+        logged.set()
+
+    def sample(request: SamplingRequest) -> Completion:
+        seen.append(request)
+        return Completion(request.messages[0].text.upper(), model="up")
+
+    async with LowClient.in_process(
+        _sdk_server(),
+        drift_check=False,
+        elicitation=lambda request: Accept({"note": "window"}),
+        sampling=sample,
+        on_log=on_log,
+    ) as client:
+        booked = await client.call_raw("book", {})
+        summary = await client.call_raw("summarize", {"text": "abc"})
+        with anyio.fail_after(30):  # a bound on a hang, not a timing assertion
+            await logged.wait()
+    assert _text(booked) == "accept:{'guests': 2, 'vegan': False, 'note': 'window'}"
+    assert _text(summary) == "up:ABC"
+    assert seen[0].system_prompt == "be brief" and seen[0].max_tokens == 9
+    assert logs == [LogMessage("info", "desk", "booking")]
