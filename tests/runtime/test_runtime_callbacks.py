@@ -116,6 +116,7 @@ def test_accept_defaults_accepts_with_nothing_but_defaults() -> None:
     answer = accept_defaults(ElicitationRequest("?", {**SCHEMA, "required": ["age"]}))
     assert answer == Accept({})
     assert isinstance(answer, Accept)
+    assert accept_defaults(ElicitationRequest("Sign in", mode="url", url="https://example.test/")) == Decline()
     assert elicited_content({"properties": {"x": {"type": "string", "default": "d"}}}, answer.content) == {"x": "d"}
 
 
@@ -206,6 +207,25 @@ async def test_elicitation_decline_and_cancel(
     async with _stdio(everything, everything_command, elicitation=handler) as client:
         result = await client.call_raw("trigger-elicitation-request", {})
     assert expected in _text(result).lower()
+
+
+@pytest.mark.parametrize(("answer", "expected"), [(Accept(), '"action": "accept"'), (Decline(), '"action": "decline"')])
+async def test_url_mode_elicitation(
+    everything: ModuleType, everything_command: list[str], answer: object, expected: str
+) -> None:
+    seen: list[ElicitationRequest] = []
+
+    def handler(request: ElicitationRequest) -> object:
+        seen.append(request)
+        return answer
+
+    async with _stdio(everything, everything_command, elicitation=handler) as client:
+        result = await client.call_raw(
+            "trigger-url-elicitation", {"url": "https://example.test/login", "message": "Log in"}
+        )
+    [request] = seen
+    assert (request.mode, request.url, request.message) == ("url", "https://example.test/login", "Log in")
+    assert expected in _text(result)
 
 
 async def test_a_failing_or_invalid_answer_is_an_error_to_the_server_and_the_session_lives_on(

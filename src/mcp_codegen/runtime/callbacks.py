@@ -224,8 +224,11 @@ def elicited_content(
 def accept_defaults(request: ElicitationRequest) -> Accept | Decline:
     """An elicitation handler that accepts with the schema's defaults (and nothing else).
 
-    Declines when a required property has no default (there is nothing valid to send).
+    Declines when a required property has no default (there is nothing valid to send), and
+    in URL mode (nobody is there to open the URL).
     """
+    if request.mode == "url":
+        return Decline()
     properties = _properties(request.requested_schema)
     required = request.requested_schema.get("required")
     if isinstance(required, list):
