@@ -140,6 +140,18 @@ def test_ask_on_terminal_declines_and_cancels() -> None:
     assert ask_on_terminal(url, stdin=io.StringIO("n\n"), stdout=io.StringIO()) == Decline()
 
 
+def test_roots_accept_paths_uris_and_one_string(tmp_path: Path) -> None:
+    from mcp_codegen.runtime.callbacks import ServerRequests
+
+    assert ServerRequests(roots="file:///one").roots == (Root("file:///one"),)
+    assert ServerRequests(roots=[tmp_path, Root("file:///x", "x")]).roots == (
+        Root(tmp_path.resolve().as_uri(), tmp_path.name),
+        Root("file:///x", "x"),
+    )
+    with pytest.raises(TypeError, match="a root is a path"):
+        ServerRequests(roots=[3])  # type: ignore[list-item]
+
+
 def test_paths_become_file_uris(tmp_path: Path) -> None:
     assert root_uri(tmp_path) == tmp_path.resolve().as_uri()
     assert root_uri("file:///srv/x") == "file:///srv/x"

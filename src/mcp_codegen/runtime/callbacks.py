@@ -399,6 +399,13 @@ def _root(value: RootLike) -> Root:
     return Root(uri, name)
 
 
+def _roots(roots: Sequence[RootLike]) -> tuple[Root, ...]:
+    # One path or URI string is one root, not a root per character.
+    if isinstance(roots, str | Path):
+        return (_root(roots),)
+    return tuple(_root(r) for r in roots)
+
+
 # ------------------------------------------------------------------------------------------- logs
 
 
@@ -442,17 +449,7 @@ class ServerRequests:
         self.sampling = sampling
         self.on_log = on_log
         self._roots: tuple[Root, ...] | None = (
-            None if roots is None else tuple(_root(r) for r in roots)
-        )
-
-    @property
-    def any(self) -> bool:
-        """Whether any handler (or roots) was given."""
-        return (
-            self.elicitation is not None
-            or self.sampling is not None
-            or self._roots is not None
-            or self.on_log is not None
+            None if roots is None else _roots(roots)
         )
 
     @property
@@ -468,7 +465,7 @@ class ServerRequests:
             raise RuntimeError(
                 "this client does not offer roots; connect with roots=[...] (may be empty)"
             )
-        self._roots = tuple(_root(r) for r in roots)
+        self._roots = _roots(roots)
         if session is not None:
             import mcp_types
 
