@@ -18,7 +18,7 @@ import inspect
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from types import ModuleType
 from typing import Any
 
@@ -64,10 +64,13 @@ SCENARIOS: dict[str, tuple[str, Step]] = {
 }
 
 
-def accept_with_defaults(message: str, requested_schema: Mapping[str, Any]) -> dict[str, Any]:
-    """An elicitation answer that accepts, filling every requested property that has a default (SEP-1034)."""
-    properties = requested_schema.get("properties", {})
-    return {name: spec["default"] for name, spec in properties.items() if isinstance(spec, dict) and "default" in spec}
+def accept_with_defaults(request: Any) -> dict[str, Any]:
+    """The elicitation handler: accept, answering nothing, so every property is the schema's default.
+
+    `request` is the generated runtime's `ElicitationRequest`; a plain dict answer means accept. The generated
+    client fills the requested schema's defaults into accepted content (SEP-1034): the scenario checks that.
+    """
+    return {}
 
 
 def _harness_context() -> dict[str, Any]:
@@ -79,9 +82,9 @@ def connect_options(package: ModuleType, scenario: str) -> dict[str, Any]:
     """Keyword arguments for ``AsyncClient.http`` beyond the URL: the features the scenario needs, when the
     generated client has them.
 
-    Generated clients have neither ``auth=`` nor an elicitation callback yet (a later issue adds them); the
-    shapes used here (the harness's credentials, a ``(message, schema) -> content`` callback) are placeholders.
-    test_conformance.py fails as soon as ``AsyncClient.http`` gains a parameter, so this gets wired for real.
+    Generated clients have no ``auth=`` yet (a later issue adds it); the shape used here (the harness's
+    credentials) is a placeholder. test_conformance.py fails as soon as ``AsyncClient.http`` gains a parameter,
+    so this gets wired for real.
     """
     accepted = inspect.signature(package.AsyncClient.http).parameters
     options: dict[str, Any] = {"timeout": TIMEOUT, "transport": "http", "strict": True}

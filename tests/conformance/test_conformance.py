@@ -31,17 +31,27 @@ from conformance.harness import (
 )
 from mcp_codegen.cli import cli
 
-#: Client features a later issue adds to generated clients (auth=, an elicitation callback).
+#: Client features a later issue adds to generated clients (auth=).
 _NO_AUTH = "generated clients have no auth= yet (issue 13)"
-_NO_ELICITATION = "generated clients have no elicitation= callback yet (issue 13)"
 #: Scenarios expected to fail today, and why. `auth/resource-mismatch` passes without auth: the scenario only
 #: checks that a client does not authorize against a mismatched resource, and one that cannot authorize never does.
 EXPECTED_FAILURES: dict[str, str] = {
-    "elicitation-sep1034-client-defaults": _NO_ELICITATION,
     **{name: _NO_AUTH for name in CLIENT_SCENARIOS if name.startswith("auth/") and name != "auth/resource-mismatch"},
 }
 #: The keyword parameters of the generated `AsyncClient.http` that client.py knows about.
-_KNOWN_HTTP_PARAMETERS = {"url", "headers", "timeout", "transport", "drift_check", "strict", "client_info"}
+_KNOWN_HTTP_PARAMETERS = {
+    "url",
+    "headers",
+    "timeout",
+    "transport",
+    "drift_check",
+    "strict",
+    "client_info",
+    "elicitation",
+    "sampling",
+    "roots",
+    "on_log",
+}
 #: Seconds a whole harness run may take (the harness stops the client after 30 s itself).
 _HARNESS_TIMEOUT = 120
 
@@ -108,7 +118,7 @@ def test_client_program_imports_only_the_standard_library() -> None:
 
 
 def test_client_program_knows_every_parameter_of_the_generated_http(generated_packages: Path) -> None:
-    """When generated clients gain auth=/elicitation (or anything else), client.py must be taught to use it."""
+    """When generated clients gain auth= (or anything else), client.py must be taught to use it."""
     from helpers import imported_package
 
     with imported_package(generated_packages / package_name("auth")) as package:
@@ -119,12 +129,13 @@ def test_client_program_knows_every_parameter_of_the_generated_http(generated_pa
     )
 
 
-def test_elicitation_answer_fills_the_defaults() -> None:
-    schema = {
-        "type": "object",
-        "properties": {"name": {"type": "string", "default": "Ann"}, "age": {"type": "integer"}, "ok": {"default": 0}},
-    }
-    assert conformance_client.accept_with_defaults("?", schema) == {"name": "Ann", "ok": 0}
+def test_client_program_answers_elicitation_only_where_the_scenario_needs_it(generated_packages: Path) -> None:
+    from helpers import imported_package
+
+    with imported_package(generated_packages / package_name("elicitation_defaults")) as package:
+        options = conformance_client.connect_options(package, "elicitation-sep1034-client-defaults")
+        assert options["elicitation"] is conformance_client.accept_with_defaults
+        assert "elicitation" not in conformance_client.connect_options(package, "tools_call")
 
 
 def _failed_checks(results: Path) -> list[str]:

@@ -225,6 +225,18 @@ async def test_agent_tools_are_namespaced_per_server(umbrella: Any) -> None:
         assert {entry["function"]["name"] for entry in openai} == set(names)
 
 
+async def test_toolkit_passes_server_request_handlers_to_every_server(umbrella: Any, tmp_path: Path) -> None:
+    def elicit(request: Any) -> dict[str, object]:
+        return {"name": "Kit"}
+
+    async with umbrella.Toolkit(disabled=["demo", "demo-http"], elicitation=elicit, roots=[tmp_path]) as kit:
+        everything = kit["everything"]
+        listed = await everything.call_raw("get-roots-list", {})
+        elicited = await everything.call_raw("trigger-elicitation-request", {})
+    assert tmp_path.resolve().as_uri() in str(listed.content)
+    assert '"name": "Kit"' in str(elicited.content)
+
+
 async def test_disable_enable_and_reconnect(umbrella: Any) -> None:
     async with umbrella.Toolkit(disabled=["everything"]) as kit:
         assert kit.status()["everything"].state == "disabled"
