@@ -53,6 +53,14 @@ if TYPE_CHECKING:
 
     from .agent_tool import AgentTool
     from .agent_toolset import ToolSet
+    from .callbacks import (
+        ElicitationHandler,
+        LogHandler,
+        LogLevel,
+        RootLike,
+        SamplingHandler,
+        ServerRequests,
+    )
     from .drift import DriftSummary
     from .specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
     from .tracing import CallHook
@@ -136,6 +144,21 @@ def _structured_from_text(raw: mcp_types.CallToolResult, unwrap: bool) -> object
     return parsed
 
 
+def _server_requests(
+    elicitation: ElicitationHandler | None,
+    sampling: SamplingHandler | None,
+    roots: Sequence[RootLike] | None,
+    on_log: LogHandler | None,
+) -> ServerRequests | None:
+    if elicitation is None and sampling is None and roots is None and on_log is None:
+        return None
+    from .callbacks import ServerRequests
+
+    return ServerRequests(
+        elicitation=elicitation, sampling=sampling, roots=roots, on_log=on_log
+    )
+
+
 def _has_result_key(value: object) -> bool:
     return isinstance(value, dict) and "result" in value
 
@@ -164,6 +187,8 @@ class AsyncClientBase:
     _call_hooks: tuple[CallHook, ...] = ()
     #: Agent tools handed out by `tools()`, by the name the model sees (for the `handle_*` methods).
     _agent_tools: dict[str, AgentTool] | None = None
+    #: The handlers of server requests given at connect (`elicitation=`, `roots=`, ...), or None.
+    _server_requests: ServerRequests | None = None
 
     def __init__(self, session: Client | ClientSession) -> None:
         inner: Any = session
@@ -177,9 +202,21 @@ class AsyncClientBase:
     # ------------------------------------------------------------------------------- construction
 
     @classmethod
-    def from_session(cls, session: Client | ClientSession) -> Self:
-        """Wrap an initialized session (an entered `mcp.Client` or `ClientSession`); you keep its lifetime."""
-        return cls(session)
+    def from_session(
+        cls,
+        session: Client | ClientSession,
+        *,
+        server_requests: ServerRequests | None = None,
+    ) -> Self:
+        """Wrap an initialized session (an entered `mcp.Client` or `ClientSession`); you keep its lifetime.
+
+        To answer server requests, build the session with a `callbacks.ServerRequests`'s
+        `sdk_options()` (`mcp.Client(server, **requests.sdk_options())`) and pass it here as
+        `server_requests` (so `set_roots()` and `roots` work).
+        """
+        client = cls(session)
+        client._server_requests = server_requests
+        return client
 
     @classmethod
     def _connection_for(
@@ -190,10 +227,12 @@ class AsyncClientBase:
         drift_check: bool = True,
         strict: bool = False,
         client_info: ClientInfo | None = None,
+        server_requests: ServerRequests | None = None,
     ) -> AsyncConnection[Self]:
         def make_client(session: Any, connection: AsyncConnection[Self]) -> Self:
             client = cls(session)
             client._connection = connection
+            client._server_requests = server_requests
             connection.on_close = client._mark_closed
             return client
 
@@ -207,7 +246,10 @@ class AsyncClientBase:
             after_connect=(
                 guard if drift_check and cls._tool_hashes is not None else None
             ),
-            client_options={"client_info": cls._implementation(client_info)},
+            client_options={
+                "client_info": cls._implementation(client_info),
+                **(server_requests.sdk_options() if server_requests else {}),
+            },
         )
 
     @classmethod
@@ -250,6 +292,10 @@ class AsyncClientBase:
         strict: bool = False,
         stderr: StderrTarget = None,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
 
@@ -266,6 +312,15 @@ class AsyncClientBase:
 
         `client_info` is the `(name, version)` (or an `mcp_types.Implementation`) sent at
         initialize; default: `default_client_info()`, this package's name.
+
+        Server requests (see `callbacks`): `elicitation` answers `elicitation/create` (the
+        handler gets an `ElicitationRequest`, returns `Accept(content)`, `Decline()` or
+        `Cancel()`; accepted content is checked against the requested schema and its defaults
+        are filled in), `sampling` answers `sampling/createMessage` (gets a `SamplingRequest`,
+        returns text or a `Completion`), `roots` are the paths or `file://` URIs answered to
+        `roots/list` (change them with `set_roots()`), `on_log` receives each `LogMessage`.
+        Only the capabilities given are advertised. Handlers may be plain functions (run on
+        the event loop thread: keep them quick) or `async def`.
         """
         args = tuple(args)
         return cls._connection_for(
@@ -278,6 +333,7 @@ class AsyncClientBase:
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
+            server_requests=_server_requests(elicitation, sampling, roots, on_log),
         )
 
     @classmethod
@@ -291,12 +347,17 @@ class AsyncClientBase:
         drift_check: bool = True,
         strict: bool = False,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
-        `drift_check`, `strict` and `client_info`: see `stdio()`.
+        `drift_check`, `strict`, `client_info` and the server-request handlers
+        (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
         """
         return cls._connection_for(
             lambda: http_attempts(
@@ -306,6 +367,7 @@ class AsyncClientBase:
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
+            server_requests=_server_requests(elicitation, sampling, roots, on_log),
         )
 
     @classmethod
@@ -319,13 +381,18 @@ class AsyncClientBase:
         strict: bool = False,
         stderr: StderrTarget = None,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
         Environment variables named at generation are passed to a stdio server when set; header
         templates such as `Bearer ${TOKEN}` are expanded from `os.environ` (a missing variable is a
         `ConnectError`). `env=` and `headers=` add to or override what was recorded.
-        `drift_check`, `strict`, `stderr` (a stdio server's) and `client_info`: see `stdio()`.
+        `drift_check`, `strict`, `stderr` (a stdio server's), `client_info` and the
+        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
@@ -336,6 +403,7 @@ class AsyncClientBase:
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
+            server_requests=_server_requests(elicitation, sampling, roots, on_log),
         )
 
     @classmethod
@@ -347,10 +415,14 @@ class AsyncClientBase:
         drift_check: bool = True,
         strict: bool = False,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
 
-        `drift_check`, `strict` and `client_info`: see `stdio()`.
+        `drift_check`, `strict`, `client_info` and the server-request handlers: see `stdio()`.
         """
         return cls._connection_for(
             lambda: [in_process_attempt(server, timeout=timeout)],
@@ -358,6 +430,7 @@ class AsyncClientBase:
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
+            server_requests=_server_requests(elicitation, sampling, roots, on_log),
         )
 
     # ------------------------------------------------------------------------------ per-call options
@@ -444,6 +517,49 @@ class AsyncClientBase:
     async def close(self) -> None:
         """Same as `aclose()`."""
         await self.aclose()
+
+    # ------------------------------------------------------------------------ server requests
+
+    async def set_roots(self, roots: Sequence[RootLike]) -> None:
+        """Replace the roots offered to the server and notify it (`notifications/roots/list_changed`).
+
+        Paths become absolute `file://` URIs. Needs a client connected with `roots=` (an empty
+        list offers roots without any yet); otherwise raises RuntimeError.
+        """
+        requests = self._server_requests
+        if requests is None:
+            raise RuntimeError(
+                "this client does not offer roots; connect with roots=[...] (may be empty)"
+            )
+        if self._closed_reason is not None:
+            raise self._closed_error()
+        try:
+            await requests.set_roots(self._session, roots)
+        except RuntimeError:
+            raise
+        except Exception as error:  # noqa: BLE001 - translated and re-raised
+            self._after_failure(error, method="notifications/roots/list_changed")
+
+    @property
+    def roots(self) -> tuple[str, ...] | None:
+        """The URIs of the roots offered to the server, or None when roots are not offered."""
+        requests = self._server_requests
+        offered = requests.roots if requests is not None else None
+        return None if offered is None else tuple(root.uri for root in offered)
+
+    async def set_log_level(
+        self, level: LogLevel, *, timeout: float | None = None
+    ) -> None:
+        """Ask the server to send log messages at `level` and above (`logging/setLevel`).
+
+        The messages reach the `on_log=` handler. Logging is deprecated in MCP 2026-07-28 but
+        still what servers speaking 2025-11-25 and older use.
+        """
+        types = _types()
+        request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=level))
+        await self._request(
+            request, types.EmptyResult, method="logging/setLevel", timeout=timeout
+        )
 
     async def __aenter__(self) -> Self:
         return self

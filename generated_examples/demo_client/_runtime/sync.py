@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
     from ._connect import StderrTarget
     from .agent_toolset import ToolSet
+    from .callbacks import ElicitationHandler, LogHandler, LogLevel, RootLike, SamplingHandler, ServerRequests
     from .drift import DriftSummary
     from .options import ProgressCallback
     from .results import PromptResult, ResourceResult, ToolResult
@@ -217,6 +218,8 @@ class SyncClientBase(Generic[AsyncT]):
         session_factory: Callable[
             [], AbstractAsyncContextManager[McpClient | ClientSession]
         ],
+        *,
+        server_requests: ServerRequests | None = None,
     ) -> SyncConnection[Self]:
         """A blocking client over a session you set up: `with Client.from_session(lambda: mcp.Client(...)) as c:`.
 
@@ -225,13 +228,16 @@ class SyncClientBase(Generic[AsyncT]):
         client's event-loop thread, since a session belongs to the loop it was opened on. The
         session is wrapped like `AsyncClient.from_session()`: no drift check is run (call
         `check_drift()`), and leaving the `with` block leaves your context manager.
+        `server_requests`: see `AsyncClient.from_session`.
         """
         async_class = cls._async_class
 
         @asynccontextmanager
         async def wrapped() -> AsyncGenerator[AsyncT, None]:
             async with session_factory() as session:
-                client: AsyncT = async_class.from_session(session)
+                client: AsyncT = async_class.from_session(
+                    session, server_requests=server_requests
+                )
                 yield client
 
         return SyncConnection(cls, wrapped)
@@ -249,6 +255,10 @@ class SyncClientBase(Generic[AsyncT]):
         strict: bool = False,
         stderr: StderrTarget = None,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
@@ -268,6 +278,10 @@ class SyncClientBase(Generic[AsyncT]):
                 strict=strict,
                 stderr=stderr,
                 client_info=client_info,
+                elicitation=elicitation,
+                sampling=sampling,
+                roots=roots,
+                on_log=on_log,
             ),
         )
 
@@ -282,6 +296,10 @@ class SyncClientBase(Generic[AsyncT]):
         drift_check: bool = True,
         strict: bool = False,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
         async_class = cls._async_class
@@ -295,6 +313,10 @@ class SyncClientBase(Generic[AsyncT]):
                 drift_check=drift_check,
                 strict=strict,
                 client_info=client_info,
+                elicitation=elicitation,
+                sampling=sampling,
+                roots=roots,
+                on_log=on_log,
             ),
         )
 
@@ -309,6 +331,10 @@ class SyncClientBase(Generic[AsyncT]):
         strict: bool = False,
         stderr: StderrTarget = None,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from (see `AsyncClient.connect`)."""
         async_class = cls._async_class
@@ -322,6 +348,10 @@ class SyncClientBase(Generic[AsyncT]):
                 strict=strict,
                 stderr=stderr,
                 client_info=client_info,
+                elicitation=elicitation,
+                sampling=sampling,
+                roots=roots,
+                on_log=on_log,
             ),
         )
 
@@ -334,6 +364,10 @@ class SyncClientBase(Generic[AsyncT]):
         drift_check: bool = True,
         strict: bool = False,
         client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (served on the client's event-loop thread)."""
         async_class = cls._async_class
@@ -345,6 +379,10 @@ class SyncClientBase(Generic[AsyncT]):
                 drift_check=drift_check,
                 strict=strict,
                 client_info=client_info,
+                elicitation=elicitation,
+                sampling=sampling,
+                roots=roots,
+                on_log=on_log,
             ),
         )
 
@@ -568,6 +606,19 @@ class SyncClientBase(Generic[AsyncT]):
     def check_drift(self, *, strict: bool = False) -> DriftSummary | None:
         """See `AsyncClient.check_drift`."""
         return self._run(self._async.check_drift, strict=strict)
+
+    def set_roots(self, roots: Sequence[RootLike]) -> None:
+        """Replace the roots offered to the server and notify it (see `AsyncClient.set_roots`)."""
+        self._run(self._async_client.set_roots, roots)
+
+    @property
+    def roots(self) -> tuple[str, ...] | None:
+        """The URIs of the roots offered to the server, or None when roots are not offered."""
+        return self._async_client.roots
+
+    def set_log_level(self, level: LogLevel, *, timeout: float | None = None) -> None:
+        """Ask the server for log messages at `level` and above (see `AsyncClient.set_log_level`)."""
+        self._run(self._async_client.set_log_level, level, timeout=timeout)
 
     def list_tools(self) -> list[mcp_types.Tool]:
         return self._run(self._async.list_tools)

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ._connect import StderrTarget
     from .agent_tool import AgentTool
     from .agent_toolset import ToolSet
+    from .callbacks import ElicitationHandler, LogHandler, RootLike, SamplingHandler
     from .client import AsyncClientBase
 
 __all__ = ["ServerState", "ServerStatus", "ServerUnavailableError", "ToolkitBase"]
@@ -107,12 +108,19 @@ class ToolkitBase:
         env: Mapping[str, Mapping[str, str]] | None = None,
         headers: Mapping[str, Mapping[str, str]] | None = None,
         stderr: StderrTarget = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
     ) -> None:
         """`connectors` replaces how some servers are reached (default: each client's `connect()`, the
         launch recorded at generation, with `env`/`headers` per server name added); `disabled` servers
         stay closed until `enable()`; `timeout` bounds each connection attempt (seconds).
         `stderr` is where the stdio servers' stderr goes: None (this process's stderr),
         `"discard"`, a `logging.Logger` (one INFO record per line) or an open file.
+        `elicitation`, `sampling`, `roots` and `on_log` answer server requests for every server
+        reached through its recorded launch (see `AsyncClient.stdio`); each server gets its
+        own roots (so `set_roots()` is per client: `kit.clients()[name].set_roots(...)`).
         """
         known = set(self.CLIENTS) | set(connectors or {})
         for name in [*disabled, *(env or {}), *(headers or {})]:
@@ -123,6 +131,12 @@ class ToolkitBase:
         off = set(disabled)
         self._timeout = timeout
         self._stderr: StderrTarget = stderr
+        self._handlers: dict[str, Any] = {
+            "elicitation": elicitation,
+            "sampling": sampling,
+            "roots": roots,
+            "on_log": on_log,
+        }
         self._slots: dict[str, _Slot] = {}
         for name in [
             *self.CLIENTS,
@@ -143,7 +157,11 @@ class ToolkitBase:
         headers: Mapping[str, str] | None,
     ) -> Connector:
         return lambda: client_class.connect(
-            env=env, headers=headers, timeout=self._timeout, stderr=self._stderr
+            env=env,
+            headers=headers,
+            timeout=self._timeout,
+            stderr=self._stderr,
+            **self._handlers,
         )
 
     # ---------------------------------------------------------------------------------- lifecycle

@@ -9,6 +9,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._connect import AsyncConnection
+from .callbacks import (
+    Accept,
+    Cancel,
+    Completion,
+    Decline,
+    ElicitationRequest,
+    LogMessage,
+    Root,
+    SamplingMessage,
+    SamplingRequest,
+    ServerRequests,
+    accept_defaults,
+    ask_on_terminal,
+)
 from .client import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
 from .drift import DriftSummary, SchemaDriftError
 from .errors import (
@@ -60,6 +74,18 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Accept",
+    "Cancel",
+    "Completion",
+    "Decline",
+    "ElicitationRequest",
+    "LogMessage",
+    "Root",
+    "SamplingMessage",
+    "SamplingRequest",
+    "ServerRequests",
+    "accept_defaults",
+    "ask_on_terminal",
     "DriftSummary",
     "SchemaDriftError",
     "NOT_SENT",
