@@ -448,9 +448,7 @@ class ServerRequests:
         self.elicitation = elicitation
         self.sampling = sampling
         self.on_log = on_log
-        self._roots: tuple[Root, ...] | None = (
-            None if roots is None else _roots(roots)
-        )
+        self._roots: tuple[Root, ...] | None = None if roots is None else _roots(roots)
 
     @property
     def roots(self) -> tuple[Root, ...] | None:
@@ -519,7 +517,9 @@ class ServerRequests:
         if not isinstance(content, Mapping):
             return self._failure(
                 "elicitation",
-                TypeError(f"expected Accept, Decline, Cancel or a dict, got {answer!r}"),
+                TypeError(
+                    f"expected Accept, Decline, Cancel or a dict, got {answer!r}"
+                ),
             )
         if request.mode == "url":
             return mcp_types.ElicitResult(action="accept")
@@ -615,6 +615,10 @@ class ServerRequests:
         handler = self.on_log
         assert handler is not None
         try:
-            await _resolved(handler(LogMessage(params.level, params.logger, params.data)))
-        except Exception as error:  # noqa: BLE001 - a log handler must not end the session
+            await _resolved(
+                handler(LogMessage(params.level, params.logger, params.data))
+            )
+        except (
+            Exception
+        ) as error:  # noqa: BLE001 - a log handler must not end the session
             _log.warning("the log handler failed: %s", error, exc_info=error)

@@ -43,7 +43,14 @@ if TYPE_CHECKING:
 
     from ._connect import StderrTarget
     from .agent_toolset import ToolSet
-    from .callbacks import ElicitationHandler, LogHandler, LogLevel, RootLike, SamplingHandler, ServerRequests
+    from .callbacks import (
+        ElicitationHandler,
+        LogHandler,
+        LogLevel,
+        RootLike,
+        SamplingHandler,
+        ServerRequests,
+    )
     from .drift import DriftSummary
     from .options import ProgressCallback
     from .results import PromptResult, ResourceResult, ToolResult
