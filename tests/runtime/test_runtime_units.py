@@ -229,9 +229,9 @@ def test_one_url_redactor_for_messages_and_records(url: str, shown: str, recorde
     from mcp_codegen.inputs.launch import redact_url as recorded_url
     from mcp_codegen.runtime._connect import redact_url, safe_url
 
-    assert recorded_url is redact_url  # the generator records URLs with the runtime's redactor
     assert safe_url(url) == shown
     assert redact_url(url) == recorded
+    assert recorded_url(url) == recorded  # the generator records URLs through the runtime's redactor
 
 
 def test_one_env_expander_for_generator_and_runtime() -> None:
