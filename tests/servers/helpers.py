@@ -16,6 +16,7 @@ daemon thread with its own event loop, on a free port picked by the OS, and is s
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -27,13 +28,14 @@ from mcp.server.sse import SseServerTransport
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
     "HOST",
     "STARTUP_TIMEOUT_SECONDS",
+    "RefuseHandshake",
     "RequireHeaders",
     "RevokeCredentials",
     "serve_app",
@@ -177,6 +179,55 @@ class RevokeCredentials:
                 break
         if self.after_initialized and b'"notifications/initialized"' in body:
             self.revoked = True
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+class RefuseHandshake:
+    """ASGI middleware in front of an app: the server speaks only MCP 2026-07-28, so `initialize` is refused.
+
+    The SDK's HTTP server serves both eras; a 2026-07-28-only server answers the legacy handshake with
+    UNSUPPORTED_PROTOCOL_VERSION (-32022) naming the versions it speaks. `methods` records every JSON-RPC
+    method posted; `refuse=False` only records (to see what a client sends a server of both eras).
+    """
+
+    def __init__(self, app: ASGIApp, *, refuse: bool = True) -> None:
+        self.app = app
+        self.refuse = refuse
+        self.methods: list[str] = []
+
+    @property
+    def handshakes(self) -> int:
+        return self.methods.count("initialize")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        request = json.loads(body) if body else None
+        method = request.get("method") if isinstance(request, dict) else None
+        if isinstance(method, str):
+            self.methods.append(method)
+        if self.refuse and method == "initialize":
+            assert isinstance(request, dict)
+            error = {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"]}}
+            reply = {"jsonrpc": "2.0", "id": request.get("id"), "error": error}
+            await JSONResponse(reply)(scope, receive, send)
+            return
         replayed = False
 
         async def replay() -> Message:

@@ -130,18 +130,41 @@ class Attempt:
 def sdk_client(
     target: Any, timeout: float, options: Mapping[str, Any] | None = None
 ) -> Client:
-    """The SDK client every connection uses: legacy handshake (no 10 s `server/discover` probe,
-    which 2.x servers answer too), no response cache (a stale `tools/list` would fool the drift
-    guard), and a bound on each request."""
+    """The SDK client every connection uses: legacy handshake first (no 10 s `server/discover`
+    probe, which 2.x servers answer too; `options={"mode": "auto"}` after `speaks_only_modern`),
+    no response cache (a stale `tools/list` would fool the drift guard), and a bound on each
+    request."""
     from mcp import Client
 
-    return Client(
-        target,
-        mode="legacy",
-        cache=None,
-        read_timeout_seconds=timeout,
-        **(options or {}),
+    settings: dict[str, Any] = {
+        "mode": "legacy",
+        "cache": None,
+        "read_timeout_seconds": timeout,
+    }
+    settings.update(options or {})
+    return Client(target, **settings)
+
+
+#: What an `initialize` refused by a server that speaks only 2026-07-28 (no handshake) looks like.
+_MODERN_ONLY_CODES = (-32022, -32601)  # UNSUPPORTED_PROTOCOL_VERSION, METHOD_NOT_FOUND
+
+
+def speaks_only_modern(error: BaseException) -> bool:
+    """Whether a failed legacy handshake says the server speaks only 2026-07-28 or newer.
+
+    Such a server refuses `initialize` (-32022 naming its versions, or -32601) or answers it with a
+    version the handshake does not know. The caller then connects again with `mode="auto"`, whose
+    `server/discover` answers at once: old servers never pay the SDK's 10 s discovery probe.
+    """
+    if _mcp_error_code(error) in _MODERN_ONLY_CODES:
+        return True
+    return isinstance(error, RuntimeError) and str(error).startswith(
+        "Unsupported protocol version from the server"
     )
+
+
+#: `mcp.Client` options for the second try against a server that refused the handshake.
+MODERN_OPTIONS: Mapping[str, Any] = {"mode": "auto"}
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -994,13 +1017,17 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
             with anyio.CancelScope() as scope:
                 self._owner_scope = scope
                 for index, attempt in enumerate(attempts):
+                    options = self._client_options
                     try:
-                        async with attempt.open(self._client_options) as client:
-                            self._session = client.session
-                            self._attempt = attempt
-                            attempt.connected()
-                            self._ready.set()
-                            await self._stop.wait()
+                        try:
+                            await self._serve(attempt, options)
+                            return
+                        except Exception as error:
+                            if self._session is not None or not speaks_only_modern(
+                                unwrap_exception_group(error)
+                            ):
+                                raise
+                        await self._serve(attempt, {**options, **MODERN_OPTIONS})
                         return
                     except Exception as error:
                         root = unwrap_exception_group(error)
@@ -1020,6 +1047,16 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                 self._closed("the connection to the MCP server was lost")
             self._ready.set()
             self._done.set()
+
+    async def _serve(self, attempt: Attempt, options: Mapping[str, Any]) -> None:
+        """Connect through `attempt` and hold the session open until the connection is closed."""
+        assert self._ready is not None and self._stop is not None
+        async with attempt.open(options) as client:
+            self._session = client.session
+            self._attempt = attempt
+            attempt.connected()
+            self._ready.set()
+            await self._stop.wait()
 
     async def __aenter__(self) -> ClientT:
         import anyio

@@ -37,6 +37,7 @@ from .errors import (
     UnknownToolError,
     translate_error,
 )
+from .input_required import resolve_input_required, speaks_multi_round
 from .options import CallOptions, ProgressCallback, merge_options, send_with_options
 from .results import PromptResult, ResourceResult, ToolResult
 from .sentinel import NOT_SENT
@@ -592,22 +593,45 @@ class AsyncClientBase:
     ) -> _PageT:
         if self._closed_reason is not None:
             raise self._closed_error()
-        options = self._call_options
         try:
-            if options is not None:
-                return await send_with_options(
-                    self._session,
-                    request,
-                    result_type,
-                    options,
-                    timeout,
-                    what=f"{method} request",
-                )
-            return await self._session.send_request(
-                request, result_type, request_read_timeout_seconds=timeout
-            )
+            return await self._send(request, result_type, timeout, method)
         except Exception as error:  # noqa: BLE001 - translated and re-raised
             self._after_failure(error, method=method, uri=uri, prompt=prompt)
+
+    async def _send(
+        self,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+    ) -> _PageT:
+        """Send a request with this view's options, answering a 2026-07-28 server's requests for input."""
+        session = self._session
+        if speaks_multi_round(session):
+            send = functools.partial(self._send_once, timeout=timeout, method=method)
+            return await resolve_input_required(session, request, result_type, send)
+        sent: _PageT = await self._send_once(
+            request, result_type, timeout=timeout, method=method
+        )
+        return sent
+
+    async def _send_once(
+        self, request: Any, result_type: Any, *, timeout: float | None, method: str
+    ) -> Any:
+        """One request and its answer: the SDK's own timeout, or this view's `with_options()`."""
+        options = self._call_options
+        if options is not None:
+            return await send_with_options(
+                self._session,
+                request,
+                result_type,
+                options,
+                timeout,
+                what=f"{method} request",
+            )
+        return await self._session.send_request(
+            request, result_type, request_read_timeout_seconds=timeout
+        )
 
     def _after_failure(
         self,
@@ -677,24 +701,12 @@ class AsyncClientBase:
         request = types.CallToolRequest(
             params=types.CallToolRequestParams(name=spec.name, arguments=payload)
         )
-        options = self._call_options
         try:
-            if options is not None:
-                raw: mcp_types.CallToolResult = await send_with_options(
-                    self._session,
-                    request,
-                    types.CallToolResult,
-                    options,
-                    timeout,
-                    what="tools/call request",
-                )
-            else:
-                raw = await self._session.send_request(
-                    request, types.CallToolResult, request_read_timeout_seconds=timeout
-                )
+            return await self._send(
+                request, types.CallToolResult, timeout, "tools/call"
+            )
         except Exception as error:  # noqa: BLE001 - translated and re-raised
             self._after_failure(error, method="tools/call")
-        return raw
 
     def _tool_outcome(
         self, spec: ToolSpec[Any, Any], raw: mcp_types.CallToolResult

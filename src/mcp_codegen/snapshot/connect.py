@@ -26,6 +26,7 @@ What stays here, and why it differs from the runtime's `AsyncConnection`:
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import math
 import os
@@ -33,8 +34,8 @@ import re
 import signal
 import socket
 import urllib.parse
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal, Self
@@ -53,7 +54,16 @@ from mcp.shared.message import SessionMessage
 
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
-from mcp_codegen.runtime._connect import HttpWatch, ProcessWatch, http_transport, sdk_client, stdio_transport
+from mcp_codegen.runtime._connect import (
+    MODERN_OPTIONS,
+    HttpWatch,
+    ProcessWatch,
+    http_transport,
+    sdk_client,
+    speaks_only_modern,
+    stdio_transport,
+)
+from mcp_codegen.runtime.errors import unwrap_exception_group
 
 Progress = Callable[[str], None]
 
@@ -79,6 +89,8 @@ class _Probe:
     phase: str = "initialize"
     #: The raw `initialize` result as received (wire camelCase, vendor keys kept).
     init_result: dict[str, Any] | None = None
+    #: The raw `server/discover` result of a 2026-07-28 server (which has no `initialize`).
+    discover_result: dict[str, Any] | None = None
     #: The HTTP statuses the runtime's transport saw (reset for each phase).
     http: HttpWatch | None = None
     #: The stdio child as the runtime's transport saw it (exit code, stderr tail, non-JSON stdout).
@@ -229,7 +241,9 @@ async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress |
     if isinstance(launch, StdioLaunch):
         probe = _Probe(watch=ProcessWatch())
         _say(progress, f"starting {launch.describe()}")
-        async with _attempt(_stdio_transport(launch, probe), probe, launch, "stdio", timeout, deadline, scrub) as c:
+        async with _attempt(
+            lambda: _stdio_transport(launch, probe), probe, launch, "stdio", timeout, deadline, scrub
+        ) as c:
             yield c
         return
 
@@ -246,7 +260,7 @@ async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress |
         _say(progress, f"connecting to {url} ({label})")
         try:
             async with _attempt(
-                http_transport(kind, launch.url, launch.headers, timeout, watch),
+                functools.partial(http_transport, kind, launch.url, launch.headers, timeout, watch),
                 probe,
                 launch,
                 kind,
@@ -279,7 +293,7 @@ async def connect_in_process(server: object, *, timeout: float) -> AsyncIterator
         raise TypeError(f"expected an MCPServer or mcp.server.Server, got {type(server).__name__}")
     probe = _Probe()
     deadline = anyio.current_time() + timeout
-    async with _attempt(server, probe, None, None, timeout, deadline, _Scrubber([])) as c:
+    async with _attempt(lambda: server, probe, None, None, timeout, deadline, _Scrubber([])) as c:
         yield c
 
 
@@ -290,7 +304,7 @@ async def connect_in_process(server: object, *, timeout: float) -> AsyncIterator
 
 @asynccontextmanager
 async def _attempt(
-    target: Transport | Server[Any] | MCPServer,
+    make_target: Callable[[], Transport | Server[Any] | MCPServer],
     probe: _Probe,
     launch: ServerLaunch | None,
     kind: Literal["stdio", "http", "sse"] | None,
@@ -298,10 +312,9 @@ async def _attempt(
     deadline: float,
     scrub: _Scrubber,
 ) -> AsyncIterator[Connection]:
-    transport = _Tap(target, probe) if not isinstance(target, (Server, MCPServer)) else target
     try:
         with anyio.CancelScope(deadline=deadline) as scope:
-            async with sdk_client(transport, timeout) as client:
+            async with _handshake(make_target, probe, timeout) as client:
                 scope.deadline = math.inf  # the handshake is done: from now on each request has its own timeout
                 probe.phase = "listing"
                 if probe.watch is not None:
@@ -320,11 +333,47 @@ async def _attempt(
         raise _to_server_error(exc, probe, launch, timeout, scrub) from None
 
 
+@asynccontextmanager
+async def _handshake(
+    make_target: Callable[[], Transport | Server[Any] | MCPServer], probe: _Probe, timeout: float
+) -> AsyncIterator[Client]:
+    """An initialized client: the legacy handshake, or `server/discover` for a server that refuses it."""
+
+    def client(options: Mapping[str, Any] | None) -> Client:
+        target = make_target()
+        tapped = _Tap(target, probe) if not isinstance(target, (Server, MCPServer)) else target
+        return sdk_client(tapped, timeout, options)
+
+    async with AsyncExitStack() as stack:
+        try:
+            entered = await stack.enter_async_context(client(None))
+        except Exception as error:
+            if not speaks_only_modern(unwrap_exception_group(error)):
+                raise
+            entered = await stack.enter_async_context(client(MODERN_OPTIONS))
+        yield entered
+
+
 def _init_result(client: Client, probe: _Probe) -> dict[str, Any]:
+    """What the handshake returned, as wire JSON: the raw `initialize` result, or its 2026-07-28 equivalent."""
+    session = client.session
+    discovered = probe.discover_result
+    if session.discover_result is not None and discovered is not None:
+        result: dict[str, Any] = {"protocolVersion": session.protocol_version}
+        for key in ("capabilities", "instructions"):
+            if key in discovered:
+                result[key] = discovered[key]
+        meta = discovered.get("_meta")
+        server_info = meta.get(mcp_types.SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
+        if isinstance(server_info, dict):
+            result["serverInfo"] = server_info
+        return result
     if probe.init_result is not None:
         return probe.init_result
-    result = client.session.initialize_result
-    return result.model_dump(mode="json", by_alias=True, exclude_none=True) if result is not None else {}
+    initialized = session.initialize_result
+    if initialized is not None:
+        return initialized.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return {}
 
 
 class _Tap:
@@ -359,6 +408,10 @@ class _TappedReadStream:
             message = item.message
             if isinstance(message, mcp_types.JSONRPCResponse) and "protocolVersion" in message.result:
                 self._probe.init_result = dict(message.result)
+        if self._probe.discover_result is None and isinstance(item, SessionMessage):
+            message = item.message
+            if isinstance(message, mcp_types.JSONRPCResponse) and "supportedVersions" in message.result:
+                self._probe.discover_result = dict(message.result)
         return item
 
     async def receive(self) -> SessionMessage | Exception:
