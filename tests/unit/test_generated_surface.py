@@ -322,3 +322,15 @@ def test_tool_prefix_from_a_config_file_names_the_agent_tools(tmp_path: Path) ->
         with package.Client.in_process(build_server()) as client:
             names = client.tools().names
     assert names and all(name.startswith("d_") for name in names)
+
+
+def test_the_package_re_exports_every_runtime_export(nested: Path) -> None:
+    """Handlers and per-call options are typed from the package itself (`from pkg import Accept, CallOptions`)."""
+    import mcp_codegen.runtime as runtime
+
+    with imported_package(nested) as package:
+        for name in runtime.PACKAGE_EXPORTS:
+            assert getattr(package, name) is getattr(package._runtime, name), name
+            assert name in package.__all__
+        assert package.Accept({"x": 1}).content == {"x": 1}
+    assert all(hasattr(runtime, name) for name in runtime.PACKAGE_EXPORTS)

@@ -27,6 +27,7 @@ from mcp_codegen.generate.naming import (
 )
 from mcp_codegen.generate.schema_prep import PreparedTool, accepts_null, is_wrapped_primitive, prepare_tool
 from mcp_codegen.inputs.options import Selection
+from mcp_codegen.runtime import PACKAGE_EXPORTS
 from mcp_codegen.runtime.drift import tool_fingerprint
 from mcp_codegen.snapshot.model import Snapshot
 
@@ -41,14 +42,13 @@ _MODULE_NAMES = frozenset(
 )  # fmt: skip
 #: What the package's `__init__` binds besides re-exported models (templates/package_init.py.jinja): the
 #: package re-exports the models of its signatures, which must not take one of these names.
-PACKAGE_NAMES = frozenset(
-    {"INSTRUCTIONS", "NOT_SENT", "PROMPTS", "RESOURCES", "SERVER_NAME", "SERVER_VERSION", "TEMPLATES", "TOOLS",
-     "ArgumentsValidationError", "AsyncClient", "Client", "ConnectError", "ConnectionClosedError",
-     "McpClientError", "NotSent", "PromptError", "PromptResult", "ProtocolError", "RequestTimeoutError",
-     "ResourceError", "ResourceResult", "ResultValidationError", "SchemaDriftError", "ServerRequestError",
-     "SnapshotError", "HttpStatusError", "ToolError", "ToolResult", "ToolSpec", "UnknownToolError", "TYPE_CHECKING", "Any",
-     "importlib"}
+#: Names the package `__init__` binds besides the runtime's `PACKAGE_EXPORTS`: its specs, its clients,
+#: and what its lazy model imports use.
+_PACKAGE_OWN_NAMES = frozenset(
+    {"INSTRUCTIONS", "PROMPTS", "RESOURCES", "SERVER_NAME", "SERVER_VERSION", "TEMPLATES", "TOOLS",
+     "AsyncClient", "Client", "TYPE_CHECKING", "Any", "importlib"}
 )  # fmt: skip
+PACKAGE_NAMES = _PACKAGE_OWN_NAMES | frozenset(PACKAGE_EXPORTS)
 _CLASS_NAMES_TAKEN = _MODULE_NAMES | PACKAGE_NAMES
 _NAMESPACE_MEMBERS = frozenset({"client", "list", "read", "get"})
 _TEMPLATE_EXPRESSION = re.compile(r"\{([+#./;?&]?)([^{}]*)\}")

@@ -20,6 +20,7 @@ from mcp_codegen.generate import ir
 from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal
 from mcp_codegen.inputs.options import templates_dir
+from mcp_codegen.runtime import PACKAGE_EXPORTS
 
 
 def _template_cache() -> jinja2.BytecodeCache | None:
@@ -68,6 +69,19 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
+_PACKAGE_SPEC_NAMES = ("INSTRUCTIONS", "PROMPTS", "RESOURCES", "SERVER_NAME", "SERVER_VERSION", "TEMPLATES", "TOOLS")
+
+
+def _package_all(spec: ir.ClientSpec) -> list[str]:
+    """The package's `__all__`: constants, then classes, then functions (each sorted), then its models."""
+
+    def kind(name: str) -> int:
+        return 0 if name.isupper() else 1 if name[0].isupper() else 2
+
+    names = [*PACKAGE_EXPORTS, *_PACKAGE_SPEC_NAMES, "AsyncClient", "Client"]
+    return sorted(names, key=lambda name: (kind(name), name)) + [name for name, _module in spec.signature_models]
+
+
 def render_package(
     spec: ir.ClientSpec, models: ModelsOutput, header: str, *, tool_prefix: str = "", shared_runtime: bool = False
 ) -> dict[str, str]:
@@ -81,7 +95,10 @@ def render_package(
     context: dict[str, Any] = {"spec": spec, "header": header, "server_label": label, "runtime": runtime}
     files = {
         "__init__.py": environment.get_template("package_init.py.jinja").render(
-            context, module_docstring=docstring(_package_description(spec), 0)
+            context,
+            module_docstring=docstring(_package_description(spec), 0),
+            runtime_exports=PACKAGE_EXPORTS,
+            package_all=_package_all(spec),
         ),
         "client.py": environment.get_template("client.py.jinja").render(
             context,

@@ -47,6 +47,46 @@ from .sentinel import NOT_SENT, NotSent
 from .specs import PromptSpec, ResourceSpec, SnapshotData, TemplateSpec, ToolSpec
 from .sync import SyncClientBase, SyncConnection, SyncPromptsBase, SyncResourcesBase
 
+#: What every generated package's `__init__` re-exports from its runtime, in import order (constants,
+#: classes, functions): the package template imports exactly these, and the generator keeps model class
+#: names off them.
+PACKAGE_EXPORTS: tuple[str, ...] = (
+    "NOT_SENT",
+    "Accept",
+    "ArgumentsValidationError",
+    "CallOptions",
+    "Cancel",
+    "Completion",
+    "ConnectError",
+    "ConnectionClosedError",
+    "Decline",
+    "ElicitationRequest",
+    "HttpStatusError",
+    "LogMessage",
+    "McpClientError",
+    "NotSent",
+    "ProgressCallback",
+    "PromptError",
+    "PromptResult",
+    "ProtocolError",
+    "RequestTimeoutError",
+    "ResourceError",
+    "ResourceResult",
+    "ResultValidationError",
+    "Root",
+    "SamplingMessage",
+    "SamplingRequest",
+    "SchemaDriftError",
+    "ServerRequestError",
+    "SnapshotError",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "UnknownToolError",
+    "accept_defaults",
+    "ask_on_terminal",
+)
+
 if TYPE_CHECKING:
     from .agents import AgentTool, ContentPart, ToolOutput, ToolSet
     from .toolnames import agent_tool_names
@@ -74,6 +114,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "PACKAGE_EXPORTS",
     "Accept",
     "Cancel",
     "Completion",
