@@ -92,17 +92,16 @@ def status_command(url: str | None, output_format: str) -> None:
 
         if url is not None:
             parse_http(url, (), "auto")  # the same URL checks as --url
-            entries = [_status_of(url, "auto")]
-            entries = [entry for entry in entries if entry.get("stored")]
+            entries = [entry for entry in [_status_of(url, "auto")] if entry["stored"]]
         else:
-            entries = [dict(entry) for entry in auth.TokenStore.stored_servers()]
+            entries = [_as_json(status) for status in auth.TokenStore.stored_servers()]
         if output_format == "json":
             click.echo(json.dumps(entries, indent=2, sort_keys=True))
         elif not entries:
             click.echo(f"no tokens stored{f' for {redact_url(url)}' if url else ''}")
         else:
             for entry in entries:
-                click.echo(f"{entry.get('server')}: {_describe(entry)}")
+                click.echo(f"{entry['server']}: {_describe(entry)}")
         if not entries:
             raise SystemExit(1)
 
@@ -119,9 +118,7 @@ def logout_command(url: str, store: str) -> None:
         from mcp_codegen.runtime import auth
 
         parse_http(url, (), "auto")
-        store_for_url = auth.TokenStore.for_url(url, backend=store)
-        had = bool(_status_of(url, store).get("stored"))
-        store_for_url.clear()
+        had = auth.TokenStore.for_url(url, backend=store).clear()
         what = "removed the stored tokens and client registration" if had else "nothing was stored"
         click.echo(f"mcp-codegen: {what} for {redact_url(url)}", err=True)
 
@@ -131,13 +128,27 @@ def logout_command(url: str, store: str) -> None:
 def _status_of(url: str, store: str) -> dict[str, Any]:
     from mcp_codegen.runtime import auth
 
-    return dict(auth.TokenStore.for_url(url, backend=store).status())
+    return _as_json(auth.TokenStore.for_url(url, backend=store).describe())  # type: ignore[arg-type]
+
+
+def _as_json(status: Any) -> dict[str, Any]:
+    """A `TokenStatus` as `status --format json` shows it (no token, no secret)."""
+    return {
+        "server": status.url,
+        "backend": status.backend,
+        "stored": bool(status.has_tokens or status.client_id or status.path is not None),
+        "hasToken": status.has_tokens,
+        "refreshable": status.has_refresh_token,
+        "expiresAt": status.expires_at,
+        "scopes": list(status.scopes),
+        "clientId": status.client_id,
+    }
 
 
 def _describe(entry: dict[str, Any]) -> str:
     """`client id X, scopes a b, expires in 59 min, refreshable, in the keyring`: from a status, no secrets."""
     parts = []
-    if entry.get("clientId"):
+    if entry["clientId"]:
         parts.append(f"client id {entry['clientId']}")
     if entry.get("scopes"):
         parts.append(f"scopes {' '.join(entry['scopes'])}")
