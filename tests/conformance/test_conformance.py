@@ -44,6 +44,7 @@ _KNOWN_HTTP_PARAMETERS = {
     "headers",
     "timeout",
     "transport",
+    "auth",
     "drift_check",
     "strict",
     "client_info",
