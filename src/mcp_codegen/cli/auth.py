@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -118,7 +118,7 @@ def logout_command(url: str, store: str) -> None:
         from mcp_codegen.runtime import auth
 
         parse_http(url, (), "auto")
-        had = auth.TokenStore.for_url(url, backend=store).clear()
+        had = auth.TokenStore.for_url(url, backend=_store(store)).clear()
         what = "removed the stored tokens and client registration" if had else "nothing was stored"
         click.echo(f"mcp-codegen: {what} for {redact_url(url)}", err=True)
 
@@ -128,7 +128,11 @@ def logout_command(url: str, store: str) -> None:
 def _status_of(url: str, store: str) -> dict[str, Any]:
     from mcp_codegen.runtime import auth
 
-    return _as_json(auth.TokenStore.for_url(url, backend=store).describe())  # type: ignore[arg-type]
+    return _as_json(auth.TokenStore.for_url(url, backend=_store(store)).describe())
+
+
+def _store(name: str) -> Literal["auto", "file", "keyring"]:
+    return "file" if name == "file" else "keyring" if name == "keyring" else "auto"
 
 
 def _as_json(status: Any) -> dict[str, Any]:

@@ -42,6 +42,7 @@ __all__ = [
     "TokenStatus",
     "TokenStore",
     "client_credentials",
+    "cross_app_access",
     "login_hint",
     "normalise_url",
     "oauth",
@@ -567,6 +568,7 @@ def _provider_classes() -> dict[str, type[Any]]:
     from mcp.client.auth import OAuthClientProvider
     from mcp.client.auth.extensions.client_credentials import (
         ClientCredentialsOAuthProvider,
+        PrivateKeyJWTOAuthProvider,
     )
 
     def load_expiry(provider: Any) -> None:
@@ -584,6 +586,10 @@ def _provider_classes() -> dict[str, type[Any]]:
         """Authorization code + PKCE; a pre-registered client when one is given."""
 
         _fixed_client: Any = None
+
+        async def _perform_authorization(self) -> httpx2.Request:
+            _fit_token_auth(self.context)
+            return await super()._perform_authorization()
 
         async def _initialize(self) -> None:
             await super()._initialize()
@@ -679,11 +685,55 @@ def _provider_classes() -> dict[str, type[Any]]:
             await super()._initialize()
             load_expiry(self)
 
+        async def _perform_authorization(self) -> httpx2.Request:
+            _fit_token_auth(self.context)
+            return await super()._perform_authorization()
+
         def __repr__(self) -> str:
             return f"client_credentials({self.context.server_url!r})"
 
-    _classes.update(interactive=Interactive, stored=Stored, credentials=Credentials)
+    class KeyCredentials(PrivateKeyJWTOAuthProvider):
+        async def _initialize(self) -> None:
+            await super()._initialize()
+            load_expiry(self)
+
+        def __repr__(self) -> str:
+            return f"private_key_jwt({self.context.server_url!r})"
+
+    _classes.update(
+        interactive=Interactive,
+        stored=Stored,
+        credentials=Credentials,
+        key_credentials=KeyCredentials,
+    )
     return _classes
+
+
+_SECRET_METHODS = ("client_secret_basic", "client_secret_post")
+
+
+def _fit_token_auth(context: Any) -> None:
+    """Send the client secret the way the authorization server takes it.
+
+    Its metadata lists the methods it supports; without a list RFC 8414 says
+    `client_secret_basic`. A registration the server made keeps the method it assigned.
+    """
+    client = context.client_info
+    if client is None or not client.client_secret:
+        return
+    method = client.token_endpoint_auth_method
+    if method not in _SECRET_METHODS:
+        return
+    metadata = context.oauth_metadata
+    supported = metadata.token_endpoint_auth_methods_supported if metadata else None
+    if supported is None:
+        supported = ["client_secret_basic"]
+    if method in supported:
+        return
+    for candidate in _SECRET_METHODS:
+        if candidate in supported:
+            client.token_endpoint_auth_method = candidate
+            return
 
 
 def oauth(
@@ -699,6 +749,7 @@ def oauth(
     on_authorize_url: Callable[[str], object] | None = None,
     redirect_handler: Callable[[str], Awaitable[None]] | None = None,
     callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]] | None = None,
+    client_metadata_url: str | None = None,
 ) -> httpx2.Auth:
     """OAuth for `server_url` with a login when needed: `AsyncClient.http(url, auth=oauth(url))`.
 
@@ -710,7 +761,10 @@ def oauth(
     127.0.0.1 (`redirect_port`, default: a free port, or the one registered before) receives
     the redirect. `redirect_handler(url)` / `callback_handler()` replace the browser and the
     listener (e.g. to complete the flow headlessly). Tokens and the registration are kept in
-    `store` (default: `TokenStore.for_url(server_url)`).
+    `store` (default: `TokenStore.for_url(server_url)`). `client_metadata_url` (an https URL
+    of this client's metadata document, SEP-991) is used as the client id by authorization
+    servers that support it, instead of a dynamic registration. A client secret is sent the
+    way the authorization server's metadata says (`client_secret_basic` when it does not).
     """
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
@@ -744,6 +798,7 @@ def oauth(
         storage,
         redirect_handler=redirect_handler or redirect,
         callback_handler=callback_handler or listener.wait,
+        client_metadata_url=client_metadata_url,
     )
     if client_id:
         provider._fixed_client = OAuthClientInformationFull(
@@ -789,7 +844,9 @@ def client_credentials(
     """Machine-to-machine OAuth (the client-credentials grant) for `server_url`, for CI.
 
     The token endpoint comes from the server's metadata; tokens are kept in `store` (default:
-    `TokenStore.for_url(server_url)`) so a new process reuses one until it expires.
+    `TokenStore.for_url(server_url)`) so a new process reuses one until it expires. The secret
+    is sent the way the authorization server's metadata says (`client_secret_basic` when it
+    does not).
     """
     import warnings
 
@@ -807,6 +864,214 @@ def client_credentials(
             scope=" ".join(scopes) if scopes else None,
         )
     return cast("httpx2.Auth", provider)
+
+
+def private_key_jwt(
+    server_url: str,
+    *,
+    client_id: str,
+    private_key: str,
+    algorithm: str = "RS256",
+    scopes: Sequence[str] | None = None,
+    store: TokenStore | TokenStorage | None = None,
+) -> httpx2.Auth:
+    """Machine-to-machine OAuth authenticated by a signed JWT (`private_key_jwt`, RFC 7523).
+
+    `private_key` is the PEM private key registered for `client_id`, `algorithm` its JWS
+    algorithm (e.g. "RS256", "ES256"); each token request carries a fresh assertion whose
+    audience is the authorization server's issuer.
+    """
+    import warnings
+
+    from mcp.client.auth.extensions.client_credentials import SignedJWTParameters
+
+    storage = _as_store(server_url, store)
+    parameters = SignedJWTParameters(
+        issuer=client_id,
+        subject=client_id,
+        signing_key=private_key,
+        signing_algorithm=algorithm,
+    )
+    cls = _provider_classes()["key_credentials"]
+    with warnings.catch_warnings():
+        # The SDK warns that `issuer` will be required in 3.0; discovery names the issuer here.
+        warnings.simplefilter("ignore")
+        provider = cls(
+            server_url,
+            storage,
+            client_id,
+            parameters.create_assertion_provider(),
+            scope=" ".join(scopes) if scopes else None,
+        )
+    return cast("httpx2.Auth", provider)
+
+
+_TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+_ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
+_ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+
+
+def cross_app_access(
+    server_url: str,
+    *,
+    client_id: str,
+    client_secret: str,
+    id_token: str,
+    idp_token_endpoint: str,
+    idp_client_id: str | None = None,
+    issuer: str | None = None,
+    scopes: Sequence[str] | None = None,
+    store: TokenStore | TokenStorage | None = None,
+) -> httpx2.Auth:
+    """Enterprise-managed OAuth (cross-app access, SEP-990): an identity provider's ID token
+    exchanged for an access token, with no browser.
+
+    The ID token is exchanged at the identity provider (`idp_token_endpoint`, RFC 8693) for an
+    identity assertion grant (ID-JAG) for the server's authorization server, which the SDK's
+    `IdentityAssertionOAuthProvider` presents there (RFC 7523 jwt-bearer) as `client_id`.
+    `issuer` names that authorization server; without it, the server's protected resource
+    metadata names it (discovered on the first 401).
+    """
+    return cast(
+        "httpx2.Auth",
+        _cross_app_class()(
+            server_url,
+            _as_store(server_url, store),
+            client_id=client_id,
+            client_secret=client_secret,
+            id_token=id_token,
+            idp_token_endpoint=idp_token_endpoint,
+            idp_client_id=idp_client_id,
+            issuer=issuer,
+            scope=" ".join(scopes) if scopes else None,
+        ),
+    )
+
+
+def _cross_app_class() -> type[Any]:
+    if "cross_app" in _classes:
+        return _classes["cross_app"]
+    import httpx2
+    from mcp.client.auth.extensions.identity_assertion import (
+        IdentityAssertionOAuthProvider,
+    )
+    from mcp.client.auth.utils import (
+        build_oauth_authorization_server_metadata_discovery_urls,
+        build_protected_resource_metadata_discovery_urls,
+        create_oauth_metadata_request,
+        extract_resource_metadata_from_www_auth,
+        handle_auth_metadata_response,
+        handle_protected_resource_response,
+        issuers_match,
+    )
+
+    class CrossAppAccess(httpx2.Auth):
+        requires_response_body = True
+
+        def __init__(self, server_url: str, storage: Any, **options: Any) -> None:
+            self.server_url = server_url
+            self.storage = storage
+            self.options = options
+            self.inner: Any = None
+
+        def __repr__(self) -> str:
+            return f"cross_app_access({self.server_url!r})"
+
+        async def exchange(self, audience: str, resource: str) -> str:
+            """RFC 8693 at the identity provider: the ID token for an ID-JAG."""
+            form = {
+                "grant_type": _TOKEN_EXCHANGE,
+                "subject_token": self.options["id_token"],
+                "subject_token_type": _ID_TOKEN_TYPE,
+                "requested_token_type": _ID_JAG_TYPE,
+                "audience": audience,
+                "resource": resource,
+            }
+            if self.options["idp_client_id"]:
+                form["client_id"] = self.options["idp_client_id"]
+            async with httpx2.AsyncClient(timeout=30.0) as client:
+                response = await client.post(
+                    self.options["idp_token_endpoint"], data=form
+                )
+            if response.status_code != 200:
+                raise ConnectError(
+                    "the identity provider refused the token exchange"
+                    f" (HTTP {response.status_code})"
+                )
+            token = response.json().get("access_token")
+            if not isinstance(token, str) or not token:
+                raise ConnectError("the identity provider returned no ID-JAG")
+            return token
+
+        async def async_auth_flow(
+            self, request: httpx2.Request
+        ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+            if self.inner is None:
+                issuer = self.options["issuer"]
+                methods: list[str] | None = None
+                if issuer is None:
+                    response = yield request
+                    if response.status_code != 401:
+                        return
+                    urls = build_protected_resource_metadata_discovery_urls(
+                        extract_resource_metadata_from_www_auth(response),
+                        self.server_url,
+                    )
+                    for url in urls:
+                        found = yield create_oauth_metadata_request(url)
+                        prm = await handle_protected_resource_response(found)
+                        if prm is not None and prm.authorization_servers:
+                            issuer = str(prm.authorization_servers[0])
+                            break
+                    if issuer is None:
+                        raise ConnectError(
+                            "the server names no authorization server"
+                            " (no protected resource metadata)"
+                        )
+                for url in build_oauth_authorization_server_metadata_discovery_urls(
+                    issuer, issuer
+                ):
+                    found = yield create_oauth_metadata_request(url)
+                    ok, metadata = await handle_auth_metadata_response(found)
+                    if not ok:
+                        break
+                    if metadata is not None:
+                        methods = metadata.token_endpoint_auth_methods_supported
+                        # The issuer as the server spells it (the PRM's URL may add a "/").
+                        if issuers_match(str(metadata.issuer), issuer):
+                            issuer = str(metadata.issuer)
+                        break
+                # RFC 8414: without a list, client_secret_basic.
+                supported = methods or ["client_secret_basic"]
+                method: Literal["client_secret_basic", "client_secret_post"] = (
+                    "client_secret_post"
+                    if "client_secret_post" in supported
+                    and "client_secret_basic" not in supported
+                    else "client_secret_basic"
+                )
+                self.inner = IdentityAssertionOAuthProvider(
+                    self.server_url,
+                    self.storage,
+                    self.options["client_id"],
+                    self.options["client_secret"],
+                    issuer,
+                    self.exchange,
+                    scope=self.options["scope"],
+                    token_endpoint_auth_method=method,
+                )
+            flow = self.inner.async_auth_flow(request)
+            try:
+                outgoing = await flow.__anext__()
+                while True:
+                    response = yield outgoing
+                    outgoing = await flow.asend(response)
+            except StopAsyncIteration:
+                return
+            finally:
+                await flow.aclose()
+
+    _classes["cross_app"] = CrossAppAccess
+    return CrossAppAccess
 
 
 def stored(
