@@ -339,3 +339,31 @@ def test_client_credentials_for_ci_never_show_the_secret_or_the_token(
     outputs += [snapshot.read_text("utf-8"), *(p.read_text("utf-8") for p in package.rglob("*.py"))]
     for secret in secrets:
         assert not any(secret in text for text in outputs), "a secret leaked"
+
+
+def test_refused_stored_tokens_lead_to_a_new_login_and_are_never_shown(
+    oauth_server: RunningServer, tmp_path: Path, config_dir: dict[str, str]
+) -> None:
+    """Sentinel tokens in the store (refused by the server, refresh refused too): a new login, and the
+    sentinels appear in no output, snapshot or status."""
+    import anyio
+    from mcp.shared.auth import OAuthToken
+
+    from mcp_codegen.runtime.auth import TokenStore
+
+    access, refresh = "SENTINEL-ACCESS-TOKEN-555", "SENTINEL-REFRESH-TOKEN-666"
+    store = TokenStore.for_url(
+        oauth_server.url, backend="file", directory=Path(config_dir["MCP_CODEGEN_CONFIG_DIR"]) / "auth"
+    )
+    anyio.run(store.set_tokens, OAuthToken(access_token=access, refresh_token=refresh, expires_in=3600))
+    status = run("auth", "status", oauth_server.url, "--format", "json", env=config_dir)
+    assert status.returncode == 0 and json.loads(status.stdout)[0]["hasToken"]
+
+    snapshot = tmp_path / "s.json"
+    taken = login_headlessly(
+        "snapshot", "--url", oauth_server.url, "--auth", "oauth", "-o", str(snapshot), env=config_dir
+    )
+    assert taken.returncode == 0, taken.stderr
+    assert access not in stored_tokens(config_dir)
+    for text in (status.stdout, status.stderr, taken.stdout, taken.stderr, snapshot.read_text("utf-8")):
+        assert access not in text and refresh not in text
