@@ -676,7 +676,17 @@ def _provider_classes() -> dict[str, type[Any]]:
 
     class Credentials(ClientCredentialsOAuthProvider):
         async def _initialize(self) -> None:
+            storage = self.context.storage
+            previous = await storage.get_client_info()
             await super()._initialize()
+            fixed = self._fixed_client_info
+            if previous is None or previous.client_id != fixed.client_id:
+                # Tokens issued to another client are not this one's; the secret stays in the
+                # caller's hands (the environment), so the record keeps only the client id.
+                self.context.current_tokens = None
+                await storage.set_client_info(
+                    fixed.model_copy(update={"client_secret": None})
+                )
             load_expiry(self)
 
         def __repr__(self) -> str:
