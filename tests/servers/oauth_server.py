@@ -59,6 +59,8 @@ class MemoryAuthServer:
         self.refresh: dict[str, RefreshToken] = {}
         #: How many tokens each grant issued (tests read it to see a refresh happen).
         self.issued: dict[str, int] = {"authorization_code": 0, "refresh_token": 0, "client_credentials": 0}
+        #: Every access and refresh token value ever issued (for the secret-leak tests).
+        self.values: list[str] = []
         self._load()
 
     # -- persistence (so a restarted server still knows its clients and tokens)
@@ -148,6 +150,7 @@ class MemoryAuthServer:
             self.refresh[refresh_token] = RefreshToken(
                 token=refresh_token, client_id=client_id, scopes=scopes, resource=resource
             )
+        self.values += [access] + ([refresh_token] if refresh_token else [])
         self._save()
         return OAuthToken(
             access_token=access,

@@ -365,6 +365,26 @@ class TokenStore:
             pass
         return found
 
+    def registered_redirect_port(self) -> int:
+        """The loopback port of the stored registration (0: none): its redirect URI must match
+        on the next login, so `oauth()` listens there again."""
+        from urllib.parse import urlsplit
+
+        client = self._load().get("clientInfo")
+        uris: object = (
+            cast("dict[str, object]", client).get("redirect_uris")
+            if isinstance(client, dict)
+            else None
+        )
+        for uri in cast("list[object]", uris) if isinstance(uris, list) else []:
+            try:
+                parts = urlsplit(str(uri))
+                if parts.hostname == "127.0.0.1" and parts.port:
+                    return int(parts.port)
+            except ValueError:
+                continue
+        return 0
+
     @classmethod
     def stored_servers(
         cls, *, directory: str | os.PathLike[str] | None = None
@@ -383,11 +403,12 @@ class TokenStore:
                 continue
             if not isinstance(record, dict):
                 continue
-            url = cast("dict[str, Any]", record).get("url")
+            entry = cast("dict[str, Any]", record)
+            url = entry.get("url")
             if not isinstance(url, str):
                 continue
             backend: Backend = (
-                "keyring" if record.get("backend") == "keyring" else "file"
+                "keyring" if entry.get("backend") == "keyring" else "file"
             )
             try:
                 found.append(cls(url, backend=backend, directory=where).describe())
@@ -682,7 +703,17 @@ def _provider_classes() -> dict[str, type[Any]]:
 
     class Credentials(ClientCredentialsOAuthProvider):
         async def _initialize(self) -> None:
+            storage = self.context.storage
+            previous = await storage.get_client_info()
             await super()._initialize()
+            fixed = self._fixed_client_info
+            if previous is None or previous.client_id != fixed.client_id:
+                # Tokens issued to another client are not this one's; the secret stays in the
+                # caller's hands (the environment), so the record keeps only the client id.
+                self.context.current_tokens = None
+                await storage.set_client_info(
+                    fixed.model_copy(update={"client_secret": None})
+                )
             load_expiry(self)
 
         async def _perform_authorization(self) -> httpx2.Request:
@@ -769,7 +800,9 @@ def oauth(
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
     storage = _as_store(server_url, store)
-    port = redirect_port or _registered_port(storage)
+    if not redirect_port and isinstance(storage, TokenStore):
+        redirect_port = storage.registered_redirect_port()
+    port = redirect_port
     listener = _LoopbackListener(port)
     redirect_uri = listener.redirect_uri
     scope = " ".join(scopes) if scopes else None
@@ -812,25 +845,6 @@ def oauth(
             client_name=client_name,
         )
     return cast("httpx2.Auth", provider)
-
-
-def _registered_port(storage: Any) -> int:
-    """The loopback port of the stored registration: its redirect URI must match next time."""
-    from urllib.parse import urlsplit
-
-    load = getattr(storage, "_load", None)
-    if load is None:
-        return 0
-    client = load().get("clientInfo")
-    uris = client.get("redirect_uris") if isinstance(client, dict) else None
-    for uri in uris if isinstance(uris, list) else []:
-        try:
-            parts = urlsplit(str(uri))
-            if parts.hostname == "127.0.0.1" and parts.port:
-                return int(parts.port)
-        except ValueError:
-            continue
-    return 0
 
 
 def client_credentials(
