@@ -332,7 +332,7 @@ def test_client_credentials_for_ci_never_show_the_secret_or_the_token(
         # A fresh token store: the token stored above would be used (it is still valid).
         env={**env, "CI_CLIENT_SECRET": "SENTINEL-WRONG-SECRET", "MCP_CODEGEN_CONFIG_DIR": str(tmp_path / "other")},
     )
-    line = assert_fails(wrong, 3, oauth_server.url)
+    line = assert_fails(wrong, 3, oauth_server.url, "OAuth failed", "invalid_client")
     assert "SENTINEL-WRONG-SECRET" not in line
     secrets = [SECRET, *stored_tokens(config_dir)]
     outputs = [taken.stdout, taken.stderr, generated.stderr, check.stdout, check.stderr, wrong.stderr]

@@ -500,6 +500,9 @@ def _describe(
     cause: BaseException, probe: _Probe, launch: ServerLaunch | None, timeout: float, scrub: _Scrubber
 ) -> str:
     where = probe.where()
+    if _is_oauth_failure(cause):  # before the HTTP status: the 401 that started the flow explains nothing
+        url = redact_url(launch.url) if isinstance(launch, HttpLaunch) else "the server"
+        return f"OAuth failed at {url}: {_clean(str(cause) or type(cause).__name__)}"
     if isinstance(launch, HttpLaunch):
         http = _describe_http(cause, probe, launch, timeout, where)
         if http is not None:
@@ -521,9 +524,6 @@ def _describe(
         first = cause.errors()[0] if cause.errors() else None
         detail = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}" if first else "invalid"
         return f"the server sent an invalid result {where} ({detail})"
-    if _is_oauth_failure(cause):
-        url = redact_url(launch.url) if isinstance(launch, HttpLaunch) else "the server"
-        return f"OAuth failed at {url}: {_clean(str(cause) or type(cause).__name__)}"
     if isinstance(cause, RuntimeError) and "protocol version" in str(cause).lower():
         return f"cannot talk to the server: {cause}"
     text = f"unexpected failure {where}: {cause.__class__.__name__}"
