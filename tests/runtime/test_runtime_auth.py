@@ -224,6 +224,23 @@ async def test_pre_registered_client_id_and_secret(token_dir: Path) -> None:
         assert running.provider.issued["refresh_token"] == 1
 
 
+async def test_pre_registered_client_with_the_secret_in_the_form(token_dir: Path) -> None:
+    port = free_port()
+    redirect = f"http://127.0.0.1:{port}/callback"
+    with serve_oauth(clients={"form-app": ("form-secret", [redirect], "client_secret_post")}) as running:
+        flow = Headless()
+        auth = oauth(
+            running.url,
+            client_id="form-app",
+            client_secret="form-secret",
+            redirect_port=port,
+            token_endpoint_auth_method="client_secret_post",
+            redirect_handler=flow.redirect,
+            callback_handler=flow.callback,
+        )
+        assert await whoami(running.url, auth) == "form-app"
+
+
 async def test_a_second_login_reuses_the_registered_redirect_port(server: RunningServer, token_dir: Path) -> None:
     browser = Browser()
     assert await whoami(server.url, oauth(server.url, open_browser=False, on_authorize_url=browser))
@@ -239,6 +256,22 @@ async def test_a_second_login_reuses_the_registered_redirect_port(server: Runnin
     assert browser.pages == [200, 200]
     assert record_of(store)["clientInfo"]["redirect_uris"] == registered
     assert server.provider.issued["authorization_code"] == 2 and len(server.provider.clients) == 1
+
+
+async def test_client_credentials_with_the_secret_in_the_form(token_dir: Path) -> None:
+    with serve_oauth(clients={"form-bot": ("form-secret", None, "client_secret_post")}) as running:
+        auth = client_credentials(
+            running.url,
+            client_id="form-bot",
+            client_secret="form-secret",
+            token_endpoint_auth_method="client_secret_post",
+        )
+        assert await whoami(running.url, auth) == "form-bot"
+        TokenStore.for_url(running.url).clear()  # the server wants the form, not HTTP Basic
+        with pytest.raises(ConnectError):
+            await whoami(
+                running.url, client_credentials(running.url, client_id="form-bot", client_secret="form-secret")
+            )
 
 
 async def test_client_credentials_for_machines(token_dir: Path) -> None:

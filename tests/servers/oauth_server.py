@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, unquote
 
 import uvicorn
@@ -87,14 +87,20 @@ class MemoryAuthServer:
 
     # -- clients
 
-    def add_client(self, client_id: str, client_secret: str | None, redirect_uris: list[str] | None = None) -> None:
+    def add_client(
+        self,
+        client_id: str,
+        client_secret: str | None,
+        redirect_uris: list[str] | None = None,
+        method: Literal["client_secret_basic", "client_secret_post"] = "client_secret_basic",
+    ) -> None:
         """A pre-registered client (the SDK's authorize endpoint wants the exact redirect URI)."""
         self.clients[client_id] = OAuthClientInformationFull(
             client_id=client_id,
             client_secret=client_secret,
             redirect_uris=redirect_uris or ["http://127.0.0.1/callback"],  # type: ignore[list-item]
             grant_types=["authorization_code", "refresh_token", "client_credentials"],
-            token_endpoint_auth_method="client_secret_post" if client_secret else "none",
+            token_endpoint_auth_method=method if client_secret else "none",
             scope=" ".join(SCOPES),
         )
         self._save()
@@ -294,15 +300,16 @@ def serve_oauth(
     *,
     access_ttl: int = 3600,
     state_file: Path | None = None,
-    clients: dict[str, tuple[str | None, list[str] | None]] | None = None,
+    clients: dict[str, tuple[Any, ...]] | None = None,
 ) -> Iterator[RunningServer]:
     """The OAuth test server in this process (uvicorn in a daemon thread) on a free port.
 
-    `clients`: pre-registered clients, id -> (secret or None, redirect URIs).
+    `clients`: pre-registered clients, id -> (secret or None, redirect URIs or None[, token
+    endpoint auth method, default "client_secret_basic"]).
     """
     provider = MemoryAuthServer(access_ttl=access_ttl, state_file=state_file)
-    for client_id, (secret, redirect_uris) in (clients or {}).items():
-        provider.add_client(client_id, secret, redirect_uris)
+    for client_id, (secret, redirect_uris, *method) in (clients or {}).items():
+        provider.add_client(client_id, secret, redirect_uris, *method)
     sock = _bound_socket(0)
     port = sock.getsockname()[1]
     running = RunningServer(provider, port)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Backend",
+    "SecretMethod",
     "TokenStatus",
     "TokenStore",
     "client_credentials",
@@ -52,6 +53,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 Backend = Literal["file", "keyring"]
+#: How a client secret reaches the token endpoint (RFC 6749 §2.3.1).
+SecretMethod = Literal["client_secret_basic", "client_secret_post"]
 
 _SERVICE = "mcp-codegen"
 _STORE_ENV = "MCP_CODEGEN_TOKEN_STORE"
@@ -730,6 +733,7 @@ def oauth(
     on_authorize_url: Callable[[str], object] | None = None,
     redirect_handler: Callable[[str], Awaitable[None]] | None = None,
     callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]] | None = None,
+    token_endpoint_auth_method: SecretMethod | None = None,
 ) -> httpx2.Auth:
     """OAuth for `server_url` with a login when needed: `AsyncClient.http(url, auth=oauth(url))`.
 
@@ -741,7 +745,9 @@ def oauth(
     127.0.0.1 (`redirect_port`, default: a free port, or the one registered before) receives
     the redirect. `redirect_handler(url)` / `callback_handler()` replace the browser and the
     listener (e.g. to complete the flow headlessly). Tokens and the registration are kept in
-    `store` (default: `TokenStore.for_url(server_url)`).
+    `store` (default: `TokenStore.for_url(server_url)`). A pre-registered `client_secret` is
+    sent as the client was registered: `token_endpoint_auth_method` "client_secret_basic"
+    (default, HTTP Basic) or "client_secret_post" (in the form).
     """
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
@@ -752,8 +758,10 @@ def oauth(
     listener = _LoopbackListener(port)
     redirect_uri = listener.redirect_uri
     scope = " ".join(scopes) if scopes else None
-    auth_method: Literal["client_secret_post", "none"] = (
-        "client_secret_post" if client_secret else "none"
+    auth_method: Literal["client_secret_basic", "client_secret_post", "none"] = (
+        (token_endpoint_auth_method or "client_secret_basic")
+        if client_secret
+        else "none"
     )
     metadata = OAuthClientMetadata(
         redirect_uris=[redirect_uri],  # type: ignore[list-item]
@@ -799,11 +807,13 @@ def client_credentials(
     client_secret: str,
     scopes: Sequence[str] | None = None,
     store: TokenStore | TokenStorage | None = None,
+    token_endpoint_auth_method: SecretMethod = "client_secret_basic",
 ) -> httpx2.Auth:
     """Machine-to-machine OAuth (the client-credentials grant) for `server_url`, for CI.
 
     The token endpoint comes from the server's metadata; tokens are kept in `store` (default:
-    `TokenStore.for_url(server_url)`) so a new process reuses one until it expires.
+    `TokenStore.for_url(server_url)`) so a new process reuses one until it expires. The
+    secret goes in HTTP Basic (default) or the form (`"client_secret_post"`).
     """
     import warnings
 
@@ -817,7 +827,7 @@ def client_credentials(
             storage,
             client_id,
             client_secret,
-            token_endpoint_auth_method="client_secret_post",
+            token_endpoint_auth_method=token_endpoint_auth_method,
             scope=" ".join(scopes) if scopes else None,
         )
     return cast("httpx2.Auth", provider)
