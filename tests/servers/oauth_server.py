@@ -196,13 +196,17 @@ class MemoryAuthServer:
 
     def client_credentials(self, form: dict[str, str], authorization: str | None) -> tuple[int, dict[str, Any]]:
         client_id, client_secret = form.get("client_id"), form.get("client_secret")
+        method = "client_secret_post"
         if authorization and authorization.lower().startswith("basic "):
             decoded = base64.b64decode(authorization[6:]).decode()
             user, _, password = decoded.partition(":")
             client_id, client_secret = unquote(user), unquote(password)
+            method = "client_secret_basic"
         client = self.clients.get(client_id or "")
         if client is None or not client.client_secret or client.client_secret != client_secret:
             return 401, {"error": "invalid_client"}
+        if client.token_endpoint_auth_method != method:  # as the SDK's authenticator insists
+            return 401, {"error": "invalid_client", "error_description": f"use {client.token_endpoint_auth_method}"}
         scopes = (form.get("scope") or "mcp").split()
         self.issued["client_credentials"] += 1
         token = self.issue(client.client_id or "", scopes, form.get("resource"), refresh=False)
