@@ -109,6 +109,9 @@ class MemoryAuthServer:
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        # Registered for every scope the server has (RFC 7591 lets it replace the request), so a
+        # later scope step-up can be granted.
+        client_info.scope = " ".join(SCOPES)
         self.clients[client_info.client_id] = client_info  # type: ignore[index]
         self._save()
 
@@ -236,6 +239,12 @@ def build_server(provider: MemoryAuthServer, base_url: str) -> MCPServer:
         return token.client_id if token is not None else "anonymous"
 
     @server.tool()
+    def admin() -> str:
+        """Needs the "extra" scope (checked by the app wrapper, which answers 403 insufficient_scope)."""
+        token = get_access_token()
+        return " ".join(sorted(token.scopes)) if token is not None else ""
+
+    @server.tool()
     def echo(text: str) -> str:
         """Return the text."""
         return text
@@ -244,10 +253,21 @@ def build_server(provider: MemoryAuthServer, base_url: str) -> MCPServer:
 
 
 def build_app(provider: MemoryAuthServer, base_url: str) -> Any:
+    """The MCP app plus two things the SDK's server lacks: the client-credentials grant at
+    /token, and a per-tool scope (`admin` needs "extra": 403 `insufficient_scope` otherwise)."""
     app = build_server(provider, base_url).streamable_http_app(host=HOST)
+    challenge = (
+        f'Bearer error="insufficient_scope", scope="mcp extra",'
+        f' resource_metadata="{base_url}/.well-known/oauth-protected-resource/mcp"'
+    )
 
-    async def with_client_credentials(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"] != "/token" or scope["method"] != "POST":
+    async def respond(send: Any, status: int, payload: dict[str, Any], *extra: tuple[bytes, bytes]) -> None:
+        headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store"), *extra]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": json.dumps(payload).encode()})
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] not in ("/token", "/mcp"):
             await app(scope, receive, send)
             return
         body = b""
@@ -256,20 +276,23 @@ def build_app(provider: MemoryAuthServer, base_url: str) -> Any:
             message = await receive()
             body += message.get("body", b"")
             more = message.get("more_body", False)
-        form = dict(parse_qsl(body.decode()))
-        if form.get("grant_type") == "client_credentials":
-            headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
-            status, payload = provider.client_credentials(form, headers.get("authorization"))
-            data = json.dumps(payload).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"cache-control", b"no-store")],
-                }
-            )
-            await send({"type": "http.response.body", "body": data})
-            return
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        if scope["path"] == "/token":
+            form = dict(parse_qsl(body.decode()))
+            if form.get("grant_type") == "client_credentials":
+                await respond(send, *provider.client_credentials(form, headers.get("authorization")))
+                return
+        else:
+            with contextlib.suppress(ValueError, AttributeError):
+                call = json.loads(body)
+                if call.get("method") == "tools/call" and call["params"]["name"] == "admin":
+                    bearer = headers.get("authorization", "")[len("Bearer ") :]
+                    token = provider.access.get(bearer)
+                    if token is not None and "extra" not in token.scopes:
+                        await respond(
+                            send, 403, {"error": "insufficient_scope"}, (b"www-authenticate", challenge.encode())
+                        )
+                        return
         sent = False
 
         async def replay() -> Any:
@@ -281,7 +304,7 @@ def build_app(provider: MemoryAuthServer, base_url: str) -> Any:
 
         await app(scope, replay, send)
 
-    return with_client_credentials
+    return wrapped
 
 
 def _bound_socket(port: int) -> socket.socket:

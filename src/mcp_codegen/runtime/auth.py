@@ -675,6 +675,15 @@ def _provider_classes() -> dict[str, type[Any]]:
             if self._refreshing:
                 raise self._required("the stored OAuth token was refused")
             tokens = self.context.current_tokens
+            wanted = set((self.context.client_metadata.scope or "").split())
+            missing = wanted - set((tokens.scope or "").split()) if tokens else set()
+            if tokens is not None and tokens.scope is not None and missing:
+                # A step-up (403 insufficient_scope) needs a new grant: a refresh cannot widen it.
+                raise self._required(
+                    "the server asks for OAuth scope(s) "
+                    + _one_line(" ".join(sorted(missing)), 80)
+                    + " the stored token lacks"
+                )
             if (
                 tokens is None
                 or not tokens.refresh_token
