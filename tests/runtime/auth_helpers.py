@@ -57,9 +57,11 @@ class Headless:
     def __init__(self) -> None:
         self.location = ""
         self.logins = 0
+        self.urls: list[str] = []
 
     async def redirect(self, url: str) -> None:
         self.logins += 1
+        self.urls.append(url)
         async with httpx2.AsyncClient() as client:
             response = await client.get(url, follow_redirects=False)
         self.location = response.headers["location"]

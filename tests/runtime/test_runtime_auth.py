@@ -224,6 +224,23 @@ async def test_pre_registered_client_id_and_secret(token_dir: Path) -> None:
         assert running.provider.issued["refresh_token"] == 1
 
 
+async def test_pre_registered_client_with_the_secret_in_the_form(token_dir: Path) -> None:
+    port = free_port()
+    redirect = f"http://127.0.0.1:{port}/callback"
+    with serve_oauth(clients={"form-app": ("form-secret", [redirect], "client_secret_post")}) as running:
+        flow = Headless()
+        auth = oauth(
+            running.url,
+            client_id="form-app",
+            client_secret="form-secret",
+            redirect_port=port,
+            token_endpoint_auth_method="client_secret_post",
+            redirect_handler=flow.redirect,
+            callback_handler=flow.callback,
+        )
+        assert await whoami(running.url, auth) == "form-app"
+
+
 async def test_a_second_login_reuses_the_registered_redirect_port(server: RunningServer, token_dir: Path) -> None:
     browser = Browser()
     assert await whoami(server.url, oauth(server.url, open_browser=False, on_authorize_url=browser))
@@ -239,6 +256,22 @@ async def test_a_second_login_reuses_the_registered_redirect_port(server: Runnin
     assert browser.pages == [200, 200]
     assert record_of(store)["clientInfo"]["redirect_uris"] == registered
     assert server.provider.issued["authorization_code"] == 2 and len(server.provider.clients) == 1
+
+
+async def test_client_credentials_with_the_secret_in_the_form(token_dir: Path) -> None:
+    with serve_oauth(clients={"form-bot": ("form-secret", None, "client_secret_post")}) as running:
+        auth = client_credentials(
+            running.url,
+            client_id="form-bot",
+            client_secret="form-secret",
+            token_endpoint_auth_method="client_secret_post",
+        )
+        assert await whoami(running.url, auth) == "form-bot"
+        TokenStore.for_url(running.url).clear()  # the server wants the form, not HTTP Basic
+        with pytest.raises(ConnectError):
+            await whoami(
+                running.url, client_credentials(running.url, client_id="form-bot", client_secret="form-secret")
+            )
 
 
 async def test_client_credentials_for_machines(token_dir: Path) -> None:
@@ -472,3 +505,92 @@ async def test_generated_package_connects_with_the_stored_token(
     with imported_package(tmp_path / "gen" / "oauthpkg") as package:
         async with package.AsyncClient.connect(drift_check=False) as client:
             assert (await client.echo(text="typed")).text == "typed"
+
+
+# ------------------------------------------------------------------------------------------- step-up
+
+
+async def test_scope_step_up_logs_in_again_for_the_union_of_scopes(server: RunningServer, token_dir: Path) -> None:
+    flow = Headless()
+    auth = oauth(server.url, redirect_handler=flow.redirect, callback_handler=flow.callback)
+    async with AsyncClient.http(server.url, auth=auth, drift_check=False) as client:
+        assert text_of(await client.call_raw("echo", {"text": "a"})) == "a"
+        assert flow.logins == 1
+        assert text_of(await client.call_raw("admin")) == "extra mcp"  # 403 insufficient_scope, then a new login
+        assert flow.logins == 2
+        assert "scope=mcp+extra" in flow.urls[1] and "scope=mcp&" in flow.urls[0] + "&"
+    assert TokenStore.for_url(server.url).describe().scopes == ("mcp", "extra")
+
+
+async def test_stored_token_without_the_scope_a_tool_needs_names_the_login(
+    server: RunningServer, token_dir: Path
+) -> None:
+    await login(server.url)
+    async with AsyncClient.http(server.url, auth=stored(server.url), drift_check=False) as client:
+        with pytest.raises(AuthRequiredError) as caught:
+            await client.call_raw("admin")
+    message = str(caught.value)
+    assert "extra" in message and f"mcp-codegen auth login {server.url}" in message
+
+
+# ---------------------------------------------------------------------------------- browser, listener
+
+
+async def test_the_browser_is_opened_with_the_authorization_url(
+    server: RunningServer, token_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import webbrowser
+
+    browser = Browser()
+
+    def open_url(url: str) -> bool:
+        browser(url)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", open_url)  # the user's browser, played by Browser
+    assert await whoami(server.url, oauth(server.url))
+    browser.join()
+    assert len(browser.visited) == 1 and browser.pages == [200]
+
+
+async def test_without_a_browser_the_url_is_printed(
+    server: RunningServer, token_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import webbrowser
+
+    shown: list[str] = []
+
+    def no_browser(url: str) -> bool:
+        shown.append(url)
+        Browser()(url)  # the user copies the printed URL into a browser elsewhere
+        return False
+
+    monkeypatch.setattr(webbrowser, "open", no_browser)
+    assert await whoami(server.url, oauth(server.url))
+    assert shown[0] in capsys.readouterr().err
+
+
+async def test_the_listener_reports_a_refused_login_in_one_line(token_dir: Path) -> None:
+    import anyio
+    import httpx2
+
+    port = free_port()
+    # An authorization server that refuses: the browser lands on the callback with ?error=.
+    refused = f"http://127.0.0.1:{port}/callback?error=access_denied&error_description=User+said+no&state=s"
+    auth = oauth("http://127.0.0.1:9/mcp", redirect_port=port, open_browser=False, on_authorize_url=lambda _url: None)
+    listener_wait = auth.context.callback_handler  # type: ignore[attr-defined]
+    redirect = auth.context.redirect_handler  # type: ignore[attr-defined]
+    await redirect("http://127.0.0.1:9/authorize")
+    pages: list[int] = []
+
+    async def visit() -> None:
+        async with httpx2.AsyncClient() as client:
+            pages.append((await client.get(f"http://127.0.0.1:{port}/favicon.ico")).status_code)
+            pages.append((await client.get(refused)).status_code)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(visit)
+        with pytest.raises(ConnectError) as caught:
+            await listener_wait()
+    assert str(caught.value) == "the authorization server refused the login: User said no"
+    assert pages == [404, 400]

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, unquote
 
 import uvicorn
@@ -87,14 +87,20 @@ class MemoryAuthServer:
 
     # -- clients
 
-    def add_client(self, client_id: str, client_secret: str | None, redirect_uris: list[str] | None = None) -> None:
+    def add_client(
+        self,
+        client_id: str,
+        client_secret: str | None,
+        redirect_uris: list[str] | None = None,
+        method: Literal["client_secret_basic", "client_secret_post"] = "client_secret_basic",
+    ) -> None:
         """A pre-registered client (the SDK's authorize endpoint wants the exact redirect URI)."""
         self.clients[client_id] = OAuthClientInformationFull(
             client_id=client_id,
             client_secret=client_secret,
             redirect_uris=redirect_uris or ["http://127.0.0.1/callback"],  # type: ignore[list-item]
             grant_types=["authorization_code", "refresh_token", "client_credentials"],
-            token_endpoint_auth_method="client_secret_post" if client_secret else "none",
+            token_endpoint_auth_method=method if client_secret else "none",
             scope=" ".join(SCOPES),
         )
         self._save()
@@ -103,6 +109,9 @@ class MemoryAuthServer:
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        # Registered for every scope the server has (RFC 7591 lets it replace the request), so a
+        # later scope step-up can be granted.
+        client_info.scope = " ".join(SCOPES)
         self.clients[client_info.client_id] = client_info  # type: ignore[index]
         self._save()
 
@@ -190,13 +199,17 @@ class MemoryAuthServer:
 
     def client_credentials(self, form: dict[str, str], authorization: str | None) -> tuple[int, dict[str, Any]]:
         client_id, client_secret = form.get("client_id"), form.get("client_secret")
+        method = "client_secret_post"
         if authorization and authorization.lower().startswith("basic "):
             decoded = base64.b64decode(authorization[6:]).decode()
             user, _, password = decoded.partition(":")
             client_id, client_secret = unquote(user), unquote(password)
+            method = "client_secret_basic"
         client = self.clients.get(client_id or "")
         if client is None or not client.client_secret or client.client_secret != client_secret:
             return 401, {"error": "invalid_client"}
+        if client.token_endpoint_auth_method != method:  # as the SDK's authenticator insists
+            return 401, {"error": "invalid_client", "error_description": f"use {client.token_endpoint_auth_method}"}
         scopes = (form.get("scope") or "mcp").split()
         self.issued["client_credentials"] += 1
         token = self.issue(client.client_id or "", scopes, form.get("resource"), refresh=False)
@@ -226,6 +239,12 @@ def build_server(provider: MemoryAuthServer, base_url: str) -> MCPServer:
         return token.client_id if token is not None else "anonymous"
 
     @server.tool()
+    def admin() -> str:
+        """Needs the "extra" scope (checked by the app wrapper, which answers 403 insufficient_scope)."""
+        token = get_access_token()
+        return " ".join(sorted(token.scopes)) if token is not None else ""
+
+    @server.tool()
     def echo(text: str) -> str:
         """Return the text."""
         return text
@@ -234,10 +253,21 @@ def build_server(provider: MemoryAuthServer, base_url: str) -> MCPServer:
 
 
 def build_app(provider: MemoryAuthServer, base_url: str) -> Any:
+    """The MCP app plus two things the SDK's server lacks: the client-credentials grant at
+    /token, and a per-tool scope (`admin` needs "extra": 403 `insufficient_scope` otherwise)."""
     app = build_server(provider, base_url).streamable_http_app(host=HOST)
+    challenge = (
+        f'Bearer error="insufficient_scope", scope="mcp extra",'
+        f' resource_metadata="{base_url}/.well-known/oauth-protected-resource/mcp"'
+    )
 
-    async def with_client_credentials(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or scope["path"] != "/token" or scope["method"] != "POST":
+    async def respond(send: Any, status: int, payload: dict[str, Any], *extra: tuple[bytes, bytes]) -> None:
+        headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store"), *extra]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": json.dumps(payload).encode()})
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] not in ("/token", "/mcp"):
             await app(scope, receive, send)
             return
         body = b""
@@ -246,20 +276,23 @@ def build_app(provider: MemoryAuthServer, base_url: str) -> Any:
             message = await receive()
             body += message.get("body", b"")
             more = message.get("more_body", False)
-        form = dict(parse_qsl(body.decode()))
-        if form.get("grant_type") == "client_credentials":
-            headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
-            status, payload = provider.client_credentials(form, headers.get("authorization"))
-            data = json.dumps(payload).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"cache-control", b"no-store")],
-                }
-            )
-            await send({"type": "http.response.body", "body": data})
-            return
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        if scope["path"] == "/token":
+            form = dict(parse_qsl(body.decode()))
+            if form.get("grant_type") == "client_credentials":
+                await respond(send, *provider.client_credentials(form, headers.get("authorization")))
+                return
+        else:
+            with contextlib.suppress(ValueError, AttributeError):
+                call = json.loads(body)
+                if call.get("method") == "tools/call" and call["params"]["name"] == "admin":
+                    bearer = headers.get("authorization", "")[len("Bearer ") :]
+                    token = provider.access.get(bearer)
+                    if token is not None and "extra" not in token.scopes:
+                        await respond(
+                            send, 403, {"error": "insufficient_scope"}, (b"www-authenticate", challenge.encode())
+                        )
+                        return
         sent = False
 
         async def replay() -> Any:
@@ -271,7 +304,7 @@ def build_app(provider: MemoryAuthServer, base_url: str) -> Any:
 
         await app(scope, replay, send)
 
-    return with_client_credentials
+    return wrapped
 
 
 def _bound_socket(port: int) -> socket.socket:
@@ -294,15 +327,16 @@ def serve_oauth(
     *,
     access_ttl: int = 3600,
     state_file: Path | None = None,
-    clients: dict[str, tuple[str | None, list[str] | None]] | None = None,
+    clients: dict[str, tuple[Any, ...]] | None = None,
 ) -> Iterator[RunningServer]:
     """The OAuth test server in this process (uvicorn in a daemon thread) on a free port.
 
-    `clients`: pre-registered clients, id -> (secret or None, redirect URIs).
+    `clients`: pre-registered clients, id -> (secret or None, redirect URIs or None[, token
+    endpoint auth method, default "client_secret_basic"]).
     """
     provider = MemoryAuthServer(access_ttl=access_ttl, state_file=state_file)
-    for client_id, (secret, redirect_uris) in (clients or {}).items():
-        provider.add_client(client_id, secret, redirect_uris)
+    for client_id, (secret, redirect_uris, *method) in (clients or {}).items():
+        provider.add_client(client_id, secret, redirect_uris, *method)
     sock = _bound_socket(0)
     port = sock.getsockname()[1]
     running = RunningServer(provider, port)

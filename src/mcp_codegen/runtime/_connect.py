@@ -1061,8 +1061,9 @@ def launch_auth(url: str, entry: object, environ: Mapping[str, str]) -> Any:
     """The `httpx2.Auth` for a recorded `"auth"` entry (no secret values in it), for `url`.
 
     `{"kind": "oauth"}`: the token `mcp-codegen auth login` stored (refreshed, never a login).
-    `{"kind": "client-credentials", "clientId": ..., "clientSecretEnv": NAME, "scopes": [...]}`:
-    the client-credentials grant with the secret read from `$NAME`. No entry: the stored
+    `{"kind": "client-credentials", "clientId": ..., "clientSecretEnv": NAME, "scopes": [...]}`
+    (optional `"tokenEndpointAuthMethod"`: "client_secret_basic", the default, or
+    "client_secret_post"): the client-credentials grant with the secret read from `$NAME`. No entry: the stored
     token, used only when the server answers 401 with a Bearer challenge.
     """
     from . import auth
@@ -1090,8 +1091,18 @@ def launch_auth(url: str, entry: object, environ: Mapping[str, str]) -> Any:
                 f"OAuth client credentials need the environment variable ${{{variable}}},"
                 " which is not set"
             )
+        method = record.get("tokenEndpointAuthMethod", "client_secret_basic")
+        if method not in ("client_secret_basic", "client_secret_post"):
+            raise ConnectError(
+                f"the recorded client-credentials auth has an unsupported"
+                f" token endpoint auth method {method!r}"
+            )
         return auth.client_credentials(
-            url, client_id=client_id, client_secret=environ[variable], scopes=scopes
+            url,
+            client_id=client_id,
+            client_secret=environ[variable],
+            scopes=scopes,
+            token_endpoint_auth_method=method,
         )
     raise ConnectError(
         f"the recorded launch spec has an unsupported auth kind {kind!r}"

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Backend",
+    "SecretMethod",
     "TokenStatus",
     "TokenStore",
     "client_credentials",
@@ -53,6 +54,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 Backend = Literal["file", "keyring"]
+#: How a client secret reaches the token endpoint (RFC 6749 §2.3.1).
+SecretMethod = Literal["client_secret_basic", "client_secret_post"]
 
 _SERVICE = "mcp-codegen"
 _STORE_ENV = "MCP_CODEGEN_TOKEN_STORE"
@@ -678,6 +681,15 @@ def _provider_classes() -> dict[str, type[Any]]:
             if self._refreshing:
                 raise self._required("the stored OAuth token was refused")
             tokens = self.context.current_tokens
+            wanted = set((self.context.client_metadata.scope or "").split())
+            missing = wanted - set((tokens.scope or "").split()) if tokens else set()
+            if tokens is not None and tokens.scope is not None and missing:
+                # A step-up (403 insufficient_scope) needs a new grant: a refresh cannot widen it.
+                raise self._required(
+                    "the server asks for OAuth scope(s) "
+                    + _one_line(" ".join(sorted(missing)), 80)
+                    + " the stored token lacks"
+                )
             if (
                 tokens is None
                 or not tokens.refresh_token
@@ -744,11 +756,8 @@ _SECRET_METHODS = ("client_secret_basic", "client_secret_post")
 
 
 def _fit_token_auth(context: Any) -> None:
-    """Send the client secret the way the authorization server takes it.
-
-    Its metadata lists the methods it supports; without a list RFC 8414 says
-    `client_secret_basic`. A registration the server made keeps the method it assigned.
-    """
+    """Send the client secret a way the authorization server takes: when its metadata lists
+    the methods it supports and not the client's, the first secret method it lists."""
     client = context.client_info
     if client is None or not client.client_secret:
         return
@@ -757,9 +766,7 @@ def _fit_token_auth(context: Any) -> None:
         return
     metadata = context.oauth_metadata
     supported = metadata.token_endpoint_auth_methods_supported if metadata else None
-    if supported is None:
-        supported = ["client_secret_basic"]
-    if method in supported:
+    if not supported or method in supported:
         return
     for candidate in _SECRET_METHODS:
         if candidate in supported:
@@ -780,6 +787,7 @@ def oauth(
     on_authorize_url: Callable[[str], object] | None = None,
     redirect_handler: Callable[[str], Awaitable[None]] | None = None,
     callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]] | None = None,
+    token_endpoint_auth_method: SecretMethod | None = None,
     client_metadata_url: str | None = None,
 ) -> httpx2.Auth:
     """OAuth for `server_url` with a login when needed: `AsyncClient.http(url, auth=oauth(url))`.
@@ -792,10 +800,13 @@ def oauth(
     127.0.0.1 (`redirect_port`, default: a free port, or the one registered before) receives
     the redirect. `redirect_handler(url)` / `callback_handler()` replace the browser and the
     listener (e.g. to complete the flow headlessly). Tokens and the registration are kept in
-    `store` (default: `TokenStore.for_url(server_url)`). `client_metadata_url` (an https URL
-    of this client's metadata document, SEP-991) is used as the client id by authorization
-    servers that support it, instead of a dynamic registration. A client secret is sent the
-    way the authorization server's metadata says (`client_secret_basic` when it does not).
+    `store` (default: `TokenStore.for_url(server_url)`). A pre-registered `client_secret` is
+    sent as the client was registered: `token_endpoint_auth_method` "client_secret_basic"
+    (default, HTTP Basic) or "client_secret_post" (in the form); when the authorization
+    server's metadata lists methods and not that one, one it lists is used.
+    `client_metadata_url` (an https URL of this client's metadata document, SEP-991) is used
+    as the client id by authorization servers that support it, instead of a dynamic
+    registration.
     """
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
@@ -806,8 +817,10 @@ def oauth(
     listener = _LoopbackListener(port)
     redirect_uri = listener.redirect_uri
     scope = " ".join(scopes) if scopes else None
-    auth_method: Literal["client_secret_post", "none"] = (
-        "client_secret_post" if client_secret else "none"
+    auth_method: Literal["client_secret_basic", "client_secret_post", "none"] = (
+        (token_endpoint_auth_method or "client_secret_basic")
+        if client_secret
+        else "none"
     )
     metadata = OAuthClientMetadata(
         redirect_uris=[redirect_uri],  # type: ignore[list-item]
@@ -854,13 +867,14 @@ def client_credentials(
     client_secret: str,
     scopes: Sequence[str] | None = None,
     store: TokenStore | TokenStorage | None = None,
+    token_endpoint_auth_method: SecretMethod = "client_secret_basic",
 ) -> httpx2.Auth:
     """Machine-to-machine OAuth (the client-credentials grant) for `server_url`, for CI.
 
     The token endpoint comes from the server's metadata; tokens are kept in `store` (default:
-    `TokenStore.for_url(server_url)`) so a new process reuses one until it expires. The secret
-    is sent the way the authorization server's metadata says (`client_secret_basic` when it
-    does not).
+    `TokenStore.for_url(server_url)`) so a new process reuses one until it expires. The
+    secret goes in HTTP Basic (default) or the form (`"client_secret_post"`); when the
+    authorization server's metadata lists methods and not that one, one it lists is used.
     """
     import warnings
 
@@ -874,7 +888,7 @@ def client_credentials(
             storage,
             client_id,
             client_secret,
-            token_endpoint_auth_method="client_secret_post",
+            token_endpoint_auth_method=token_endpoint_auth_method,
             scope=" ".join(scopes) if scopes else None,
         )
     return cast("httpx2.Auth", provider)
