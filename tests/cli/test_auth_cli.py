@@ -367,3 +367,10 @@ def test_refused_stored_tokens_lead_to_a_new_login_and_are_never_shown(
     assert access not in stored_tokens(config_dir)
     for text in (status.stdout, status.stderr, taken.stdout, taken.stderr, snapshot.read_text("utf-8")):
         assert access not in text and refresh not in text
+
+
+def test_login_to_a_server_without_auth_stores_nothing(demo_http_url: str, config_dir: dict[str, str]) -> None:
+    result = run("auth", "login", demo_http_url, "--no-browser", env=config_dir)
+    assert result.returncode == 0, result.stderr
+    assert "did not ask for authorization: nothing was stored" in result.stderr
+    assert run("auth", "status", env=config_dir).returncode == 1

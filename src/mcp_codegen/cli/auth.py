@@ -71,7 +71,11 @@ def login_command(
         launch = parse_http(url, (), "auto", options.spec(store=store))
         reporter = Reporter(quiet)
         connect_once(launch, timeout, reporter)
-        described = _describe(_status_of(url, store))
+        status = _status_of(url, store)
+        if not status["hasToken"]:
+            reporter.line(f"{redact_url(url)} did not ask for authorization: nothing was stored")
+            return
+        described = _describe(status)
         reporter.line(f"logged in to {redact_url(url)}{f' ({described})' if described else ''}")
 
     run_command(action)
