@@ -306,7 +306,7 @@ async def test_server_restart_stored_token_still_works(tmp_path: Path, token_dir
         assert f"mcp-codegen auth login {url}" in str(caught.value)
 
 
-async def test_short_lived_tokens_refresh_across_a_restart(tmp_path: Path, token_dir: Path) -> None:
+async def test_a_token_that_expired_while_the_server_was_down_is_refreshed(tmp_path: Path, token_dir: Path) -> None:
     port = free_port()
     state = tmp_path / "server-state.json"
     # The token expired while the server was down: the restarted server refreshes it.

@@ -682,7 +682,9 @@ def _provider_classes() -> dict[str, type[Any]]:
                 raise self._required("the stored OAuth token was refused")
             tokens = self.context.current_tokens
             wanted = set((self.context.client_metadata.scope or "").split())
-            missing = wanted - set((tokens.scope or "").split()) if tokens else set()
+            missing: set[str] = (
+                wanted - set((tokens.scope or "").split()) if tokens else set()
+            )
             if tokens is not None and tokens.scope is not None and missing:
                 # A step-up (403 insufficient_scope) needs a new grant: a refresh cannot widen it.
                 raise self._required(
@@ -795,8 +797,9 @@ def oauth(
     Stored tokens are used (and refreshed) first. When the server asks for a login (HTTP 401,
     or 403 `insufficient_scope` for a scope step-up), the SDK registers a client dynamically
     (or uses `client_id`/`client_secret`, pre-registered with the authorization server),
-    and the authorization URL is opened in the browser (printed to stderr, or handed to
-    `on_authorize_url`, when there is no browser or `open_browser=False`); a listener on
+    and the authorization URL is opened in the browser (printed to stderr when there is no
+    browser or `open_browser=False`; always handed to `on_authorize_url` when given, which then
+    replaces the printing); a listener on
     127.0.0.1 (`redirect_port`, default: a free port, or the one registered before) receives
     the redirect. `redirect_handler(url)` / `callback_handler()` replace the browser and the
     listener (e.g. to complete the flow headlessly). Tokens and the registration are kept in
