@@ -8,21 +8,18 @@ the last argument. The scenarios report FAILED (a snapshot calls no tool); only 
 
 All ``auth/*`` scenarios serve the same MCP server behind OAuth. It is recorded through
 ``auth/client-credentials-basic``, whose harness context holds a pre-registered client id and secret: this
-script (run as the harness's client in ``--as-auth-client`` mode) discovers the token endpoint (RFC 9728, then
-RFC 8414), gets a token with the client-credentials grant and hands it to ``mcp-codegen snapshot`` through an
-environment variable, so the snapshot records only the ``Bearer ${...}`` template, never the token.
+script (run as the harness's client in ``--as-auth-client`` mode) runs ``mcp-codegen snapshot --auth
+client-credentials`` with the secret in an environment variable, so the snapshot records only the client id
+and the variable's name, never the secret or a token (tokens go to a temporary store).
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import urllib.parse
-import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -40,40 +37,28 @@ _RECORD_THROUGH = {
     "sse_retry": "sse-retry",
     "auth": "auth/client-credentials-basic",
 }
-_TOKEN_VARIABLE = "CONFORMANCE_BEARER_TOKEN"
+_SECRET_VARIABLE = "CONFORMANCE_CLIENT_SECRET"
 
 
 def _snapshot_command(output: Path) -> list[str]:
     return [sys.executable, "-m", "mcp_codegen", "snapshot", "-o", str(output)]
 
 
-def _get_json(url: str) -> dict[str, object]:
-    with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 (the harness's localhost server)
-        return dict(json.load(response))
-
-
-def _client_credentials_token(server_url: str, context: dict[str, str]) -> str:
-    parts = urllib.parse.urlsplit(server_url)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    resource = _get_json(f"{origin}/.well-known/oauth-protected-resource{parts.path}")
-    issuer = str(list(resource["authorization_servers"])[0]).rstrip("/")  # type: ignore[call-overload]
-    metadata = _get_json(f"{issuer}/.well-known/oauth-authorization-server")
-    basic = base64.b64encode(f"{context['client_id']}:{context['client_secret']}".encode()).decode()
-    request = urllib.request.Request(
-        str(metadata["token_endpoint"]),
-        data=urllib.parse.urlencode({"grant_type": "client_credentials", "resource": server_url}).encode(),
-        headers={"Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded"},
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
-        return str(json.load(response)["access_token"])
-
-
 def _as_auth_client(output: str, server_url: str) -> int:
-    """Run by the harness: get a token, then snapshot the protected server with it."""
+    """Run by the harness: snapshot the protected server with the client-credentials grant."""
     context = json.loads(os.environ["MCP_CONFORMANCE_CONTEXT"])
-    env = {**os.environ, _TOKEN_VARIABLE: _client_credentials_token(server_url, context)}
-    command = [*_snapshot_command(Path(output)), "-H", f"Authorization: Bearer ${{{_TOKEN_VARIABLE}}}"]
-    return subprocess.run([*command, "--url", server_url], env=env, check=False).returncode
+    with tempfile.TemporaryDirectory() as tokens:
+        env = {**os.environ, _SECRET_VARIABLE: context["client_secret"], "MCP_CODEGEN_CONFIG_DIR": tokens}
+        command = [
+            *_snapshot_command(Path(output)),
+            "--auth",
+            "client-credentials",
+            "--client-id",
+            context["client_id"],
+            "--client-secret-env",
+            _SECRET_VARIABLE,
+        ]
+        return subprocess.run([*command, "--url", server_url], env=env, check=False).returncode
 
 
 def main() -> int:

@@ -14,7 +14,7 @@ import click
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import CodegenError, ExitCode, UsageError
-from mcp_codegen.inputs.launch import ServerLaunch, Transport, parse_http, parse_stdio
+from mcp_codegen.inputs.launch import AuthSpec, ServerLaunch, Transport, auth_spec, parse_http, parse_stdio
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.wording import counts, plural
 
@@ -120,22 +120,89 @@ def server_options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="Seconds allowed for connecting and for each request.",
         ),
         click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors."),
+        *AUTH_OPTIONS,
     ]
     for option in reversed(options):
         function = option(function)
     return function
 
 
+#: The OAuth options of every command that reaches a server by --url (and of `auth login`).
+AUTH_OPTIONS = [
+    click.option(
+        "--auth",
+        "auth_kind",
+        type=click.Choice(["oauth", "client-credentials"]),
+        help="With --url: authorize by OAuth (stored tokens, else a browser login) or client credentials (CI).",
+    ),
+    click.option("--client-id", metavar="ID", help="Pre-registered OAuth client id (default: dynamic registration)."),
+    click.option(
+        "--client-secret-env",
+        metavar="VAR",
+        help="Environment variable holding the client secret (recorded by name, never by value).",
+    ),
+    click.option(
+        "--client-secret",
+        metavar="SECRET",
+        help="The client secret itself (prefer --client-secret-env: command lines are visible to other users).",
+    ),
+    click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="OAuth scope to ask for (repeatable)."),
+    click.option("--no-browser", is_flag=True, help="Print the login URL instead of opening a browser."),
+]
+
+
+@dataclass(frozen=True)
+class AuthOptions:
+    """The --auth options as given on the command line."""
+
+    kind: str | None = None
+    client_id: str | None = None
+    client_secret_env: str | None = None
+    client_secret: str | None = None
+    scopes: tuple[str, ...] = ()
+    no_browser: bool = False
+
+    @property
+    def given(self) -> bool:
+        return self.kind is not None
+
+    def spec(self, *, store: str = "auto") -> AuthSpec | None:
+        """The checked auth spec (the secret read from its variable), or None without --auth."""
+        if self.kind is None:
+            if self.client_id or self.client_secret_env or self.client_secret or self.scopes:
+                raise UsageError("--client-id, --client-secret-env, --client-secret and --scope go with --auth")
+            return None
+        return auth_spec(
+            self.kind,
+            client_id=self.client_id,
+            client_secret_env=self.client_secret_env,
+            client_secret=self.client_secret,
+            scopes=self.scopes,
+            open_browser=not self.no_browser,
+            store=store,
+        )
+
+
 def launch_from_options(
-    url: str | None, transport: str, headers: tuple[str, ...], stdio: str | None, env: tuple[str, ...], cwd: str | None
+    url: str | None,
+    transport: str,
+    headers: tuple[str, ...],
+    stdio: str | None,
+    env: tuple[str, ...],
+    cwd: str | None,
+    auth: AuthOptions | None = None,
 ) -> ServerLaunch | None:
+    auth = auth or AuthOptions()
     if url and stdio:
         raise UsageError("give either --url or --stdio, not both")
     if url:
         if env or cwd:
             raise UsageError("-e/--env and --cwd go with --stdio, not --url")
         chosen: Transport = "http" if transport == "http" else "sse" if transport == "sse" else "auto"
-        return parse_http(url, headers, chosen)
+        return parse_http(url, headers, chosen, auth.spec())
+    if auth.given:
+        raise UsageError("--auth goes with --url")
+    auth.spec()  # the other auth options without --auth: a usage error
     if stdio:
         if headers:
             raise UsageError("-H/--header goes with --url, not --stdio")
@@ -150,3 +217,14 @@ def take_snapshot(launch: ServerLaunch, timeout: float, reporter: Reporter, diag
         return await fetch(launch, timeout=timeout, diagnostics=diagnostics, progress=reporter.progress)
 
     return anyio.run(run)
+
+
+def connect_once(launch: ServerLaunch, timeout: float, reporter: Reporter) -> None:
+    """Connect and initialize, nothing more: what `auth login` needs to authorize and store tokens."""
+    from mcp_codegen.snapshot.connect import connect
+
+    async def run() -> None:
+        async with connect(launch, timeout=timeout, progress=reporter.progress):
+            pass
+
+    anyio.run(run)

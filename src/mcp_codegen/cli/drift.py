@@ -14,7 +14,14 @@ from typing import Any
 import click
 
 from mcp_codegen.cli import cli
-from mcp_codegen.cli.common import Reporter, launch_from_options, run_command, server_options, take_snapshot
+from mcp_codegen.cli.common import (
+    AuthOptions,
+    Reporter,
+    launch_from_options,
+    run_command,
+    server_options,
+    take_snapshot,
+)
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
 from mcp_codegen.inputs.launch import ServerLaunch
@@ -102,6 +109,12 @@ def check_command(
     cwd: str | None,
     timeout: float,
     quiet: bool,
+    auth_kind: str | None,
+    client_id: str | None,
+    client_secret_env: str | None,
+    client_secret: str | None,
+    scopes: tuple[str, ...],
+    no_browser: bool,
     against: Path,
     fail_on: str,
     output_format: str,
@@ -119,7 +132,15 @@ def check_command(
 
         reporter = Reporter(quiet or output_format != "text")
         old = load_side(against)
-        launch = launch_from_options(url, transport, headers, stdio, env, cwd) or _recorded_launch(old)
+        launch = launch_from_options(
+            url,
+            transport,
+            headers,
+            stdio,
+            env,
+            cwd,
+            AuthOptions(auth_kind, client_id, client_secret_env, client_secret, scopes, no_browser),
+        ) or _recorded_launch(old)
         new = take_snapshot(launch, timeout, reporter, Diagnostics())
         _report_drift(old, new, fail_on, output_format, allow_file)
 
@@ -128,7 +149,7 @@ def check_command(
 
 def _recorded_launch(snapshot: Snapshot) -> ServerLaunch:
     """The launch spec a snapshot recorded, with env and header values read from the environment."""
-    from mcp_codegen.inputs.launch import HttpLaunch, StdioLaunch, expand_env
+    from mcp_codegen.inputs.launch import HttpLaunch, StdioLaunch, auth_spec, expand_env
 
     record = snapshot.launch
     if record is None:
@@ -141,4 +162,13 @@ def _recorded_launch(snapshot: Snapshot) -> ServerLaunch:
         for header in record.headers
         if header.template is not None
     }
-    return HttpLaunch(url=record.url or "", headers=headers, transport=record.transport)
+    auth = None
+    if record.auth is not None:  # OAuth as recorded: stored tokens, the client secret from its variable
+        auth = auth_spec(
+            record.auth.kind,
+            client_id=record.auth.client_id,
+            client_secret_env=record.auth.client_secret_env,
+            scopes=record.auth.scopes,
+            what="the recorded auth",
+        )
+    return HttpLaunch(url=record.url or "", headers=headers, transport=record.transport, auth=auth)

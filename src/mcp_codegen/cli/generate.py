@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from mcp_codegen.cli import cli
-from mcp_codegen.cli.common import Reporter, launch_from_options, run_command, server_options, take_snapshot
+from mcp_codegen.cli.common import (
+    AuthOptions,
+    Reporter,
+    launch_from_options,
+    run_command,
+    server_options,
+    take_snapshot,
+)
 from mcp_codegen.diagnostics import Diagnostics, unknown_codes
 from mcp_codegen.errors import CodegenError, ExitCode, StrictModeError, UsageError
 from mcp_codegen.inputs.launch import ServerLaunch
@@ -112,6 +119,12 @@ def generate_command(
     cwd: str | None,
     timeout: float,
     quiet: bool,
+    auth_kind: str | None,
+    client_id: str | None,
+    client_secret_env: str | None,
+    client_secret: str | None,
+    scopes: tuple[str, ...],
+    no_browser: bool,
     snapshot_file: Path | None,
     mcp_json: Path | None,
     config_file: Path | None,
@@ -145,7 +158,15 @@ def generate_command(
             what = "code" if len(unknown) == 1 else "codes"
             raise UsageError(f"--allow-warning: unknown {what} {', '.join(unknown)} (see the README's warning codes)")
         flags = Flags(overwrite=overwrite, strict=strict, check=check, allowed=frozenset(allow_warnings))
-        launch = launch_from_options(url, transport, headers, stdio, env, cwd)
+        launch = launch_from_options(
+            url,
+            transport,
+            headers,
+            stdio,
+            env,
+            cwd,
+            AuthOptions(auth_kind, client_id, client_secret_env, client_secret, scopes, no_browser),
+        )
         descriptions = _read_descriptions(descriptions_file) if descriptions_file is not None else {}
         single = launch is not None or snapshot_file is not None
         if launch is not None and snapshot_file is not None:

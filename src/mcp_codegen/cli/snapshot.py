@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 
 from mcp_codegen.cli import cli
-from mcp_codegen.cli.common import Reporter, launch_from_options, run_command, server_options, take_snapshot
+from mcp_codegen.cli.common import (
+    AuthOptions,
+    Reporter,
+    launch_from_options,
+    run_command,
+    server_options,
+    take_snapshot,
+)
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
 
@@ -30,6 +37,12 @@ def snapshot_command(
     cwd: str | None,
     timeout: float,
     quiet: bool,
+    auth_kind: str | None,
+    client_id: str | None,
+    client_secret_env: str | None,
+    client_secret: str | None,
+    scopes: tuple[str, ...],
+    no_browser: bool,
     output: Path,
 ) -> None:
     """Capture a server's tools, resources, templates and prompts as a canonical JSON file."""
@@ -38,7 +51,15 @@ def snapshot_command(
         from mcp_codegen.output.write import check_location, write_text_atomically
 
         reporter = Reporter(quiet)
-        launch = launch_from_options(url, transport, headers, stdio, env, cwd)
+        launch = launch_from_options(
+            url,
+            transport,
+            headers,
+            stdio,
+            env,
+            cwd,
+            AuthOptions(auth_kind, client_id, client_secret_env, client_secret, scopes, no_browser),
+        )
         if launch is None:
             raise UsageError("snapshot needs --url or --stdio")
         to_stdout = str(output) == "-"

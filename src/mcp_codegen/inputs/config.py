@@ -28,6 +28,11 @@ url = "https://mcp.example.com/mcp"
 transport = "auto"          # "http", "sse" or "auto" (default: http, falling back to sse)
 headers = { Authorization = "Bearer ${REMOTE_TOKEN}" }
 
+[servers.protected]         # a server behind OAuth (instead of an Authorization header)
+url = "https://mcp.example.com/protected/mcp"
+auth = { kind = "oauth", client_id = "my-app", scopes = ["read"] }   # kind "oauth" or "client-credentials"
+# auth = { kind = "client-credentials", client_id = "ci", client_secret_env = "MCP_CLIENT_SECRET" }
+
 [servers.old]
 command = "python"
 args = ["-m", "old_server"]
@@ -41,7 +46,7 @@ password = true
 Every table rejects keys it does not know, naming the key with its location and the closest valid
 one (`unknown key servers.github.comand (did you mean 'command'?)`). A server has exactly one of
 `command` (stdio; `transport` may only be "stdio") and `url` (`transport` "http", "sse" or "auto");
-`env`, `cwd` go with `command`, `headers` with `url`; `env_file` with either. Server names must
+`env`, `cwd` go with `command`, `headers` and `auth` with `url`; `env_file` with either. Server names must
 contain a letter or digit, their snake_case form must not be a Python keyword, and no two may share it.
 
 References, expanded when a server is resolved (`resolve_server`), in `command`, `args`, `url`, `cwd`,
@@ -78,7 +83,15 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from mcp_codegen.diagnostics import unknown_codes
 from mcp_codegen.errors import UsageError
 from mcp_codegen.generate.naming import snake_case, words
-from mcp_codegen.inputs.launch import HttpLaunch, ServerLaunch, StdioLaunch, expand_env, redact_url
+from mcp_codegen.inputs.launch import (
+    AuthKind,
+    HttpLaunch,
+    ServerLaunch,
+    StdioLaunch,
+    auth_spec,
+    expand_env,
+    redact_url,
+)
 
 if TYPE_CHECKING:  # the pipeline is imported only when a server is resolved (it is slow to import)
     from mcp_codegen.inputs.options import GenerateOptions
@@ -107,6 +120,33 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 # --------------------------------------------------------------------------------------------------
 
 
+class AuthConfig(BaseModel):
+    """A server's `auth` table: OAuth instead of a static Authorization header (no secret values: the
+    client secret is named by `client_secret_env`, the environment variable that holds it)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    kind: AuthKind
+    client_id: str | None = None
+    client_secret_env: str | None = None
+    scopes: list[str] | None = None
+
+    @field_validator("client_secret_env")
+    @classmethod
+    def _variable_name(cls, value: str | None) -> str | None:
+        if value is not None and not _IDENTIFIER.fullmatch(value):
+            raise ValueError("'client_secret_env' must be an environment variable name")
+        return value
+
+    @model_validator(mode="after")
+    def _credentials(self) -> AuthConfig:
+        if self.kind == "client-credentials" and (self.client_id is None or self.client_secret_env is None):
+            raise ValueError("kind 'client-credentials' needs 'client_id' and 'client_secret_env'")
+        if self.client_secret_env is not None and self.client_id is None:
+            raise ValueError("'client_secret_env' needs 'client_id'")
+        return self
+
+
 class ServerConfig(BaseModel):
     """One `[servers.<name>]` table."""
 
@@ -121,6 +161,7 @@ class ServerConfig(BaseModel):
     env_file: str | None = None
     cwd: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
+    auth: AuthConfig | None = None
     include: list[str] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
     tool_prefix: str = ""
@@ -166,6 +207,8 @@ class ServerConfig(BaseModel):
                 raise ValueError(f"transport {self.transport!r} goes with 'url'; with 'command' it is 'stdio'")
             if self.headers:
                 raise ValueError("'headers' go with 'url', not 'command'")
+            if self.auth is not None:
+                raise ValueError("'auth' goes with 'url', not 'command'")
         else:
             if self.transport == "stdio":
                 raise ValueError("transport 'stdio' needs 'command', not 'url'")
@@ -494,11 +537,24 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
     }
     transport = server.kind
     assert transport != "stdio"
+    auth = None
+    if server.auth is not None:
+        if any(key.lower() == "authorization" for key in headers):
+            raise UsageError(f"{where}: 'auth' and an Authorization header both authorize: give one")
+        auth = auth_spec(
+            server.auth.kind,
+            client_id=server.auth.client_id,
+            client_secret_env=server.auth.client_secret_env,
+            scopes=server.auth.scopes,
+            environ={**file_vars, **os.environ},
+            what=f"{where}.auth",
+        )
     launch = HttpLaunch(
         url=url,
         headers=headers,
         transport=transport,
         header_templates={key: env_template(value) for key, value in server.headers.items()},
+        auth=auth,
     )
     return launch, options, package
 
@@ -649,6 +705,7 @@ def read_env_file(path: Path, *, what: str) -> dict[str, str]:
 
 __all__ = [
     "CONFIG_FILE",
+    "AuthConfig",
     "Expander",
     "InputConfig",
     "ProjectConfig",

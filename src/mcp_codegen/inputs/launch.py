@@ -2,7 +2,8 @@
 
 The live spec (`StdioLaunch`, `HttpLaunch`) holds resolved values, secrets included, and never
 leaves memory. `LaunchRecord` is what snapshots and generated packages keep: the command or URL,
-and only the *names* of environment variables and headers.
+only the *names* of environment variables and headers, and how the server authorizes (`AuthRecord`:
+the OAuth kind, client id and scopes, and the *name* of the variable holding a client secret).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from mcp_codegen.errors import UsageError
 _HARMLESS_TEMPLATE_LITERAL = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
 
 Transport = Literal["auto", "http", "sse"]
+AuthKind = Literal["oauth", "client-credentials"]
+AUTH_KINDS: tuple[AuthKind, ...] = ("oauth", "client-credentials")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def expand_env(text: str, *, what: str, environ: Mapping[str, str] | None = None) -> str:
@@ -70,6 +74,105 @@ class HeaderRecord:
 
 
 @dataclass(frozen=True)
+class AuthRecord:
+    """How a server authorizes, as recorded: never a token or a secret value (the secret by variable name)."""
+
+    kind: AuthKind
+    client_id: str | None = None
+    #: The scopes asked for; None lets the server's metadata decide.
+    scopes: tuple[str, ...] | None = None
+    #: The environment variable the client secret is read from at run time.
+    client_secret_env: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The `"auth"` entry of a launch spec (the generated client's `connect()` reads it)."""
+        return {
+            "kind": self.kind,
+            "clientId": self.client_id,
+            "scopes": list(self.scopes) if self.scopes is not None else None,
+            "clientSecretEnv": self.client_secret_env,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> AuthRecord:
+        kind = data.get("kind")
+        if kind not in AUTH_KINDS:
+            raise UsageError(f"unknown auth kind {kind!r} (expected 'oauth' or 'client-credentials')")
+        scopes = data.get("scopes")
+        client_id = data.get("clientId")
+        secret_env = data.get("clientSecretEnv")
+        return cls(
+            kind=kind,
+            client_id=str(client_id) if client_id is not None else None,
+            scopes=tuple(str(scope) for scope in scopes) if scopes is not None else None,
+            client_secret_env=str(secret_env) if secret_env is not None else None,
+        )
+
+
+@dataclass(frozen=True)
+class AuthSpec:
+    """How to authorize with a server for this run: the record plus what never leaves memory."""
+
+    kind: AuthKind
+    client_id: str | None = None
+    scopes: tuple[str, ...] | None = None
+    client_secret_env: str | None = None
+    #: The resolved client secret (from `client_secret_env` or `--client-secret`): never written or printed.
+    client_secret: str | None = field(default=None, repr=False)
+    #: Open the browser for an interactive login (else only print the URL).
+    open_browser: bool = True
+    #: Where tokens are kept: "auto" (the keyring when usable, else a file), "file" or "keyring".
+    store: Literal["auto", "file", "keyring"] = "auto"
+
+    def record(self) -> AuthRecord:
+        return AuthRecord(self.kind, self.client_id, self.scopes, self.client_secret_env)
+
+
+def auth_spec(
+    kind: str,
+    *,
+    client_id: str | None = None,
+    client_secret_env: str | None = None,
+    client_secret: str | None = None,
+    scopes: tuple[str, ...] | list[str] | None = None,
+    open_browser: bool = True,
+    store: str = "auto",
+    environ: Mapping[str, str] | None = None,
+    what: str = "--auth",
+) -> AuthSpec:
+    """Check the auth options and read the client secret from its variable; every problem is a `UsageError`
+    that names the option or variable, never a value."""
+    if kind not in AUTH_KINDS:
+        raise UsageError(f"{what}: unknown kind {kind!r} (expected 'oauth' or 'client-credentials')")
+    if store not in ("auto", "file", "keyring"):
+        raise UsageError(f"{what}: unknown token store {store!r} (expected 'file' or 'keyring')")
+    if client_secret_env is not None and client_secret is not None:
+        raise UsageError(f"{what}: give the client secret by --client-secret-env or --client-secret, not both")
+    secret = client_secret
+    if client_secret_env is not None:
+        if not _ENV_NAME.fullmatch(client_secret_env):
+            raise UsageError(f"{what}: the client secret variable must be a variable name, got {client_secret_env!r}")
+        values = os.environ if environ is None else environ
+        if not values.get(client_secret_env):
+            raise UsageError(f"{what}: the client secret variable {client_secret_env} is not set in the environment")
+        secret = values[client_secret_env]
+    if kind == "client-credentials" and (client_id is None or secret is None):
+        raise UsageError(f"{what} client-credentials needs --client-id and --client-secret-env")
+    if secret is not None and client_id is None:
+        raise UsageError(f"{what}: a client secret needs --client-id")
+    chosen_scopes = tuple(dict.fromkeys(scopes)) if scopes else None
+    return AuthSpec(
+        kind=kind,
+        client_id=client_id or None,
+        scopes=chosen_scopes,
+        client_secret_env=client_secret_env,
+        client_secret=secret,
+        open_browser=open_browser,
+        store=store,  # type: ignore[arg-type]
+    )
+
+
+@dataclass(frozen=True)
 class LaunchRecord:
     """The secret-free description of a server, kept in snapshots and generated packages."""
 
@@ -80,6 +183,7 @@ class LaunchRecord:
     cwd: str | None = None
     url: str | None = None
     headers: tuple[HeaderRecord, ...] = ()
+    auth: AuthRecord | None = None
 
     def as_json(self) -> dict[str, Any]:
         if self.transport == "stdio":
@@ -92,6 +196,8 @@ class LaunchRecord:
         data = {"transport": self.transport, "url": self.url}
         if self.headers:
             data["headers"] = [header.as_json() for header in self.headers]
+        if self.auth is not None:
+            data["auth"] = self.auth.as_json()
         return data
 
     @classmethod
@@ -110,6 +216,7 @@ class LaunchRecord:
                 transport=transport,
                 url=str(data["url"]),
                 headers=tuple(HeaderRecord(str(h["name"]), h.get("template")) for h in data.get("headers", ())),
+                auth=AuthRecord.from_json(data["auth"]) if isinstance(data.get("auth"), Mapping) else None,
             )
         raise UsageError(f"unknown launch transport {transport!r}")
 
@@ -145,6 +252,8 @@ class HttpLaunch:
     transport: Transport = "auto"
     #: The header values as given, before `${VAR}` expansion, to record harmless templates.
     header_templates: Mapping[str, str] = field(default_factory=dict, repr=False)
+    #: OAuth for this server (`--auth`): the record keeps its secret-free part.
+    auth: AuthSpec | None = field(default=None, repr=False)
 
     def record(self, transport: Literal["http", "sse"] | None = None) -> LaunchRecord:
         headers = []
@@ -157,7 +266,8 @@ class HttpLaunch:
                     kept = template
             headers.append(HeaderRecord(name, kept))
         chosen = transport or ("sse" if self.transport == "sse" else "http")
-        return LaunchRecord(transport=chosen, url=redact_url(self.url), headers=tuple(headers))
+        auth = self.auth.record() if self.auth is not None else None
+        return LaunchRecord(transport=chosen, url=redact_url(self.url), headers=tuple(headers), auth=auth)
 
     def describe(self) -> str:
         return redact_url(self.url)
@@ -183,7 +293,9 @@ def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) 
     return StdioLaunch(command=words[0], args=tuple(words[1:]), env=env, cwd=cwd)
 
 
-def parse_http(url: str, header_lines: tuple[str, ...], transport: Transport) -> HttpLaunch:
+def parse_http(
+    url: str, header_lines: tuple[str, ...], transport: Transport, auth: AuthSpec | None = None
+) -> HttpLaunch:
     """`--url` plus `-H 'Name: value'` (values `${VAR}`-expanded) into a launch spec."""
     try:
         parts = urllib.parse.urlsplit(url)
@@ -200,4 +312,6 @@ def parse_http(url: str, header_lines: tuple[str, ...], transport: Transport) ->
             raise UsageError(f"-H/--header takes 'Name: value', got a header named {name[:40]!r}")
         templates[name] = value.strip()
         headers[name] = expand_env(value.strip(), what=f"header {name}")
-    return HttpLaunch(url=url, headers=headers, transport=transport, header_templates=templates)
+    if auth is not None and any(name.lower() == "authorization" for name in headers):
+        raise UsageError("--auth and an Authorization header (-H) both authorize: give one")
+    return HttpLaunch(url=url, headers=headers, transport=transport, header_templates=templates, auth=auth)

@@ -27,6 +27,7 @@ from .client import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
 from .drift import DriftSummary, SchemaDriftError
 from .errors import (
     ArgumentsValidationError,
+    AuthRequiredError,
     ConnectError,
     ConnectionClosedError,
     HttpStatusError,
@@ -89,11 +90,16 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
 
 if TYPE_CHECKING:
     from .agents import AgentTool, ContentPart, ToolOutput, ToolSet
+    from .auth import TokenStore, client_credentials, oauth, stored
     from .toolnames import agent_tool_names
     from .tracing import ToolCall, TraceRecorder
 
-# Agent tools and tracing are imported on first use (they are not needed to make calls).
+# Agent tools, tracing and OAuth are imported on first use (they are not needed to make calls).
 _LAZY = {
+    "TokenStore": "auth",
+    "client_credentials": "auth",
+    "oauth": "auth",
+    "stored": "auth",
     "AgentTool": "agents",
     "ContentPart": "agents",
     "ToolOutput": "agents",
@@ -132,6 +138,7 @@ __all__ = [
     "NOT_SENT",
     "AgentTool",
     "ArgumentsValidationError",
+    "AuthRequiredError",
     "AsyncClientBase",
     "AsyncConnection",
     "AsyncPromptsBase",
@@ -170,4 +177,8 @@ __all__ = [
     "TraceRecorder",
     "UnknownToolError",
     "agent_tool_names",
+    "client_credentials",
+    "oauth",
+    "stored",
+    "TokenStore",
 ]

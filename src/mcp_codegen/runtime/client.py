@@ -45,6 +45,7 @@ from .sentinel import NOT_SENT
 if TYPE_CHECKING:
     from typing import Self
 
+    import httpx2
     import mcp_types
     from mcp import Client, ClientSession
     from mcp.server import Server
@@ -345,6 +346,7 @@ class AsyncClientBase:
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
         transport: Literal["auto", "http", "sse"] = "auto",
+        auth: httpx2.Auth | None = None,
         drift_check: bool = True,
         strict: bool = False,
         client_info: ClientInfo | None = None,
@@ -355,6 +357,9 @@ class AsyncClientBase:
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
+        `auth` is any `httpx2.Auth` applied to every request: `auth.oauth(url)` (log in when
+        needed), `auth.stored(url)` (the token `mcp-codegen auth login` stored),
+        `auth.client_credentials(url, client_id=..., client_secret=...)`, or the SDK's providers.
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
         `drift_check`, `strict`, `client_info` and the server-request handlers
@@ -362,7 +367,7 @@ class AsyncClientBase:
         """
         return cls._connection_for(
             lambda: http_attempts(
-                url, headers=headers, timeout=timeout, transport=transport
+                url, headers=headers, timeout=timeout, transport=transport, auth=auth
             ),
             timeout,
             drift_check=drift_check,
@@ -378,6 +383,7 @@ class AsyncClientBase:
         env: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
+        auth: httpx2.Auth | None = None,
         drift_check: bool = True,
         strict: bool = False,
         stderr: StderrTarget = None,
@@ -392,13 +398,22 @@ class AsyncClientBase:
         Environment variables named at generation are passed to a stdio server when set; header
         templates such as `Bearer ${TOKEN}` are expanded from `os.environ` (a missing variable is a
         `ConnectError`). `env=` and `headers=` add to or override what was recorded.
+        An HTTP server generated with `--auth` uses the token `mcp-codegen auth login` stored
+        (or client credentials, the secret read from the recorded environment variable); one
+        that answers 401 with a Bearer challenge uses the stored token for its URL. Without
+        one, `AuthRequiredError` names the login command. `auth=` overrides all of this.
         `drift_check`, `strict`, `stderr` (a stdio server's), `client_info` and the
         server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
             lambda: launch_attempts(
-                launch, env=env, headers=headers, timeout=timeout, stderr=stderr
+                launch,
+                env=env,
+                headers=headers,
+                timeout=timeout,
+                stderr=stderr,
+                auth=auth,
             ),
             timeout,
             drift_check=drift_check,

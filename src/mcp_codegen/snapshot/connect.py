@@ -33,6 +33,7 @@ import os
 import re
 import signal
 import socket
+import sys
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
@@ -70,6 +71,8 @@ Progress = Callable[[str], None]
 _STDERR_TAIL_LINES = 5
 _LINE_LIMIT = 200
 _AUTH_STATUSES = (401, 403, 407)
+#: Seconds added to the handshake's bound when an OAuth login may need a person (the browser).
+_LOGIN_WAIT = 300.0
 #: Loggers the SDK and its HTTP client write to ("client" is mcp.client.session's odd name).
 _SDK_LOGGERS = ("mcp", "client", "httpx2")
 _CONTROL_CHARS = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
@@ -175,6 +178,8 @@ class _Scrubber:
             for value in launch.headers.values():
                 secrets.append(value)
                 secrets.extend(value.split())  # "Bearer <token>": the token alone, too
+            if launch.auth is not None and launch.auth.client_secret:
+                secrets.append(launch.auth.client_secret)
             parts = urllib.parse.urlsplit(launch.url)
             secrets.extend(p for p in (parts.username, parts.password) if p)
             secrets.extend(v for _, v in urllib.parse.parse_qsl(parts.query) if v)
@@ -206,6 +211,21 @@ def _quiet_unconfigured_sdk_logging() -> Iterator[None]:
     finally:
         for logger, level in saved:
             logger.setLevel(level)
+
+
+def _auth_provider(launch: HttpLaunch) -> Any:
+    """The launch's OAuth as an `httpx2.Auth`; a login URL is shown on stderr, even with --quiet."""
+    from mcp_codegen.snapshot.auth import provider
+
+    assert launch.auth is not None
+
+    def show(line: str) -> None:
+        print(f"mcp-codegen: {line}", file=sys.stderr, flush=True)
+
+    try:
+        return provider(launch.url, launch.auth, show)
+    except Exception as error:  # e.g. the keyring chosen but unusable: the runtime's one-line message
+        raise ServerError(_clean_message(str(error) or type(error).__name__)) from None
 
 
 def _say(progress: Progress | None, line: str) -> None:
@@ -248,6 +268,11 @@ async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress |
         return
 
     url = redact_url(launch.url)
+    auth = None
+    if launch.auth is not None:
+        auth = _auth_provider(launch)
+        if launch.auth.kind == "oauth":  # a person may have to log in within the handshake
+            deadline += _LOGIN_WAIT
     kinds: list[Literal["http", "sse"]] = ["sse"] if launch.transport == "sse" else ["http"]
     if launch.transport == "auto":
         kinds.append("sse")
@@ -260,7 +285,7 @@ async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress |
         _say(progress, f"connecting to {url} ({label})")
         try:
             async with _attempt(
-                functools.partial(http_transport, kind, launch.url, launch.headers, timeout, watch),
+                functools.partial(http_transport, kind, launch.url, launch.headers, timeout, watch, auth),
                 probe,
                 launch,
                 kind,
@@ -528,6 +553,9 @@ def _describe(
     cause: BaseException, probe: _Probe, launch: ServerLaunch | None, timeout: float, scrub: _Scrubber
 ) -> str:
     where = probe.where()
+    if _is_oauth_failure(cause):  # before the HTTP status: the 401 that started the flow explains nothing
+        url = redact_url(launch.url) if isinstance(launch, HttpLaunch) else "the server"
+        return f"OAuth failed at {url}: {_clean(str(cause) or type(cause).__name__)}"
     if isinstance(launch, HttpLaunch):
         http = _describe_http(cause, probe, launch, timeout, where)
         if http is not None:
@@ -599,9 +627,7 @@ def _describe_http(cause: BaseException, probe: _Probe, launch: HttpLaunch, time
         status, reason = probe.http_failure.status, probe.http_failure.reason
     if status is not None:
         if status in _AUTH_STATUSES:
-            names = sorted(launch.headers, key=str.lower)
-            sent = f"headers sent: {', '.join(names)}" if names else "no headers were sent (add one with -H)"
-            return f"authentication failed (HTTP {status}) at {url}; {sent}"
+            return _describe_auth_failure(status, probe, launch, url)
         text = f"HTTP {status}{f' ({reason})' if reason else ''} from {url} {where}"
         if status == 404:
             text += "; is this the server's MCP endpoint?"
@@ -615,6 +641,30 @@ def _describe_http(cause: BaseException, probe: _Probe, launch: HttpLaunch, time
     if isinstance(cause, MCPError) and cause.code == mcp_types.CONNECTION_CLOSED:
         return f"connection to {url} closed {where}"
     return None
+
+
+def _describe_auth_failure(status: int, probe: _Probe, launch: HttpLaunch, url: str) -> str:
+    names = sorted(launch.headers, key=str.lower)
+    if launch.auth is not None:
+        how = "OAuth login" if launch.auth.kind == "oauth" else "OAuth client credentials"
+        sent = f"the {how} did not give a token the server accepts"
+        if launch.auth.kind == "oauth":
+            sent += f" (try `mcp-codegen auth logout {url}`, then log in again)"
+        return f"authentication failed (HTTP {status}) at {url}; {sent}"
+    if status == 401 and probe.http is not None and getattr(probe.http, "bearer", False) and not names:
+        return (
+            f"authentication failed (HTTP 401) at {url}: the server asks for OAuth; "
+            f"add --auth oauth (or run `mcp-codegen auth login {url}` first)"
+        )
+    sent = f"headers sent: {', '.join(names)}" if names else "no headers were sent (add one with -H)"
+    return f"authentication failed (HTTP {status}) at {url}; {sent}"
+
+
+def _is_oauth_failure(error: BaseException) -> bool:
+    """The SDK's OAuth errors, and the runtime's "log in first" (`AuthRequiredError`)."""
+    from mcp.client.auth import OAuthFlowError
+
+    return isinstance(error, OAuthFlowError) or type(error).__name__ == "AuthRequiredError"
 
 
 def _connect_reason(error: BaseException) -> str:
