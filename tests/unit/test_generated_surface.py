@@ -278,7 +278,7 @@ def test_the_names_the_package_binds_are_the_ones_models_may_not_take(nested: Pa
         elif isinstance(node, ast.Import):
             bound |= {alias.asname or alias.name for alias in node.names}
     with imported_package(nested) as package:
-        models = set(package._MODELS)
+        models = set(package._LAZY)
     assert {name for name in bound - models if not name.startswith("_")} <= PACKAGE_NAMES
 
 
@@ -333,4 +333,8 @@ def test_the_package_re_exports_every_runtime_export(nested: Path) -> None:
             assert getattr(package, name) is getattr(package._runtime, name), name
             assert name in package.__all__
         assert package.Accept({"x": 1}).content == {"x": 1}
+        lazy = [name for name in runtime.PACKAGE_LAZY_EXPORTS if name in package.__all__]
+        assert lazy == list(runtime.PACKAGE_LAZY_EXPORTS)
+        assert f"{package.__name__}._runtime.auth" not in sys.modules  # OAuth is imported on first use
+        assert package.oauth is package._runtime.auth.oauth
     assert all(hasattr(runtime, name) for name in runtime.PACKAGE_EXPORTS)

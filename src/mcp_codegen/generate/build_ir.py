@@ -27,7 +27,7 @@ from mcp_codegen.generate.naming import (
 )
 from mcp_codegen.generate.schema_prep import PreparedTool, accepts_null, is_wrapped_primitive, prepare_tool
 from mcp_codegen.inputs.options import Selection
-from mcp_codegen.runtime import PACKAGE_EXPORTS
+from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen.runtime.drift import tool_fingerprint
 from mcp_codegen.snapshot.model import Snapshot
 
@@ -48,7 +48,7 @@ _PACKAGE_OWN_NAMES = frozenset(
     {"INSTRUCTIONS", "PROMPTS", "RESOURCES", "SERVER_NAME", "SERVER_VERSION", "TEMPLATES", "TOOLS",
      "AsyncClient", "Client", "TYPE_CHECKING", "Any", "importlib"}
 )  # fmt: skip
-PACKAGE_NAMES = _PACKAGE_OWN_NAMES | frozenset(PACKAGE_EXPORTS)
+PACKAGE_NAMES = _PACKAGE_OWN_NAMES | frozenset(PACKAGE_EXPORTS) | frozenset(PACKAGE_LAZY_EXPORTS)
 _CLASS_NAMES_TAKEN = _MODULE_NAMES | PACKAGE_NAMES
 _NAMESPACE_MEMBERS = frozenset({"client", "list", "read", "get"})
 _TEMPLATE_EXPRESSION = re.compile(r"\{([+#./;?&]?)([^{}]*)\}")

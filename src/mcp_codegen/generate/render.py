@@ -20,7 +20,7 @@ from mcp_codegen.generate import ir
 from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal
 from mcp_codegen.inputs.options import templates_dir
-from mcp_codegen.runtime import PACKAGE_EXPORTS
+from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 
 
 def _template_cache() -> jinja2.BytecodeCache | None:
@@ -72,13 +72,19 @@ def _environment() -> jinja2.Environment:
 _PACKAGE_SPEC_NAMES = ("INSTRUCTIONS", "PROMPTS", "RESOURCES", "SERVER_NAME", "SERVER_VERSION", "TEMPLATES", "TOOLS")
 
 
+def _lazy_exports(spec: ir.ClientSpec, runtime: str) -> list[tuple[str, str]]:
+    """What the package imports on first use, as (name, module relative to the package)."""
+    lazy = sorted((name, f"{runtime}.{module}") for name, module in PACKAGE_LAZY_EXPORTS.items())
+    return lazy + [(name, f".models.{module}") for name, module in spec.signature_models]
+
+
 def _package_all(spec: ir.ClientSpec) -> list[str]:
     """The package's `__all__`: constants, then classes, then functions (each sorted), then its models."""
 
     def kind(name: str) -> int:
         return 0 if name.isupper() else 1 if name[0].isupper() else 2
 
-    names = [*PACKAGE_EXPORTS, *_PACKAGE_SPEC_NAMES, "AsyncClient", "Client"]
+    names = [*PACKAGE_EXPORTS, *PACKAGE_LAZY_EXPORTS, *_PACKAGE_SPEC_NAMES, "AsyncClient", "Client"]
     return sorted(names, key=lambda name: (kind(name), name)) + [name for name, _module in spec.signature_models]
 
 
@@ -98,6 +104,7 @@ def render_package(
             context,
             module_docstring=docstring(_package_description(spec), 0),
             runtime_exports=PACKAGE_EXPORTS,
+            lazy_exports=_lazy_exports(spec, runtime),
             package_all=_package_all(spec),
         ),
         "client.py": environment.get_template("client.py.jinja").render(

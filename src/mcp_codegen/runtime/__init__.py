@@ -55,6 +55,7 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
     "NOT_SENT",
     "Accept",
     "ArgumentsValidationError",
+    "AuthRequiredError",
     "CallOptions",
     "Cancel",
     "Completion",
@@ -94,12 +95,17 @@ if TYPE_CHECKING:
     from .toolnames import agent_tool_names
     from .tracing import ToolCall, TraceRecorder
 
-# Agent tools, tracing and OAuth are imported on first use (they are not needed to make calls).
-_LAZY = {
+#: What every generated package also re-exports, imported on first use: name -> runtime module.
+PACKAGE_LAZY_EXPORTS: dict[str, str] = {
     "TokenStore": "auth",
     "client_credentials": "auth",
     "oauth": "auth",
     "stored": "auth",
+}
+
+# Agent tools, tracing and OAuth are imported on first use (they are not needed to make calls).
+_LAZY = {
+    **PACKAGE_LAZY_EXPORTS,
     "AgentTool": "agents",
     "ContentPart": "agents",
     "ToolOutput": "agents",
@@ -121,6 +127,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "PACKAGE_EXPORTS",
+    "PACKAGE_LAZY_EXPORTS",
     "Accept",
     "Cancel",
     "Completion",
