@@ -172,14 +172,18 @@ class ToolOutput:
         return items
 
     def to_langchain_content(self) -> str | list[dict[str, Any]]:
-        """LangChain tool message content: a string, or standard blocks with images."""
-        if not any(part.kind == "image" for part in self.parts):
+        """LangChain tool message content: a string, or standard blocks with images and audio."""
+        if not self.has_media:
             return self.text
         blocks: list[dict[str, Any]] = []
         for part in self.parts:
-            if part.kind == "image":
+            if part.kind != "text":
                 blocks.append(
-                    {"type": "image", "base64": part.data, "mime_type": part.mime_type}
+                    {
+                        "type": part.kind,
+                        "base64": part.data,
+                        "mime_type": part.mime_type,
+                    }
                 )
             elif part.as_text():
                 blocks.append({"type": "text", "text": part.as_text()})
@@ -195,16 +199,33 @@ _ANTHROPIC_IMAGE_TYPES = frozenset(
 )
 
 
-def _resource_text(resource: Any) -> ContentPart:
-    """An embedded resource: its text, or a placeholder naming its MIME type and size."""
+def _resource_parts(resource: Any) -> list[ContentPart]:
+    """An embedded resource: a line naming its URI and MIME type, then its text, or its image or
+    audio as a media part, or (other binary data) its size.
+    """
+    uri = str(getattr(resource, "uri", ""))
+    mime = getattr(resource, "mime_type", None)
     text = getattr(resource, "text", None)
     if isinstance(text, str):
-        return ContentPart("text", text=text)
-    uri = str(getattr(resource, "uri", ""))
-    mime = getattr(resource, "mime_type", None) or "application/octet-stream"
+        kind = f" ({mime})" if mime else ""
+        return [ContentPart("text", text=f"[resource {uri}{kind}]\n{text}")]
+    mime = mime or "application/octet-stream"
     blob = str(getattr(resource, "blob", "")).strip()
     size = max(0, len(blob) * 3 // 4 - blob[-2:].count("="))
-    return ContentPart("text", text=f"[resource {uri}: {mime}, {size} bytes]")
+    header = ContentPart("text", text=f"[resource {uri}: {mime}, {size} bytes]")
+    media = mime.partition("/")[0]
+    if media == "image":
+        return [header, ContentPart("image", data=blob, mime_type=mime)]
+    if media == "audio":
+        return [header, ContentPart("audio", data=blob, mime_type=mime)]
+    return [header]
+
+
+def _link_text(block: Any) -> str:
+    """A resource link as one line: name, URI, MIME type and description when listed."""
+    mime = f" ({block.mime_type})" if block.mime_type else ""
+    about = f": {block.description}" if getattr(block, "description", None) else ""
+    return f"[resource link: {block.name} {block.uri}{mime}{about}]"
 
 
 def _structured_text(structured: dict[str, Any], unwrap: bool) -> str:
@@ -238,14 +259,9 @@ def output_from_result(result: ToolResult, *, unwrap: bool = False) -> ToolOutpu
                 ContentPart("audio", data=block.data, mime_type=block.mime_type)
             )
         elif block.type == "resource_link":
-            mime = f" ({block.mime_type})" if block.mime_type else ""
-            parts.append(
-                ContentPart(
-                    "text", text=f"[resource link: {block.name} {block.uri}{mime}]"
-                )
-            )
+            parts.append(ContentPart("text", text=_link_text(block)))
         elif block.type == "resource":
-            parts.append(_resource_text(block.resource))
+            parts.extend(_resource_parts(block.resource))
         else:  # pragma: no cover - a future block type
             kind: object = cast(Any, block).type
             parts.append(ContentPart("text", text=f"[{kind} content]"))

@@ -18,11 +18,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from . import (
+    agent_adk,
     agent_anthropic,
+    agent_claude,
     agent_langchain,
+    agent_llama_index,
     agent_openai,
     agent_openai_agents,
     agent_pydantic_ai,
+    agent_smolagents,
 )
 from .agent_output import ToolOutput, failure_output, output_from_result
 from .agent_strict import (
@@ -366,9 +370,15 @@ class AgentTool:
         """An OpenAI Responses API function tool (`strict` is always stated: the API's default is true)."""
         return agent_openai.responses_tool(self, strict=strict)
 
-    def to_anthropic(self) -> dict[str, Any]:
-        """An Anthropic Messages API tool: `{"name", "description", "input_schema"}`."""
-        return agent_anthropic.tool_definition(self)
+    def to_anthropic(
+        self, *, cache_control: agent_anthropic.CacheControl = None
+    ) -> dict[str, Any]:
+        """An Anthropic Messages API tool: `{"name", "description", "input_schema"}`.
+
+        `cache_control=True` adds `{"type": "ephemeral"}` (a prompt-caching breakpoint), a dict
+        is sent as given.
+        """
+        return agent_anthropic.tool_definition(self, cache_control=cache_control)
 
     def to_langchain(self) -> Any:
         """A LangChain `StructuredTool` (async, and sync for a blocking `Client`'s tools).
@@ -385,6 +395,22 @@ class AgentTool:
     def to_openai_agents(self, *, strict: Strict = "auto") -> Any:
         """An OpenAI Agents SDK `FunctionTool` (strict when the schema allows it, by default)."""
         return agent_openai_agents.function_tool(self, strict=strict)
+
+    def to_claude_agent_sdk(self) -> Any:
+        """A Claude Agent SDK `SdkMcpTool` (for `create_sdk_mcp_server`; see `ToolSet.to_claude_agent_sdk`)."""
+        return agent_claude.sdk_tool(self)
+
+    def to_adk(self) -> Any:
+        """A Google ADK `BaseTool` declaring the input (and output) schema; see `ToolSet.to_adk`."""
+        return agent_adk.adk_tool(self)
+
+    def to_smolagents(self) -> Any:
+        """A smolagents `Tool` (a blocking `Client`'s tool: smolagents calls tools synchronously)."""
+        return agent_smolagents.smolagents_tool(self)
+
+    def to_llama_index(self) -> Any:
+        """A LlamaIndex `FunctionTool` (async; sync too for a blocking `Client`'s tool)."""
+        return agent_llama_index.function_tool(self)
 
     def __repr__(self) -> str:
         state = "bound" if self.client is not None else "unbound"
