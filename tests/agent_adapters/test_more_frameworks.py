@@ -8,8 +8,11 @@ a scripted model; LlamaIndex tools are called through `FunctionTool.acall`, as i
 from __future__ import annotations
 
 import base64
+import importlib
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -19,6 +22,7 @@ import anyio
 import mcp
 import PIL.Image
 import pytest
+from helpers import corpus_names, corpus_snapshot, generate_into
 from mcp.server.mcpserver import MCPServer
 
 
@@ -348,3 +352,77 @@ def test_anthropic_cache_control_on_the_last_tool(demo_pkg: ModuleType) -> None:
     assert all("cache_control" not in tool for tool in cached[:-1])
     ttl = tools.to_anthropic(cache_control={"type": "ephemeral", "ttl": "1h"})
     assert ttl[-1]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+
+
+# ------------------------------------------------------------------------------------------ the corpus
+
+
+@pytest.fixture(scope="module")
+def corpus_toolsets(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModuleType]:
+    root = tmp_path_factory.mktemp("frameworks_corpus")
+    packages: dict[str, ModuleType] = {}
+    for name in corpus_names():
+        package = "fw_" + name.replace("-", "_") + "_client"
+        generate_into(root, corpus_snapshot(name), package)
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+        packages[name] = importlib.import_module(package)
+    return packages
+
+
+@pytest.mark.parametrize("server", corpus_names())
+def test_every_corpus_tool_converts_for_every_new_framework(
+    server: str, corpus_toolsets: dict[str, ModuleType], demo_pkg: ModuleType, demo_server: MCPServer
+) -> None:
+    """Each framework accepts every tool of 13 real listings, with the schema as listed."""
+    pkg = corpus_toolsets[server]
+    listed = {tool["name"]: tool for tool in corpus_snapshot(server).tools}
+    # The tools are bound to a real (blocking) client; converting never calls it.
+    with demo_pkg.Client.in_process(demo_server) as client:
+        tools = pkg._runtime.ToolSet.from_specs(pkg.TOOLS.values()).bind(client)
+
+        def schema(tool: Any) -> dict[str, Any]:
+            exact = dict(listed[tool.wire_name].get("inputSchema") or {})
+            exact.setdefault("type", "object")
+            return exact
+
+        config = tools.to_claude_agent_sdk("corpus")
+
+        async def claude_listing() -> Any:
+            async with mcp.Client(config["instance"], mode="legacy", cache=None) as session:
+                return await session.list_tools()
+
+        claude = {tool.name: tool for tool in anyio.run(claude_listing).tools}
+        adk = {tool.name: tool._get_declaration() for tool in anyio.run(tools.to_adk().get_tools)}
+        smol = tools.to_smolagents()
+        llama = {tool.metadata.name: tool for tool in tools.to_llama_index()}
+        for tool in tools.values():
+            exact = schema(tool)
+            assert {**exact, "properties": exact.get("properties", {})} == claude[tool.name].input_schema
+            assert adk[tool.name].parameters_json_schema == exact
+            assert adk[tool.name].response_json_schema == listed[tool.wire_name].get("outputSchema")
+            # (LlamaIndex refuses descriptions over 1024 characters unless told: two corpus servers have them.)
+            openai_tool = llama[tool.name].metadata.to_openai_tool(skip_length_check=True)
+            assert openai_tool["function"]["parameters"] == exact
+            llama[tool.name].metadata.fn_schema.model_json_schema()
+        assert len(smol) == len(tools) == len({t.name for t in smol})
+        for converted in smol:  # smolagents validated each (names, inputs) when it was made
+            properties = schema(converted.agent_tool).get("properties", {})
+            assert set(converted.inputs) == set(properties)
+
+
+def test_frameworks_are_imported_only_when_converting(demo_pkg: ModuleType) -> None:
+    code = (
+        "import sys, json, importlib\n"
+        f"pkg = importlib.import_module({demo_pkg.__name__!r})\n"
+        "tools = pkg._runtime.ToolSet.from_specs(pkg.TOOLS.values())\n"
+        "tools.to_anthropic(cache_control=True)\n"
+        "heavy = ('claude_agent_sdk', 'google', 'smolagents', 'llama_index', 'PIL')\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"
+    )
+    root = Path(demo_pkg.__file__).parents[1]
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
+        env={**os.environ, "PYTHONPATH": f"{root}:{os.environ.get('PYTHONPATH', '')}"},
+    )  # fmt: skip
+    assert json.loads(output.stdout) == []
