@@ -30,7 +30,13 @@ from .errors import McpClientError, RequestTimeoutError, ToolError
 if TYPE_CHECKING:
     from .results import ToolResult
 
-__all__ = ["ContentPart", "ToolOutput", "failure_output", "output_from_result"]
+__all__ = [
+    "ContentPart",
+    "ToolOutput",
+    "failure_output",
+    "output_from_result",
+    "resource_parts",
+]
 
 
 class ContentPart:
@@ -199,7 +205,7 @@ _ANTHROPIC_IMAGE_TYPES = frozenset(
 )
 
 
-def _resource_parts(resource: Any) -> list[ContentPart]:
+def resource_parts(resource: Any) -> list[ContentPart]:
     """An embedded resource: a line naming its URI and MIME type, then its text, or its image or
     audio as a media part, or (other binary data) its size.
     """
@@ -261,7 +267,7 @@ def output_from_result(result: ToolResult, *, unwrap: bool = False) -> ToolOutpu
         elif block.type == "resource_link":
             parts.append(ContentPart("text", text=_link_text(block)))
         elif block.type == "resource":
-            parts.extend(_resource_parts(block.resource))
+            parts.extend(resource_parts(block.resource))
         else:  # pragma: no cover - a future block type
             kind: object = cast(Any, block).type
             parts.append(ContentPart("text", text=f"[{kind} content]"))

@@ -28,6 +28,7 @@ from . import (
     agent_pydantic_ai,
     agent_smolagents,
 )
+from .agent_extras import ExtraSpec
 from .agent_output import ToolOutput, failure_output, output_from_result
 from .agent_strict import (
     NotStrictError,
@@ -70,7 +71,7 @@ class AgentTool:
         "timeout",
     )
 
-    spec: ToolSpec[Any, Any]
+    spec: ToolSpec[Any, Any] | ExtraSpec
     name: str
     client: ToolCaller | None
     sync_client: LoopRunner | None
@@ -78,7 +79,7 @@ class AgentTool:
 
     def __init__(
         self,
-        spec: ToolSpec[Any, Any],
+        spec: ToolSpec[Any, Any] | ExtraSpec,
         *,
         name: str | None = None,
         client: ToolCaller | None = None,
@@ -251,8 +252,12 @@ class AgentTool:
         client = self.ensure_bound()
         limit = timeout if timeout is not None else self.timeout
         values = dict(arguments or {})
+        spec = self.spec
+        if isinstance(spec, ExtraSpec):
+            typed, _ = await self._on_loop(lambda: spec.invoke(client, values, limit))
+            return typed
         return await self._on_loop(
-            lambda: client.call_spec(self.spec, values, timeout=limit)
+            lambda: client.call_spec(spec, values, timeout=limit)
         )
 
     def call_sync(
@@ -266,9 +271,10 @@ class AgentTool:
         client = self.ensure_bound()
         limit = timeout if timeout is not None else self.timeout
         values = dict(arguments or {})
-        return sync_client.run_blocking(
-            client.call_spec, self.spec, values, timeout=limit
-        )
+        spec = self.spec
+        if isinstance(spec, ExtraSpec):
+            return sync_client.run_blocking(self.call, values, timeout=limit)
+        return sync_client.run_blocking(client.call_spec, spec, values, timeout=limit)
 
     def _sync_client(self) -> LoopRunner:
         sync_client = self.sync_client
@@ -326,10 +332,23 @@ class AgentTool:
             values = self.arguments_from_model(arguments, strict=strict)
         except ValueError as error:
             return ToolOutput.failure(f"invalid arguments for {self.name}: {error}")
+        spec = self.spec
+        if isinstance(spec, ExtraSpec):
+            try:
+                _, output = await self._on_loop(
+                    lambda: spec.invoke(client, values, limit)
+                )
+            except ConnectionClosedError:
+                raise
+            except McpClientError as error:
+                return failure_output(error, limit)
+            except ValueError as error:
+                return ToolOutput.failure(f"invalid arguments for {self.name}: {error}")
+            return output
         try:
             result = await self._on_loop(
                 lambda: client.call_spec_result(
-                    self.spec,
+                    spec,
                     values,
                     timeout=limit,
                     agent_name=self.name,
@@ -340,7 +359,7 @@ class AgentTool:
             raise
         except McpClientError as error:
             return failure_output(error, limit)
-        return output_from_result(result, unwrap=self.spec.unwrap_result)
+        return output_from_result(result, unwrap=spec.unwrap_result)
 
     def run_sync(
         self,

@@ -15,9 +15,10 @@ from . import (
     agent_smolagents,
 )
 from .agent_tool import AgentTool
-from .toolnames import agent_tool_names
+from .toolnames import agent_tool_names, distinct_name
 
 if TYPE_CHECKING:
+    from .agent_extras import ExtraSpec
     from .agent_strict import Strict
     from .protocols import LoopRunner, ToolCaller
     from .specs import ToolSpec
@@ -49,8 +50,11 @@ def make_toolset(
     namespace: str | None = None,
     timeout: float | None = None,
     descriptions: Mapping[str, str] | None = None,
+    extras: Iterable[ExtraSpec] = (),
 ) -> ToolSet:
-    """Agent tools for `specs`: selected by glob patterns, named by `toolnames.agent_tool_names`."""
+    """Agent tools for `specs` (selected by glob patterns) and `extras` (resource and prompt
+    tools, see `agent_extras`), named by `toolnames.agent_tool_names`, all distinct.
+    """
     included = _patterns(include)
     excluded = _patterns(exclude)
     chosen = [
@@ -73,6 +77,24 @@ def make_toolset(
         )
         for spec in chosen
     ]
+    extra = list(extras)
+    if extra:
+        extra_names = agent_tool_names(
+            [spec.name for spec in extra], prefix=prefix, namespace=namespace
+        )
+        taken = {tool.name for tool in tools}
+        for spec in extra:
+            name = distinct_name(extra_names[spec.name], taken)
+            taken.add(name)
+            tools.append(
+                AgentTool(
+                    spec,
+                    name=name,
+                    client=client,
+                    timeout=timeout,
+                    description=overrides.get(spec.name),
+                )
+            )
     return ToolSet(tools)
 
 
