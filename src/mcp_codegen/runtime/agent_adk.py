@@ -70,14 +70,14 @@ def _classes() -> tuple[Any, Any]:
             return types.FunctionDeclaration(
                 name=self.name,
                 description=tool.description,
-                parameters_json_schema=tool.parameters,
-                response_json_schema=tool.output_schema,
+                parameters_json_schema=tool.parameters_view(),
+                response_json_schema=tool.output_schema_view(),
             )
 
         async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
             tool = self.agent_tool
             output = await tool.run(args, framework="adk")
-            return response(output, structured=tool.output_schema is not None)
+            return response(output, structured=tool.output_schema_view() is not None)
 
     class McpCodegenToolset(base_toolset):  # type: ignore[misc,valid-type]
         """The tools of a generated client; `close()` closes the client only if it owns it."""

@@ -26,11 +26,14 @@ def input_schema(tool: AgentTool) -> dict[str, Any]:
 
     (The SDK reads any other dict as a name -> Python type map with every field required.)
     """
-    schema = tool.parameters
-    if not isinstance(schema.get("type"), str):
-        schema["type"] = "object"
-    schema.setdefault("properties", {})
-    return schema
+    schema = tool.parameters_view()
+    if isinstance(schema.get("type"), str) and "properties" in schema:
+        return schema
+    fixed = dict(schema)
+    if not isinstance(fixed.get("type"), str):
+        fixed["type"] = "object"
+    fixed.setdefault("properties", {})
+    return fixed
 
 
 def handler_result(output: ToolOutput) -> dict[str, Any]:

@@ -77,6 +77,12 @@ class ExtraSpec:
     def input_schema(self) -> _JsonObject:
         return json.loads(json.dumps(self.input_schema_data))  # type: ignore[no-any-return]
 
+    def input_schema_view(self) -> _JsonObject:
+        return self.input_schema_data
+
+    def output_schema_view(self) -> None:
+        return None
+
     @property
     def annotations(self) -> _JsonObject:
         return {"readOnlyHint": True, "openWorldHint": False}

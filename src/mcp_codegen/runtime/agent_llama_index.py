@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .agent_import import require
+from .specs import copy_json
 
 if TYPE_CHECKING:
     from .agent_output import ToolOutput
@@ -35,7 +36,7 @@ def _metadata_class() -> Any:
         parameters: dict[str, Any] = field(default_factory=dict[str, Any])
 
         def get_parameters_dict(self) -> dict[str, Any]:
-            return dict(self.parameters)
+            return copy_json(self.parameters)
 
     _METADATA.append(SchemaToolMetadata)
     return SchemaToolMetadata
@@ -77,7 +78,7 @@ def function_tool(tool: AgentTool) -> Any:
         description=tool.description or tool.name,
         name=tool.name,
         fn_schema=tool.arguments_model,
-        parameters=tool.parameters,
+        parameters=tool.parameters_view(),
     )
     return tools.FunctionTool(
         fn=blocking if tool.sync_client is not None else None,

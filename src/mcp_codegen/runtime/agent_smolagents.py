@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import keyword
 import re
 from typing import TYPE_CHECKING, Any, cast
@@ -66,9 +65,20 @@ def _types(schema: dict[str, Any]) -> tuple[list[str], bool]:
     return (kept or ["any"]), nullable
 
 
+def _has_ref(value: object) -> bool:
+    if isinstance(value, dict):
+        items = cast(dict[str, Any], value)
+        return "$ref" in items or any(_has_ref(item) for item in items.values())
+    if isinstance(value, list):
+        return any(
+            _has_ref(item) for item in value
+        )  # pyright: ignore[reportUnknownVariableType]
+    return False
+
+
 def inputs(tool: AgentTool) -> dict[str, dict[str, Any]]:
     """smolagents' `inputs` for the tool's input schema (see the module docstring)."""
-    schema = tool.parameters
+    schema = tool.parameters_view()
     properties: object = schema.get("properties")
     required: object = schema.get("required")
     needed = set(cast(list[str], required)) if isinstance(required, list) else set()
@@ -83,8 +93,10 @@ def inputs(tool: AgentTool) -> dict[str, dict[str, Any]]:
             "description": str(prop.get("description") or prop.get("title") or name),
         }
         for key in _KEPT:
-            if key in prop and "$ref" not in json.dumps(prop[key], default=str):
-                entry[key] = prop[key]
+            if key in prop and not _has_ref(prop[key]):
+                entry[key] = prop[
+                    key
+                ]  # shared: smolagents deep-copies inputs before use
         if nullable or name not in needed:
             entry["nullable"] = True
         found[name] = entry
@@ -129,7 +141,7 @@ def _tool_class() -> Any:
             self.name = name
             self.description = tool.description or tool.name
             self.inputs = inputs(tool)
-            schema = tool.output_schema
+            schema = tool.output_schema_view()
             self.output_type = "object" if schema is not None else "any"
             self.output_schema = schema
             super().__init__()

@@ -61,6 +61,7 @@ class AgentTool:
 
     __slots__ = (
         "_description",
+        "_output",
         "_schema",
         "_strict",
         "_strict_sent",
@@ -96,6 +97,7 @@ class AgentTool:
         self.timeout = timeout
         self._description = description
         self._schema: _JsonObject | None = None
+        self._output: tuple[_JsonObject | None] | None = None
         self._strict: _JsonObject | NotStrictError | None = None
         #: Set once a strict definition was handed out: nulls of optional properties mean "not sent".
         self._strict_sent = False
@@ -129,7 +131,7 @@ class AgentTool:
     def _input_schema(self) -> _JsonObject:
         schema = self._schema
         if schema is None:
-            schema = self._schema = self.spec.input_schema
+            schema = self._schema = self.spec.input_schema_view()
         return schema
 
     @property
@@ -140,9 +142,25 @@ class AgentTool:
             schema["type"] = "object"
         return schema
 
+    def parameters_view(self) -> _JsonObject:
+        """`parameters` without the deep copy: shared, never to be mutated (for converters whose
+        framework only reads it or copies it itself; building 300 tools stays fast).
+        """
+        schema = self._input_schema()
+        return schema if "type" in schema else {**schema, "type": "object"}
+
     @property
     def output_schema(self) -> _JsonObject | None:
-        return self.spec.output_schema
+        """The tool's output JSON Schema as listed (a copy), or None."""
+        view = self.output_schema_view()
+        return None if view is None else copy_json(view)
+
+    def output_schema_view(self) -> _JsonObject | None:
+        """`output_schema` without the copy: shared, never to be mutated."""
+        output = self._output
+        if output is None:
+            output = self._output = (self.spec.output_schema_view(),)
+        return output[0]
 
     @property
     def arguments_model(self) -> type[BaseModel]:
