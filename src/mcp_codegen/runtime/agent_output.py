@@ -3,8 +3,9 @@
 Models get what the server wrote for them: its content blocks, in order. Text blocks as they are
 (a string result is `42`, not the JSON literal `"42"`; a file's text keeps its lines), images and
 audio as native blocks where the framework takes them, else a placeholder like
-`[image: image/png, 1234 bytes]`; resources as their text or a placeholder, resource links as a
-line naming them.
+`[image: image/png, 1234 bytes]`; embedded resources as a line naming their URI and MIME type
+followed by their text (an image or audio blob as media, other blobs by size), resource links
+as a line with name, URI, MIME type and description.
 
 Structured content becomes JSON text only when the result has no (non-empty) text block: the
 MCP spec asks servers that send `structuredContent` to send its serialization as text too, and
@@ -15,7 +16,8 @@ structured value stays available to code as `ToolOutput.structured` (and the who
 `ToolOutput.result`).
 
 Every framework converter (OpenAI Chat Completions and Responses, Anthropic, LangChain,
-pydantic-ai, the OpenAI Agents SDK) renders these same parts, so all of them hand a model the same
+pydantic-ai, the OpenAI Agents SDK, the Claude Agent SDK, ADK, smolagents, LlamaIndex) renders
+these same parts, so all of them hand a model the same
 text. Failures (`isError`, invalid arguments, a timeout, an unknown tool) are outputs with
 `is_error` set, never exceptions.
 """

@@ -7,7 +7,8 @@ annotations. Bound to a client (a `protocols.ToolCaller`, or a blocking client's
 `await tool.run({"city": "Paris"})` what a model gets (an `agent_output.ToolOutput`).
 
 Each framework's definition comes from that framework's module (`agent_openai`,
-`agent_anthropic`, `agent_langchain`, `agent_pydantic_ai`, `agent_openai_agents`); the
+`agent_anthropic`, `agent_langchain`, `agent_pydantic_ai`, `agent_openai_agents`,
+`agent_claude`, `agent_adk`, `agent_smolagents`, `agent_llama_index`); the
 `to_<framework>()` methods here and on `ToolSet` only forward to them.
 """
 
