@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from types import ModuleType
 from typing import Any
@@ -93,3 +94,16 @@ def test_everything_resources_blobs_and_prompts(everything_pkg: ModuleType, ever
     assert "Oslo" in args.text
     messages = json.loads(resource_prompt.text)["messages"]
     assert any(isinstance(m["content"], dict) and m["content"].get("type") == "resource" for m in messages)
+
+
+def test_resource_tool_names_never_collide_with_tool_names(demo_pkg: ModuleType) -> None:
+    agent_extras = importlib.import_module(f"{demo_pkg.__name__}._runtime.agent_extras")
+    agent_toolset = importlib.import_module(f"{demo_pkg.__name__}._runtime.agent_toolset")
+    extras = agent_extras.extra_specs(resources=True)
+    clash = agent_extras.ExtraSpec(
+        name="add", description="", input_schema={"type": "object", "properties": {}}, invoke=extras[0].invoke
+    )
+    tools = agent_toolset.make_toolset(demo_pkg.TOOLS.values(), extras=[*extras, clash], namespace="demo")
+    assert "mcp__demo__add" in tools and "mcp__demo__add_2" in tools
+    assert tools["mcp__demo__add_2"].spec is clash
+    assert "mcp__demo__list_resources" in tools and "mcp__demo__read_resource" in tools
