@@ -107,3 +107,38 @@ def test_resource_tool_names_never_collide_with_tool_names(demo_pkg: ModuleType)
     assert "mcp__demo__add" in tools and "mcp__demo__add_2" in tools
     assert tools["mcp__demo__add_2"].spec is clash
     assert "mcp__demo__list_resources" in tools and "mcp__demo__read_resource" in tools
+
+
+def test_embedded_resources_and_links_keep_uri_mime_and_media(demo_pkg: ModuleType) -> None:
+    import mcp_types
+
+    agent_output = importlib.import_module(f"{demo_pkg.__name__}._runtime.agent_output")
+    results = importlib.import_module(f"{demo_pkg.__name__}._runtime.results")
+    raw = mcp_types.CallToolResult.model_validate(
+        {
+            "content": [
+                {"type": "resource", "resource": {"uri": "file:///a.md", "mimeType": "text/markdown", "text": "# A"}},
+                {"type": "resource", "resource": {"uri": "file:///p.png", "mimeType": "image/png", "blob": "iVBORw0K"}},
+                {"type": "resource", "resource": {"uri": "file:///z.bin", "blob": "AAAA"}},
+                {
+                    "type": "resource_link",
+                    "uri": "file:///b.txt",
+                    "name": "b",
+                    "mimeType": "text/plain",
+                    "description": "the b file",
+                },
+            ]
+        }
+    )
+    output = agent_output.output_from_result(results.ToolResult(raw))
+    kinds = [part.kind for part in output.parts]
+    assert kinds == ["text", "text", "image", "text", "text"]
+    assert output.parts[0].text == "[resource file:///a.md (text/markdown)]\n# A"
+    assert output.parts[1].text == "[resource file:///p.png: image/png, 6 bytes]"
+    assert output.parts[2].mime_type == "image/png" and output.parts[2].data == "iVBORw0K"
+    assert output.parts[3].text == "[resource file:///z.bin: application/octet-stream, 3 bytes]"
+    assert output.parts[4].text == "[resource link: b file:///b.txt (text/plain): the b file]"
+    # LangChain gets the image as a standard block; Anthropic as an image block.
+    blocks = output.to_langchain_content()
+    assert {"type": "image", "base64": "iVBORw0K", "mime_type": "image/png"} in blocks
+    assert any(block["type"] == "image" for block in output.to_anthropic_content())
