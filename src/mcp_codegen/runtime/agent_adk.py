@@ -62,7 +62,9 @@ def _classes() -> tuple[Any, Any]:
         """One MCP tool of a generated client, called through its typed path."""
 
         def __init__(self, tool: AgentTool) -> None:
-            super().__init__(name=tool.name, description=tool.description)
+            super().__init__(  # pyright: ignore[reportUnknownMemberType]
+                name=tool.name, description=tool.description
+            )
             self.agent_tool = tool
 
         def _get_declaration(self) -> Any:
@@ -90,7 +92,9 @@ def _classes() -> tuple[Any, Any]:
             tool_name_prefix: str | None = None,
             close_client: bool = False,
         ) -> None:
-            super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
+            super().__init__(  # pyright: ignore[reportUnknownMemberType]
+                tool_filter=tool_filter, tool_name_prefix=tool_name_prefix
+            )
             self.tools = [McpCodegenTool(tool) for tool in tools]
             self.close_client = close_client
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .agent_output import ContentPart, ToolOutput, resource_parts
 
@@ -229,12 +229,15 @@ def _template_variables(spec: TemplateSpec) -> tuple[dict[str, str], list[str]]:
 
 
 def _prompt_arguments(spec: PromptSpec) -> tuple[dict[str, str], list[str]]:
-    listing = spec._listing() or {}
+    listing = spec.snapshot.prompt(spec.name) if spec.snapshot is not None else None
+    listed: object = (listing or {}).get("arguments")
     described: dict[str, str] = {}
-    for item in listing.get("arguments") or []:
-        if isinstance(item, dict) and isinstance(item.get("name"), str):
-            text = item.get("description")
-            described[item["name"]] = text if isinstance(text, str) else ""
+    for item in cast("list[object]", listed) if isinstance(listed, list) else []:
+        if isinstance(item, dict):
+            entry = cast("_JsonObject", item)
+            name, text = entry.get("name"), entry.get("description")
+            if isinstance(name, str):
+                described[name] = text if isinstance(text, str) else ""
     arguments = {wire: described.get(wire, "") for wire, _, _ in spec.arguments}
     return arguments, [wire for wire, _, needed in spec.arguments if needed]
 

@@ -70,9 +70,7 @@ def _has_ref(value: object) -> bool:
         items = cast(dict[str, Any], value)
         return "$ref" in items or any(_has_ref(item) for item in items.values())
     if isinstance(value, list):
-        return any(
-            _has_ref(item) for item in value
-        )  # pyright: ignore[reportUnknownVariableType]
+        return any(_has_ref(item) for item in cast("list[object]", value))
     return False
 
 
@@ -81,7 +79,9 @@ def inputs(tool: AgentTool) -> dict[str, dict[str, Any]]:
     schema = tool.parameters_view()
     properties: object = schema.get("properties")
     required: object = schema.get("required")
-    needed = set(cast(list[str], required)) if isinstance(required, list) else set()
+    needed: set[str] = set()
+    if isinstance(required, list):
+        needed = {str(item) for item in cast("list[object]", required)}
     found: dict[str, dict[str, Any]] = {}
     if not isinstance(properties, dict):
         return found
@@ -106,8 +106,9 @@ def inputs(tool: AgentTool) -> dict[str, dict[str, Any]]:
 def _result(output: ToolOutput, structured: bool) -> Any:
     if output.is_error:
         raise RuntimeError(output.text or "the tool failed")
-    if structured and isinstance(output.structured, dict) and not output.has_media:
-        return output.structured
+    value = output.structured
+    if structured and isinstance(value, dict) and not output.has_media:
+        return cast("dict[str, Any]", value)
     images = [part for part in output.parts if part.kind == "image"]
     if len(images) == 1 and all(
         part.kind == "image" or not part.as_text() for part in output.parts
@@ -144,7 +145,7 @@ def _tool_class() -> Any:
             schema = tool.output_schema_view()
             self.output_type = "object" if schema is not None else "any"
             self.output_schema = schema
-            super().__init__()
+            super().__init__()  # pyright: ignore[reportUnknownMemberType]
 
         def forward(self, *args: Any, **kwargs: Any) -> Any:
             if args and not kwargs and isinstance(args[0], dict):
