@@ -387,3 +387,11 @@ def test_strict_accepts_the_configs_allowed_warning_codes_and_keeps_user_files(t
     report = json.loads(result.stdout)
     assert (report["removed"], report["kept"]) == (["alpha"], ["alpha/my_extra.py"])
     assert sorted(p.name for p in (clients / "alpha").iterdir()) == ["my_extra.py"]
+
+
+async def test_toolkit_resource_and_prompt_tools_per_server(umbrella: Any) -> None:
+    async with umbrella.Toolkit(disabled=["demo-http", "everything"]) as kit:
+        tools = kit.tools(exclude="*", resources=True, prompts=True)
+        assert "mcp__demo__read_resource" in tools and "mcp__demo__prompt_plan_trip" in tools
+        note = await tools["mcp__demo__read_note"].run({"note_id": "welcome"})
+    assert note.text.startswith("[resource notes://welcome (text/markdown)]")

@@ -179,6 +179,9 @@ class AsyncClientBase:
 
     #: Wire tool name -> spec (the generated class sets it).
     _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {}
+    #: The prompts and resource templates the package was generated for (agent tools use them).
+    _prompts: ClassVar[Mapping[str, PromptSpec]] = {}
+    _templates: ClassVar[Mapping[str, TemplateSpec]] = {}
     #: The launch recorded at generation time (secret-free JSON), or None.
     _launch: ClassVar[Mapping[str, Any] | None] = None
     #: Wire tool name -> hash of its schemas at generation (`specs.TOOL_HASHES`), for the drift guard.
@@ -922,8 +925,14 @@ class AsyncClientBase:
         namespace: str | bool | None = None,
         timeout: float | None = None,
         descriptions: Mapping[str, str] | None = None,
+        resources: bool = False,
+        prompts: bool = False,
     ) -> ToolSet:
         """This client's tools as framework-neutral agent tools, bound to this client.
+
+        `resources=True` adds `list_resources`, `read_resource` and one `read_<template>` tool
+        per resource template; `prompts=True` one `prompt_<prompt>` tool per prompt (see
+        `agent_extras`); `include`/`exclude` select server tools only.
 
         `include`/`exclude`: glob patterns (`fnmatch`, e.g. `"get_*"`) on wire or Python names.
         `prefix` is prepended to every name the model sees (default: the `--tool-prefix` chosen at
@@ -933,8 +942,15 @@ class AsyncClientBase:
         `descriptions` replaces descriptions by wire name. See `agent_toolset.ToolSet`.
         """
         # Imported on first use: plain calls do not need the agent modules.
+        from .agent_extras import extra_specs
         from .agent_toolset import make_toolset
 
+        extras = extra_specs(
+            templates=self._templates.values(),
+            prompts=self._prompts.values(),
+            resources=resources,
+            with_prompts=prompts,
+        )
         toolset = make_toolset(
             self._tools.values(),
             client=self,
@@ -944,6 +960,7 @@ class AsyncClientBase:
             namespace=self._namespace(namespace),
             timeout=timeout,
             descriptions=descriptions,
+            extras=extras,
         )
         self._register_agent_tools(toolset.values())
         return toolset

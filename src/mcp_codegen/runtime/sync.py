@@ -572,8 +572,11 @@ class SyncClientBase(Generic[AsyncT]):
         namespace: str | bool | None = None,
         timeout: float | None = None,
         descriptions: Mapping[str, str] | None = None,
+        resources: bool = False,
+        prompts: bool = False,
     ) -> ToolSet:
-        """This client's tools as agent tools (see `AsyncClient.tools`).
+        """This client's tools as agent tools (see `AsyncClient.tools`, also for `resources`
+        and `prompts`).
 
         Their calls run on the client's event-loop thread: `tool.call_sync()`/`tool.run_sync()`
         block, `await tool.call()`/`await tool.run()` work from any other event loop, and
@@ -588,6 +591,8 @@ class SyncClientBase(Generic[AsyncT]):
             namespace=namespace,
             timeout=timeout,
             descriptions=descriptions,
+            resources=resources,
+            prompts=prompts,
         )
         return async_tools.bind(self, timeout=timeout)
 

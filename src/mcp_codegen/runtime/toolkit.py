@@ -341,10 +341,13 @@ class ToolkitBase:
         servers: Iterable[str] | None = None,
         prefix: str = "",
         timeout: float | None = None,
+        resources: bool = False,
+        prompts: bool = False,
     ) -> ToolSet:
         """Agent tools of every connected server (or of `servers`), named `mcp__<server>__<prefix><tool>`.
 
-        `include`/`exclude` are glob patterns on wire or Python tool names, applied to every server.
+        `include`/`exclude` are glob patterns on wire or Python tool names, applied to every server;
+        `resources`/`prompts` add each server's resource and prompt tools (see `AsyncClient.tools`).
         Disabled and failed servers are left out; the names stay distinct across servers.
         """
         # Imported on first use: a toolkit that makes plain calls does not need it.
@@ -359,7 +362,13 @@ class ToolkitBase:
                 continue
             collected.extend(
                 client.tools(
-                    include, exclude, prefix=prefix, namespace=name, timeout=timeout
+                    include,
+                    exclude,
+                    prefix=prefix,
+                    namespace=name,
+                    timeout=timeout,
+                    resources=resources,
+                    prompts=prompts,
                 ).values()
             )
         return ToolSet(collected)
