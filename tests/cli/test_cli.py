@@ -684,3 +684,18 @@ def test_authentication_failure_names_the_header_not_its_value(tmp_path: Path, g
     result = run("snapshot", "-q", "--url", guarded_url, "-o", str(tmp_path / "s.json"))
     assert_fails(result, 3, "authentication failed", "401")
     assert not (tmp_path / "s.json").exists()
+
+
+def test_version_names_the_generator_and_what_its_output_depends_on() -> None:
+    import importlib.metadata
+
+    from mcp_codegen import __version__
+
+    result = subprocess.run(
+        [sys.executable, "-m", "mcp_codegen", "--version"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"mcp-codegen {__version__}"
+    for name in ("mcp", "pydantic", "datamodel-code-generator", "black", "ruff"):
+        assert f"{name} {importlib.metadata.version(name)}" in lines[1]

@@ -395,3 +395,60 @@ async def test_toolkit_resource_and_prompt_tools_per_server(umbrella: Any) -> No
         assert "mcp__demo__read_resource" in tools and "mcp__demo__prompt_plan_trip" in tools
         note = await tools["mcp__demo__read_note"].run({"note_id": "welcome"})
     assert note.text.startswith("[resource notes://welcome (text/markdown)]")
+
+
+# --------------------------------------------------------------------------------------------------
+# Lazy toolkits
+# --------------------------------------------------------------------------------------------------
+
+
+async def test_a_lazy_toolkit_connects_a_server_on_its_first_call_only(umbrella: Any) -> None:
+    async with umbrella.Toolkit(lazy=True) as kit:
+        assert {s.state for s in kit.status().values()} == {"not connected yet"}
+        assert str(kit.status()["demo"]) == "demo: not connected yet"
+        assert kit.clients() == {}
+        assert await kit["demo"].add(a=2, b=3) == 5  # connects demo, and only demo
+        states = {name: s.state for name, s in kit.status().items()}
+        assert states == {"demo": "connected", "everything": "not connected yet", "demo-http": "not connected yet"}
+        assert (await kit["demo"].prompts.plan_trip(city="Oslo")).messages  # a connected client now
+        client = await kit.connected("demo-http")
+        assert client is kit["demo-http"] and await client.add(a=1, b=1) == 2
+    assert {s.state for s in kit.status().values()} == {"closed"}
+
+
+async def test_a_lazy_toolkits_tools_need_no_connection_until_called(umbrella: Any) -> None:
+    async with umbrella.Toolkit(lazy=True) as kit:
+        tools = kit.tools()
+        assert "mcp__demo__add" in tools and "mcp__everything__echo" in tools
+        assert tools.to_anthropic()  # definitions from the snapshots
+        assert {s.state for s in kit.status().values()} == {"not connected yet"}
+        output = await tools["mcp__demo-http__add"].run({"a": 20, "b": 22})
+        assert "42" in output.text
+        assert kit.status()["demo-http"].state == "connected"
+        assert kit.status()["demo"].state == "not connected yet"
+
+
+async def test_concurrent_first_uses_share_one_connection(umbrella: Any) -> None:
+    async with umbrella.Toolkit(lazy=True, disabled=["everything"]) as kit:
+        results: list[int] = []
+
+        async def add(value: int) -> None:
+            results.append(await kit["demo"].add(a=value, b=1))
+
+        async with anyio.create_task_group() as group:
+            for value in range(5):
+                group.start_soon(add, value)
+        assert sorted(results) == [1, 2, 3, 4, 5]
+        assert kit.status()["everything"].state == "disabled"
+        report = await kit.health(timeout=10)  # connects what is still waiting for its first use
+        assert report["demo-http"].state == "connected" and report["everything"].state == "disabled"
+
+
+async def test_a_lazy_server_that_fails_says_why_on_first_use(umbrella: Any) -> None:
+    unreachable = f"http://127.0.0.1:{_free_port()}/mcp"
+    connectors = {"demo-http": lambda: umbrella.demo_http.AsyncClient.http(unreachable, timeout=5)}
+    async with umbrella.Toolkit(lazy=True, connectors=connectors, disabled=["everything"]) as kit:
+        with pytest.raises(umbrella.ServerUnavailableError, match="cannot connect"):
+            await kit["demo-http"].add(a=1, b=2)
+        assert kit.status()["demo-http"].state == "failed"
+        assert kit.status()["demo"].state == "not connected yet"

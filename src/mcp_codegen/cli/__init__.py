@@ -29,8 +29,42 @@ def main() -> None:
         sys.exit(error.exit_code)
 
 
+#: The installed distributions whose versions shape the output (code, models, formatting) or what it runs on.
+OUTPUT_DEPENDENCIES = ("mcp", "pydantic", "datamodel-code-generator", "jinja2", "black", "ruff")
+
+
+def version_text() -> str:
+    """`mcp-codegen --version`: the generator's version and the versions its output depends on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(name: str) -> str:
+        try:
+            return f"{name} {version(name)}"
+        except PackageNotFoundError:
+            return f"{name} (not installed)"
+
+    python = ".".join(str(part) for part in sys.version_info[:3])
+    return (
+        f"mcp-codegen {__version__}\n"
+        f"output depends on: {', '.join(installed(name) for name in OUTPUT_DEPENDENCIES)}\n"
+        f"python {python}"
+    )
+
+
+def _print_version(context: click.Context) -> None:
+    click.echo(version_text())
+    context.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="mcp-codegen")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda context, _option, given: _print_version(context) if given else None,
+    help="Show the version, and the versions of what the output depends on, and exit.",
+)
 def cli() -> None:
     """Generate typed Python client packages from MCP servers.
 

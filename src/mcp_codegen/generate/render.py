@@ -85,7 +85,8 @@ def _package_all(spec: ir.ClientSpec) -> list[str]:
         return 0 if name.isupper() else 1 if name[0].isupper() else 2
 
     names = [*PACKAGE_EXPORTS, *PACKAGE_LAZY_EXPORTS, *_PACKAGE_SPEC_NAMES, "AsyncClient", "Client"]
-    return sorted(names, key=lambda name: (kind(name), name)) + [name for name, _module in spec.signature_models]
+    ordered = sorted(names, key=lambda name: (kind(name), name))
+    return ["__generator_version__", *ordered, *(name for name, _module in spec.signature_models)]
 
 
 def render_package(

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         ServerRequests,
     )
     from .drift import DriftSummary
+    from .protocols import ToolCaller
     from .specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
     from .tracing import CallHook
 
@@ -941,29 +942,58 @@ class AsyncClientBase:
         64 characters of `[a-zA-Z0-9_-]`) and distinct. `timeout` bounds every call (seconds);
         `descriptions` replaces descriptions by wire name. See `agent_toolset.ToolSet`.
         """
+        toolset = type(self).toolset_for(
+            self,
+            include,
+            exclude,
+            prefix=prefix,
+            namespace=self._namespace(namespace),
+            timeout=timeout,
+            descriptions=descriptions,
+            resources=resources,
+            prompts=prompts,
+        )
+        self._register_agent_tools(toolset.values())
+        return toolset
+
+    @classmethod
+    def toolset_for(
+        cls,
+        caller: ToolCaller,
+        include: str | Sequence[str] | None = None,
+        exclude: str | Sequence[str] | None = None,
+        *,
+        prefix: str | None = None,
+        namespace: str | None = None,
+        timeout: float | None = None,
+        descriptions: Mapping[str, str] | None = None,
+        resources: bool = False,
+        prompts: bool = False,
+    ) -> ToolSet:
+        """`tools()` of this client class, bound to `caller` (a client, or a stand-in that connects
+        on first use: a lazy `Toolkit`); built from the package's specs, no connection needed.
+        """
         # Imported on first use: plain calls do not need the agent modules.
         from .agent_extras import extra_specs
         from .agent_toolset import make_toolset
 
         extras = extra_specs(
-            templates=self._templates.values(),
-            prompts=self._prompts.values(),
+            templates=cls._templates.values(),
+            prompts=cls._prompts.values(),
             resources=resources,
             with_prompts=prompts,
         )
-        toolset = make_toolset(
-            self._tools.values(),
-            client=self,
+        return make_toolset(
+            cls._tools.values(),
+            client=caller,
             include=include,
             exclude=exclude,
-            prefix=self._tool_prefix if prefix is None else prefix,
-            namespace=self._namespace(namespace),
+            prefix=cls._tool_prefix if prefix is None else prefix,
+            namespace=namespace,
             timeout=timeout,
             descriptions=descriptions,
             extras=extras,
         )
-        self._register_agent_tools(toolset.values())
-        return toolset
 
     @property
     def tool_specs(self) -> Mapping[str, ToolSpec[Any, Any]]:
