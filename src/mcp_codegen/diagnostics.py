@@ -70,6 +70,11 @@ class Diagnostics:
     """An ordered, de-duplicated collection that stages append to."""
 
     items: list[Diagnostic] = field(default_factory=list)
+    #: What `items` holds, for the duplicate check (a run can record thousands of diagnostics).
+    _seen: set[Diagnostic] = field(default_factory=set, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._seen.update(self.items)
 
     def info(self, location: str, message: str, *, code: str) -> None:
         self.add(Diagnostic(location, message, Level.INFO, code))
@@ -81,7 +86,8 @@ class Diagnostics:
         self.add(Diagnostic(location, message, Level.ERROR, code))
 
     def add(self, diagnostic: Diagnostic) -> None:
-        if diagnostic not in self.items:
+        if diagnostic not in self._seen:
+            self._seen.add(diagnostic)
             self.items.append(diagnostic)
 
     def extend(self, other: Diagnostics) -> None:

@@ -66,7 +66,7 @@ class GenerateOptions:
 def input_hash(snapshot: Snapshot, package_name: str, options: GenerateOptions | None = None) -> str:
     """Everything the output depends on: same hash, same bytes."""
     options = options or GenerateOptions()
-    key = "\0".join([generator_fingerprint(), package_name, options.key(), snapshot.to_text()])
+    key = "\0".join([generator_fingerprint(), package_name, options.key(), snapshot.digest_text()])
     return hashlib.sha256(key.encode()).hexdigest()
 
 

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mcp_codegen.errors import SnapshotFormatError
 from mcp_codegen.inputs.launch import LaunchRecord
@@ -54,7 +54,20 @@ class Snapshot:
         return version if isinstance(version, str) else None
 
     def canonical(self) -> Snapshot:
-        """Sorted items and keys, volatile fields removed; applied before every write and after every read."""
+        """Sorted items and keys, volatile fields removed; applied before every write and after every read.
+
+        Remembered on the instance (a frozen snapshot never changes; `replace()` makes a new one), and
+        a canonical snapshot is its own canonical form: reading a file and hashing it canonicalises once.
+        """
+        known = self.__dict__.get("_canonical")
+        if known is not None:
+            return cast(Snapshot, known)
+        result = self._canonicalised()
+        object.__setattr__(self, "_canonical", result)
+        object.__setattr__(result, "_canonical", result)
+        return result
+
+    def _canonicalised(self) -> Snapshot:
         return replace(
             self,
             server_info=sorted_keys(self.server_info),
@@ -86,10 +99,17 @@ class Snapshot:
     def to_text(self) -> str:
         """The canonical file text: sorted keys (schemas' `properties` in the server's order), two-space
         indent, non-ASCII kept, trailing newline."""
+        return json.dumps(self._ordered(), indent=2, ensure_ascii=False) + "\n"
+
+    def digest_text(self) -> str:
+        """The same content as `to_text()`, compact: what input hashes are taken over (the C encoder
+        writes it; the indented file text takes the pure-Python one, ten times slower)."""
+        return json.dumps(self._ordered(), ensure_ascii=False, separators=(",", ":"))
+
+    def _ordered(self) -> JsonObject:
         data = self.canonical().as_json()
         # Items are canonical already (sorting them again would sort their `properties`).
-        ordered = {key: data[key] if key in _ITEM_LISTS else sorted_keys(data[key]) for key in sorted(data)}
-        return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
+        return {key: data[key] if key in _ITEM_LISTS else sorted_keys(data[key]) for key in sorted(data)}
 
     @classmethod
     def from_json(cls, data: Any, *, source: str = "snapshot") -> Snapshot:
