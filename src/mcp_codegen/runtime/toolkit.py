@@ -281,9 +281,10 @@ class ToolkitBase:
                     await self._connect(slot)
         return self[name]
 
-    async def _use(
+    async def call_on_first_use(
         self, name: str, path: tuple[str, ...], args: Any, kwargs: Any
     ) -> Any:
+        """Internal (a lazy server's stand-in): connect `name`, then call `client.<path>(*args, **kwargs)`."""
         target: Any = await self.connected(name)
         for attribute in path:
             target = getattr(target, attribute)
@@ -486,7 +487,7 @@ class _OnFirstUse:
         return _OnFirstUse(self._kit, self._name, (*self._path, attribute))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._kit._use(self._name, self._path, args, kwargs)
+        return self._kit.call_on_first_use(self._name, self._path, args, kwargs)
 
     def __repr__(self) -> str:
         where = ".".join((self._name, *self._path))
