@@ -1,24 +1,23 @@
 """The whole generator as one function: snapshot -> files (bytes by relative path).
 
 Data flows one way through one module per stage:
-snapshot (`snapshot.model`) -> plans and IR (`build_ir`) -> models (`model_codegen`) and templates
+snapshot (`snapshot.model`) -> plans and IR (`build_ir`) -> models (`tool_models`, per tool) and templates
 (`render`) -> formatted (`formatting`) -> written (`write`, by the caller).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
 from mcp_codegen import __version__
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
-from mcp_codegen.generate.build_ir import ToolPlan, build_client_spec, datamodel_document, plan_tools
+from mcp_codegen.generate.build_ir import build_client_spec, plan_tools
 from mcp_codegen.generate.formatting import format_python
-from mcp_codegen.generate.models import ModelsOutput, run_datamodel_codegen, split_models
 from mcp_codegen.generate.render import header_line, render_package
+from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, input_hash, validate_package_name
 from mcp_codegen.output.write import MANIFEST, manifest_bytes
 from mcp_codegen.snapshot.model import Snapshot
@@ -36,7 +35,7 @@ def generate_files(
     snapshot_text = snapshot.to_text()
     snapshot = Snapshot.from_text(snapshot_text)
     plans = plan_tools(snapshot, diagnostics, options.selection)
-    models = _models(plans, diagnostics)
+    models = tool_models(plans, diagnostics)
     spec = build_client_spec(snapshot, plans, models, package_name=package_name, diagnostics=diagnostics)
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
     texts = format_python(
@@ -50,39 +49,6 @@ def generate_files(
     files["py.typed"] = b""
     files[MANIFEST] = manifest_bytes(files, input_hash(snapshot, package_name, options), __version__, diagnostics)
     return dict(sorted(files.items()))
-
-
-def _models(plans: Sequence[ToolPlan], diagnostics: Diagnostics) -> ModelsOutput:
-    """One generator call for all tools; a tool whose schema it cannot handle gets a permissive model."""
-    document, aliases = datamodel_document(plans)
-    try:
-        source = run_datamodel_codegen(document, aliases)
-    except Exception:  # the generator's failures have no common type: find the tools behind it
-        for plan in plans:
-            single, single_aliases = datamodel_document([plan])
-            try:
-                run_datamodel_codegen(single, single_aliases)
-            except Exception as error:
-                diagnostics.warn(
-                    f"tools.{plan.wire_name}",
-                    f"the model generator cannot handle this tool's schemas ({error.__class__.__name__}); "
-                    "arguments and result are untyped",
-                    code="model-generator-failed",
-                )
-                plan.prepared.definitions = {plan.arguments_class: {"type": "object", "additionalProperties": True}}
-                plan.prepared.permissive_arguments = True
-                plan.prepared.result_class = None
-                plan.parameter_names = {}
-        document, aliases = datamodel_document(plans)
-        source = run_datamodel_codegen(document, aliases)
-    owners = {
-        plan.models_module: [
-            plan.arguments_class,
-            *([plan.prepared.result_class] if plan.prepared.result_class else []),
-        ]
-        for plan in plans
-    }
-    return split_models(source, owners, {plan.arguments_class: plan.nullable for plan in plans}, diagnostics)
 
 
 def runtime_files() -> dict[str, str]:

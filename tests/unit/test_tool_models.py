@@ -1,0 +1,122 @@
+"""Per-tool models: cached and parallel generation write exactly the bytes of a cold, serial run.
+
+The listing is every tool of the 13 real servers in tests/corpus, merged into one (names prefixed to keep them
+distinct): deep request bodies, `$ref`s, enums, names that need renaming.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import corpus_names, corpus_snapshot
+
+from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.generate import tool_models
+from mcp_codegen.generate.pipeline import generate_files
+from mcp_codegen.snapshot.model import Snapshot
+
+
+def merged_corpus(change: str | None = None) -> Snapshot:
+    tools: list[dict[str, Any]] = []
+    for name in corpus_names():
+        for tool in corpus_snapshot(name).tools:
+            renamed = {**tool, "name": f"{name}__{tool['name']}"}
+            if renamed["name"] == change:
+                schema = dict(renamed["inputSchema"])
+                schema["properties"] = {**schema.get("properties", {}), "added": {"type": "integer"}}
+                renamed["inputSchema"] = schema
+            tools.append(renamed)
+    return Snapshot(server_info={"name": "corpus", "version": "1.0.0"}, capabilities={"tools": {}}, tools=tuple(tools))
+
+
+def _generate(snapshot: Snapshot) -> tuple[dict[str, bytes], list[str]]:
+    diagnostics = Diagnostics()
+    files = generate_files(snapshot, package_name="corpus_client", diagnostics=diagnostics)
+    return files, [str(item) for item in diagnostics.items]
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    directory = tmp_path / "cache"
+    monkeypatch.setenv("MCP_CODEGEN_CACHE_DIR", str(directory))
+    monkeypatch.delenv("MCP_CODEGEN_NO_CACHE", raising=False)
+    return directory
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("models/*/*.json"))
+
+
+def test_cached_and_parallel_runs_write_the_bytes_of_a_cold_run(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    snapshot = merged_corpus()
+    monkeypatch.setenv("MCP_CODEGEN_NO_CACHE", "1")
+    cold = _generate(snapshot)
+    monkeypatch.delenv("MCP_CODEGEN_NO_CACHE")
+    monkeypatch.setattr(tool_models, "PARALLEL_FROM", 1)  # every miss goes to two worker processes
+    filling = _generate(snapshot)
+    assert len(_entries(cache)) == len(snapshot.tools)
+    monkeypatch.setattr(tool_models, "PARALLEL_FROM", 10**6)
+    warm = _generate(snapshot)
+    assert filling == cold
+    assert warm == cold
+
+
+def test_one_changed_tool_is_the_only_one_generated_again(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    changed = f"{corpus_names()[0]}__{corpus_snapshot(corpus_names()[0]).tools[0]['name']}"
+    _generate(merged_corpus())
+    before = set(_entries(cache))
+    generated: list[object] = []
+    real = tool_models.generate_unit
+    monkeypatch.setattr(tool_models, "generate_unit", lambda unit: generated.append(unit) or real(unit))
+    incremental = _generate(merged_corpus(change=changed))
+    assert len(generated) == 1
+    assert len(set(_entries(cache)) - before) == 1
+    monkeypatch.setenv("MCP_CODEGEN_NO_CACHE", "1")
+    assert incremental == _generate(merged_corpus(change=changed))
+
+
+def test_a_corrupt_cache_only_costs_time(cache: Path) -> None:
+    snapshot = Snapshot(
+        server_info={"name": "s"}, capabilities={"tools": {}}, tools=corpus_snapshot("github").tools[:12]
+    )
+    first = _generate(snapshot)
+    entries = _entries(cache)
+    for index, path in enumerate(entries):
+        path.write_text(["{", "[]", '{"format": 1}', "\x00garbage"][index % 4], encoding="utf-8")
+    assert _generate(snapshot) == first
+    assert all(path.read_text(encoding="utf-8").startswith('{"format": 1, ') for path in entries)  # rewritten
+
+
+def test_an_unusable_cache_directory_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("MCP_CODEGEN_CACHE_DIR", str(blocker))
+    snapshot = Snapshot(server_info={"name": "s"}, capabilities={"tools": {}}, tools=corpus_snapshot("time").tools)
+    files, _ = _generate(snapshot)
+    assert "models/get_current_time.py" in files
+
+
+def test_the_cache_is_bounded_and_keeps_one_generator_version(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stale = cache / "models" / "an-older-generator"
+    stale.mkdir(parents=True)
+    (stale / "x.json").write_text("{}")
+    monkeypatch.setattr(tool_models, "MAX_ENTRIES", 5)
+    snapshot = Snapshot(
+        server_info={"name": "s"}, capabilities={"tools": {}}, tools=corpus_snapshot("github").tools[:9]
+    )
+    _generate(snapshot)
+    assert len(_entries(cache)) == 5
+    assert not stale.exists()
+
+
+def test_a_tool_the_model_generator_rejects_is_untyped_with_a_warning_cached_or_not(cache: Path) -> None:
+    bad = {"name": "bad", "inputSchema": {"type": "object", "properties": {"x": {"type": "object", "properties": [1]}}}}
+    good = {"name": "good", "inputSchema": {"type": "object", "properties": {"y": {"type": "string"}}}}
+    snapshot = Snapshot(server_info={"name": "s"}, capabilities={"tools": {}}, tools=(bad, good))
+    files, warnings = _generate(snapshot)
+    assert any("[model-generator-failed]: tools.bad:" in warning for warning in warnings)
+    assert "def bad(self, **arguments: Any)" in files["client.py"].decode() or b"BadArguments" in files["models/bad.py"]
+    assert "class GoodArguments" in files["models/good.py"].decode()
+    assert _generate(snapshot) == (files, warnings)  # from the cache: same files, same warning
