@@ -4,7 +4,8 @@ For N = 10, 100, 500 realistic tools (see make_tools.py), each repetition runs, 
 
 * floor: `datamodel-codegen --input tools.json --input-file-type mcp-tools --output out.py
   --output-model-type pydantic_v2.BaseModel --formatters builtin` (models only, one module);
-* ours, cold: `mcp-codegen generate --snapshot snap.json -o <fresh dir>/pkg --overwrite` (a whole package);
+* ours, cold: `mcp-codegen generate --snapshot snap.json -o <fresh dir>/pkg --overwrite` (a whole package,
+  with an empty model cache);
 * ours, unchanged: the same command again into the now up-to-date directory (the "daily CI" case,
   skipped through the manifest).
 
@@ -65,11 +66,12 @@ def bench_size(count: int, reps: int, work: Path) -> dict[str, list[Timing]]:
 
     def ours(rep: int) -> None:
         package = directory / f"ours_{rep}" / "pkg"  # a fresh directory every repetition
-        timing, completed = run_timed(ours_command(snapshot, package), cwd=directory, env=env)
+        cold_env = {**env, "MCP_CODEGEN_CACHE_DIR": str(directory / f"cache_{rep}")}  # and an empty model cache
+        timing, completed = run_timed(ours_command(snapshot, package), cwd=directory, env=cold_env)
         if " error: " in completed.stderr or "wrote " not in completed.stderr:
             raise RuntimeError(f"mcp-codegen generate did not write cleanly:\n{completed.stderr[-2000:]}")
         results["cold"].append(timing)
-        timing, completed = run_timed(ours_command(snapshot, package), cwd=directory, env=env)
+        timing, completed = run_timed(ours_command(snapshot, package), cwd=directory, env=cold_env)
         if "up to date" not in completed.stderr:
             raise RuntimeError(f"the unchanged regeneration was not skipped:\n{completed.stderr[-2000:]}")
         results["unchanged"].append(timing)

@@ -3,7 +3,7 @@
 Each script runs in its own process (its full report is streamed through), writes its rows as JSON,
 and the rows are collected into a single table: benchmark, ours, baseline, ratio, target, result.
 
-    python benchmarks/run_all.py [--only generate,import,call,drift,adapters,multi,handshake,toolkit] [--output FILE.md] [--no-profile]
+    python benchmarks/run_all.py [--only generate,real,import,call,drift,adapters,multi,handshake,toolkit] [--output FILE.md] [--no-profile]
 
 A script that misses a target still reports its rows (some exit non-zero then); a script is listed as failed
 only when it wrote no rows. Exit status 0 when every ratio meets its target, 1 otherwise.
@@ -26,6 +26,7 @@ from _common import BENCHMARKS, markdown_table  # noqa: E402
 
 SCRIPTS = {
     "generate": "bench_generate.py",
+    "real": "bench_real.py",
     "import": "bench_import.py",
     "call": "bench_call.py",
     "drift": "bench_drift.py",
