@@ -6,12 +6,21 @@ from typing import TYPE_CHECKING, Any
 
 from ._runtime import (
     NOT_SENT,
+    Accept,
     ArgumentsValidationError,
+    AuthRequiredError,
+    CallOptions,
+    Cancel,
+    Completion,
     ConnectError,
     ConnectionClosedError,
+    Decline,
+    ElicitationRequest,
     HttpStatusError,
+    LogMessage,
     McpClientError,
     NotSent,
+    ProgressCallback,
     PromptError,
     PromptResult,
     ProtocolError,
@@ -19,6 +28,9 @@ from ._runtime import (
     ResourceError,
     ResourceResult,
     ResultValidationError,
+    Root,
+    SamplingMessage,
+    SamplingRequest,
     SchemaDriftError,
     ServerRequestError,
     SnapshotError,
@@ -26,6 +38,8 @@ from ._runtime import (
     ToolResult,
     ToolSpec,
     UnknownToolError,
+    accept_defaults,
+    ask_on_terminal,
 )
 from .client import AsyncClient, Client
 from .specs import (
@@ -38,7 +52,14 @@ from .specs import (
     TOOLS,
 )
 
+#: The mcp-codegen version that generated this package.
+__generator_version__ = "0.1.0"
+
 if TYPE_CHECKING:
+    from ._runtime.auth import TokenStore as TokenStore
+    from ._runtime.auth import client_credentials as client_credentials
+    from ._runtime.auth import oauth as oauth
+    from ._runtime.auth import stored as stored
     from .models.draft_note import DraftNoteAuthor as DraftNoteAuthor
     from .models.draft_note import DraftNoteResult as DraftNoteResult
     from .models.get_note import GetNoteResult as GetNoteResult
@@ -46,25 +67,31 @@ if TYPE_CHECKING:
     from .models.list_notes import ListNotesNote as ListNotesNote
     from .models.search_notes import SearchNotesResult as SearchNotesResult
 
-#: The model classes the methods take and return, imported from `models` on first use.
-_MODELS: dict[str, str] = {
-    "DraftNoteAuthor": "draft_note",
-    "DraftNoteResult": "draft_note",
-    "GetNoteResult": "get_note",
-    "GetWeatherResult": "get_weather",
-    "ListNotesNote": "list_notes",
-    "SearchNotesResult": "search_notes",
+#: Imported on first use (a plain import stays cheap): the runtime's OAuth helpers, and the model
+#: classes the methods take and return.
+_LAZY: dict[str, str] = {
+    "TokenStore": "._runtime.auth",
+    "client_credentials": "._runtime.auth",
+    "oauth": "._runtime.auth",
+    "stored": "._runtime.auth",
+    "DraftNoteAuthor": ".models.draft_note",
+    "DraftNoteResult": ".models.draft_note",
+    "GetNoteResult": ".models.get_note",
+    "GetWeatherResult": ".models.get_weather",
+    "ListNotesNote": ".models.list_notes",
+    "SearchNotesResult": ".models.search_notes",
 }
 
 
 def __getattr__(name: str) -> Any:
-    module = _MODELS.get(name)
+    module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.models.{module}"), name)
+    return getattr(importlib.import_module(module, __name__), name)
 
 
 __all__ = [
+    "__generator_version__",
     "INSTRUCTIONS",
     "NOT_SENT",
     "PROMPTS",
@@ -73,14 +100,23 @@ __all__ = [
     "SERVER_VERSION",
     "TEMPLATES",
     "TOOLS",
+    "Accept",
     "ArgumentsValidationError",
     "AsyncClient",
+    "AuthRequiredError",
+    "CallOptions",
+    "Cancel",
     "Client",
+    "Completion",
     "ConnectError",
     "ConnectionClosedError",
+    "Decline",
+    "ElicitationRequest",
     "HttpStatusError",
+    "LogMessage",
     "McpClientError",
     "NotSent",
+    "ProgressCallback",
     "PromptError",
     "PromptResult",
     "ProtocolError",
@@ -88,13 +124,22 @@ __all__ = [
     "ResourceError",
     "ResourceResult",
     "ResultValidationError",
+    "Root",
+    "SamplingMessage",
+    "SamplingRequest",
     "SchemaDriftError",
     "ServerRequestError",
     "SnapshotError",
+    "TokenStore",
     "ToolError",
     "ToolResult",
     "ToolSpec",
     "UnknownToolError",
+    "accept_defaults",
+    "ask_on_terminal",
+    "client_credentials",
+    "oauth",
+    "stored",
     "DraftNoteAuthor",
     "DraftNoteResult",
     "GetNoteResult",

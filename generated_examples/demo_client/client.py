@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Literal
 
-    from ._runtime import ToolSpec
+    from ._runtime import PromptSpec, TemplateSpec, ToolSpec
     from .models.draft_note import DraftNoteAuthor, DraftNoteResult
     from .models.get_note import GetNoteResult
     from .models.get_weather import GetWeatherResult
@@ -42,6 +42,8 @@ class AsyncClient(AsyncClientBase):
     _tool_hashes: ClassVar[Mapping[str, str] | None] = _specs.TOOL_HASHES
     _launch: ClassVar[Mapping[str, Any] | None] = _specs.LAUNCH
     _tool_prefix: ClassVar[str] = _specs.TOOL_PREFIX
+    _prompts: ClassVar[Mapping[str, PromptSpec]] = _specs.PROMPTS
+    _templates: ClassVar[Mapping[str, TemplateSpec]] = _specs.TEMPLATES
 
     @property
     def prompts(self) -> AsyncPrompts:

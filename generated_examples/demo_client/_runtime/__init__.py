@@ -27,6 +27,7 @@ from .client import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
 from .drift import DriftSummary, SchemaDriftError
 from .errors import (
     ArgumentsValidationError,
+    AuthRequiredError,
     ConnectError,
     ConnectionClosedError,
     HttpStatusError,
@@ -47,13 +48,64 @@ from .sentinel import NOT_SENT, NotSent
 from .specs import PromptSpec, ResourceSpec, SnapshotData, TemplateSpec, ToolSpec
 from .sync import SyncClientBase, SyncConnection, SyncPromptsBase, SyncResourcesBase
 
+#: What every generated package's `__init__` re-exports from its runtime, in import order (constants,
+#: classes, functions): the package template imports exactly these, and the generator keeps model class
+#: names off them.
+PACKAGE_EXPORTS: tuple[str, ...] = (
+    "NOT_SENT",
+    "Accept",
+    "ArgumentsValidationError",
+    "AuthRequiredError",
+    "CallOptions",
+    "Cancel",
+    "Completion",
+    "ConnectError",
+    "ConnectionClosedError",
+    "Decline",
+    "ElicitationRequest",
+    "HttpStatusError",
+    "LogMessage",
+    "McpClientError",
+    "NotSent",
+    "ProgressCallback",
+    "PromptError",
+    "PromptResult",
+    "ProtocolError",
+    "RequestTimeoutError",
+    "ResourceError",
+    "ResourceResult",
+    "ResultValidationError",
+    "Root",
+    "SamplingMessage",
+    "SamplingRequest",
+    "SchemaDriftError",
+    "ServerRequestError",
+    "SnapshotError",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "UnknownToolError",
+    "accept_defaults",
+    "ask_on_terminal",
+)
+
 if TYPE_CHECKING:
     from .agents import AgentTool, ContentPart, ToolOutput, ToolSet
+    from .auth import TokenStore, client_credentials, oauth, stored
     from .toolnames import agent_tool_names
     from .tracing import ToolCall, TraceRecorder
 
-# Agent tools and tracing are imported on first use (they are not needed to make calls).
+#: What every generated package also re-exports, imported on first use: name -> runtime module.
+PACKAGE_LAZY_EXPORTS: dict[str, str] = {
+    "TokenStore": "auth",
+    "client_credentials": "auth",
+    "oauth": "auth",
+    "stored": "auth",
+}
+
+# Agent tools, tracing and OAuth are imported on first use (they are not needed to make calls).
 _LAZY = {
+    **PACKAGE_LAZY_EXPORTS,
     "AgentTool": "agents",
     "ContentPart": "agents",
     "ToolOutput": "agents",
@@ -74,6 +126,8 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "PACKAGE_EXPORTS",
+    "PACKAGE_LAZY_EXPORTS",
     "Accept",
     "Cancel",
     "Completion",
@@ -91,6 +145,7 @@ __all__ = [
     "NOT_SENT",
     "AgentTool",
     "ArgumentsValidationError",
+    "AuthRequiredError",
     "AsyncClientBase",
     "AsyncConnection",
     "AsyncPromptsBase",
@@ -129,4 +184,8 @@ __all__ = [
     "TraceRecorder",
     "UnknownToolError",
     "agent_tool_names",
+    "client_credentials",
+    "oauth",
+    "stored",
+    "TokenStore",
 ]

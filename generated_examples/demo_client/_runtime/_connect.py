@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO, TypeVar, cast
 
 from .errors import (
+    AuthRequiredError,
     ConnectError,
     HttpStatusError,
     http_status_message,
@@ -50,6 +51,7 @@ __all__ = [
     "http_transport",
     "in_process_attempt",
     "launch_attempts",
+    "launch_auth",
     "redact_url",
     "safe_url",
     "sdk_client",
@@ -93,6 +95,7 @@ class Attempt:
     """
 
     __slots__ = (
+        "auth_failure",
         "connected",
         "diagnose",
         "explain",
@@ -112,8 +115,11 @@ class Attempt:
         connected: Callable[[], None] = _nothing,
         target: str | None = None,
         explain: Callable[[BaseException, str | None], Exception | None] = _as_is,
+        auth_failure: Callable[[], BaseException | None] = _nothing,
     ) -> None:
         self.label = label
+        #: What the auth flow raised while connecting, if anything.
+        self.auth_failure = auth_failure
         #: What is being reached, for messages (a command or a URL without secrets).
         self.target = target if target is not None else label
         self.open = open
@@ -130,18 +136,41 @@ class Attempt:
 def sdk_client(
     target: Any, timeout: float, options: Mapping[str, Any] | None = None
 ) -> Client:
-    """The SDK client every connection uses: legacy handshake (no 10 s `server/discover` probe,
-    which 2.x servers answer too), no response cache (a stale `tools/list` would fool the drift
-    guard), and a bound on each request."""
+    """The SDK client every connection uses: legacy handshake first (no 10 s `server/discover`
+    probe, which 2.x servers answer too; `options={"mode": "auto"}` after `speaks_only_modern`),
+    no response cache (a stale `tools/list` would fool the drift guard), and a bound on each
+    request."""
     from mcp import Client
 
-    return Client(
-        target,
-        mode="legacy",
-        cache=None,
-        read_timeout_seconds=timeout,
-        **(options or {}),
+    settings: dict[str, Any] = {
+        "mode": "legacy",
+        "cache": None,
+        "read_timeout_seconds": timeout,
+    }
+    settings.update(options or {})
+    return Client(target, **settings)
+
+
+#: What an `initialize` refused by a server that speaks only 2026-07-28 (no handshake) looks like.
+_MODERN_ONLY_CODES = (-32022, -32601)  # UNSUPPORTED_PROTOCOL_VERSION, METHOD_NOT_FOUND
+
+
+def speaks_only_modern(error: BaseException) -> bool:
+    """Whether a failed legacy handshake says the server speaks only 2026-07-28 or newer.
+
+    Such a server refuses `initialize` (-32022 naming its versions, or -32601) or answers it with a
+    version the handshake does not know. The caller then connects again with `mode="auto"`, whose
+    `server/discover` answers at once: old servers never pay the SDK's 10 s discovery probe.
+    """
+    if _mcp_error_code(error) in _MODERN_ONLY_CODES:
+        return True
+    return isinstance(error, RuntimeError) and str(error).startswith(
+        "Unsupported protocol version from the server"
     )
+
+
+#: `mcp.Client` options for the second try against a server that refused the handshake.
+MODERN_OPTIONS: Mapping[str, Any] = {"mode": "auto"}
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -629,10 +658,24 @@ class HttpWatch:
     harm) and any refused request on legacy SSE.
     """
 
-    __slots__ = ("any_method", "last", "reason", "status")
+    __slots__ = (
+        "any_method",
+        "auth_error",
+        "bearer",
+        "last",
+        "reason",
+        "status",
+        "with_auth",
+    )
 
     def __init__(self, *, any_method: bool = False) -> None:
         self.any_method = any_method
+        #: Requests go through an `httpx2.Auth` (a refused first request may be part of its flow).
+        self.with_auth = False
+        #: What the auth flow raised last (no login stored, a refused token exchange...).
+        self.auth_error: BaseException | None = None
+        #: The first refusal was a 401 with a Bearer challenge (the server speaks OAuth).
+        self.bearer = False
         #: The first refused response since `reset()`: what explains a failed connect.
         self.status: int | None = None
         self.reason = ""
@@ -645,20 +688,36 @@ class HttpWatch:
         self.status = None
         self.reason = ""
         self.last = None
+        self.auth_error = None
+        self.bearer = False
+
+
+# Marks the requests an auth flow makes of its own (metadata, registration, token): their
+# statuses say nothing about the MCP endpoint.
+_AUTH_REQUEST = "mcp_codegen_auth_request"
 
 
 def _status_hook(watch: HttpWatch) -> Callable[[Any], Any]:
     async def on_response(response: Any) -> None:
         status = int(response.status_code)
-        if status < 400:
+        if response.request.extensions.get(_AUTH_REQUEST):
             return
         if not watch.any_method and response.request.method != "POST":
+            return
+        if status < 400:
+            if (
+                watch.with_auth
+            ):  # the 401 that started a successful login explains nothing
+                watch.status = None
+                watch.reason = ""
             return
         reason = str(getattr(response, "reason_phrase", "") or "")
         watch.last = (status, reason)
         if watch.status is None:
             watch.status = status
             watch.reason = reason
+            challenge = str(response.headers.get("www-authenticate", ""))
+            watch.bearer = status == 401 and challenge.lower().startswith("bearer")
 
     return on_response
 
@@ -670,11 +729,51 @@ _SDK_STATUS_STAND_INS = (
 )
 
 
+def _tagged_auth(auth: Any, watch: HttpWatch) -> Any:
+    """`auth` with the requests its flow makes of its own marked for `_status_hook`, and
+    its failures kept in `watch` (the SDK's transport only logs them)."""
+    import httpx2
+
+    class TaggedAuth(httpx2.Auth):
+        requires_request_body = bool(getattr(auth, "requires_request_body", False))
+        requires_response_body = bool(getattr(auth, "requires_response_body", False))
+
+        def __repr__(self) -> str:
+            return repr(auth)
+
+        async def async_auth_flow(
+            self, request: httpx2.Request
+        ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+            flow = auth.async_auth_flow(request)
+            try:
+                outgoing = await flow.__anext__()
+                while True:
+                    if outgoing is not request:
+                        outgoing.extensions = {
+                            **outgoing.extensions,
+                            _AUTH_REQUEST: True,
+                        }
+                    response = yield outgoing
+                    outgoing = await flow.asend(response)
+            except StopAsyncIteration:
+                return
+            except Exception as error:
+                watch.auth_error = error
+                raise
+            finally:
+                await flow.aclose()
+
+    return TaggedAuth()
+
+
 def _http_client(
     headers: Mapping[str, str], timeout: float, watch: HttpWatch, auth: Any = None
 ) -> Any:
     import httpx2
 
+    if auth is not None:
+        watch.with_auth = True
+        auth = _tagged_auth(auth, watch)
     return httpx2.AsyncClient(
         headers=dict(headers),
         timeout=httpx2.Timeout(timeout, read=max(timeout, _HTTP_READ_TIMEOUT)),
@@ -685,28 +784,38 @@ def _http_client(
 
 @asynccontextmanager
 async def _streamable_transport(
-    url: str, headers: Mapping[str, str], timeout: float, watch: HttpWatch
+    url: str,
+    headers: Mapping[str, str],
+    timeout: float,
+    watch: HttpWatch,
+    auth: Any = None,
 ) -> AsyncGenerator[Any, None]:
     from mcp.client.streamable_http import streamable_http_client
 
     async with (
-        _http_client(headers, timeout, watch) as http_client,
+        _http_client(headers, timeout, watch, auth) as http_client,
         streamable_http_client(url, http_client=http_client) as streams,
     ):
         yield streams
 
 
 def _sse_transport(
-    url: str, headers: Mapping[str, str], timeout: float, watch: HttpWatch
+    url: str,
+    headers: Mapping[str, str],
+    timeout: float,
+    watch: HttpWatch,
+    auth: Any = None,
 ) -> Any:
     from mcp.client.sse import sse_client
+
+    explicit_auth = auth
 
     def factory(
         headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
     ) -> Any:
         import httpx2
 
-        client = _http_client(headers or {}, 30.0, watch, auth)
+        client = _http_client(headers or {}, 30.0, watch, explicit_auth or auth)
         if timeout is not None:
             client.timeout = (
                 timeout
@@ -730,13 +839,24 @@ def http_transport(
     headers: Mapping[str, str],
     timeout: float,
     watch: HttpWatch,
+    auth: Any = None,
 ) -> AbstractAsyncContextManager[Any]:
     """Streamable HTTP or legacy SSE through an `httpx2` client whose response hook fills `watch`.
 
     The generator's snapshots use it too. `watch` should be `HttpWatch(any_method=kind == "sse")`.
+    `auth` is any `httpx2.Auth` (e.g. `auth.oauth(url)`), applied to every request.
     """
     maker = _streamable_transport if kind == "http" else _sse_transport
-    return cast("AbstractAsyncContextManager[Any]", maker(url, headers, timeout, watch))
+    return cast(
+        "AbstractAsyncContextManager[Any]", maker(url, headers, timeout, watch, auth)
+    )
+
+
+def _auth_failure(error: BaseException, shown: str) -> str:
+    """One line for a failed auth flow: ours say what to do; the SDK's name the step."""
+    if isinstance(error, ConnectError):
+        return str(error)
+    return f"OAuth failed for {shown}: {_generic(error)}"
 
 
 def _is_refused_or_timeout(error: BaseException) -> bool:
@@ -753,6 +873,7 @@ def http_attempts(
     timeout: float,
     transport: HttpTransport,
     header_hint: Sequence[str] = (),
+    auth: Any = None,
 ) -> list[Attempt]:
     if transport not in ("auto", "http", "sse"):
         raise ConnectError(
@@ -767,13 +888,21 @@ def http_attempts(
         def open_client(options: Mapping[str, Any]) -> Client:
             watch.reset()
             return sdk_client(
-                http_transport(kind, url, sent, timeout, watch), timeout, options
+                http_transport(kind, url, sent, timeout, watch, auth), timeout, options
             )
 
         def credentials() -> list[str]:
             return list(header_hint) or sorted(sent)
 
         def diagnose(error: BaseException) -> str:
+            if watch.auth_error is not None:
+                return _auth_failure(watch.auth_error, shown)
+            if watch.bearer and not watch.with_auth and not sent:
+                return (
+                    f"HTTP 401 from {shown}: the server wants an OAuth login"
+                    " (pass auth=oauth(url), or auth=stored(url) after"
+                    f" `mcp-codegen auth login {shown}`)"
+                )
             if watch.status is not None:
                 return http_status_message(
                     watch.status, watch.reason, shown, credentials()
@@ -788,6 +917,9 @@ def http_attempts(
             return f"cannot connect to {shown}: {_generic(error)}"
 
         def explain(error: BaseException, method: str | None) -> Exception | None:
+            if isinstance(watch.auth_error, ConnectError):
+                found, watch.auth_error = watch.auth_error, None
+                return found
             failure = watch.last
             code = _mcp_error_code(error)
             if failure is None or code is None:
@@ -809,9 +941,12 @@ def http_attempts(
             watch.last = None  # from now on `last` explains failed requests
 
         def fall_through(error: BaseException) -> bool:
-            if watch.status in (401, 403):
+            if watch.status in (401, 403) or watch.auth_error is not None:
                 return False
             return not _is_refused_or_timeout(error)
+
+        def auth_failure() -> BaseException | None:
+            return watch.auth_error
 
         label = "streamable HTTP" if kind == "http" else "SSE"
         return Attempt(
@@ -822,6 +957,7 @@ def http_attempts(
             target=shown,
             explain=explain,
             connected=connected,
+            auth_failure=auth_failure,
         )
 
     if transport == "http":
@@ -874,8 +1010,13 @@ def launch_attempts(
     headers: Mapping[str, str] | None,
     timeout: float,
     stderr: StderrTarget = None,
+    auth: Any = None,
 ) -> list[Attempt]:
-    """The attempts for the server recorded at generation time, with secrets read from the environment now."""
+    """The attempts for the server recorded at generation time, with secrets read from the environment now.
+
+    For HTTP, `auth` (an `httpx2.Auth`) wins; else the recorded `"auth"` entry decides (see
+    `launch_auth`); else a stored OAuth token is used once the server asks for one.
+    """
     if launch is None:
         raise ConnectError(
             "this client was generated from a snapshot without a launch spec"
@@ -924,15 +1065,70 @@ def launch_attempts(
                 continue
             resolved[name] = expand_header_template(name, template, environ)
         resolved.update(headers or {})
+        if auth is None:
+            auth = launch_auth(url, launch.get("auth"), environ)
         return http_attempts(
             url,
             headers=resolved,
             timeout=timeout,
             transport=transport,
             header_hint=recorded_names,
+            auth=auth,
         )
     raise ConnectError(
         f"the recorded launch spec has an unsupported transport {transport!r}"
+    )
+
+
+def launch_auth(url: str, entry: object, environ: Mapping[str, str]) -> Any:
+    """The `httpx2.Auth` for a recorded `"auth"` entry (no secret values in it), for `url`.
+
+    `{"kind": "oauth"}`: the token `mcp-codegen auth login` stored (refreshed, never a login).
+    `{"kind": "client-credentials", "clientId": ..., "clientSecretEnv": NAME, "scopes": [...]}`
+    (optional `"tokenEndpointAuthMethod"`: "client_secret_basic", the default, or
+    "client_secret_post"): the client-credentials grant with the secret read from `$NAME`. No entry: the stored
+    token, used only when the server answers 401 with a Bearer challenge.
+    """
+    from . import auth
+
+    if entry is None:
+        return auth.when_challenged(url)
+    if not isinstance(entry, dict):
+        raise ConnectError("the recorded launch spec has an invalid auth entry")
+    record = cast("dict[str, object]", entry)
+    kind = record.get("kind")
+    scopes = _strings(record.get("scopes")) or None
+    if kind == "oauth":
+        return auth.stored(url)
+    if kind == "client-credentials":
+        client_id = record.get("clientId")
+        variable = record.get("clientSecretEnv")
+        if not isinstance(client_id, str) or not client_id:
+            raise ConnectError("the recorded client-credentials auth has no client id")
+        if not isinstance(variable, str) or not variable:
+            raise ConnectError(
+                "the recorded client-credentials auth names no client-secret variable"
+            )
+        if variable not in environ:
+            raise ConnectError(
+                f"OAuth client credentials need the environment variable ${{{variable}}},"
+                " which is not set"
+            )
+        method = record.get("tokenEndpointAuthMethod", "client_secret_basic")
+        if method not in ("client_secret_basic", "client_secret_post"):
+            raise ConnectError(
+                f"the recorded client-credentials auth has an unsupported"
+                f" token endpoint auth method {method!r}"
+            )
+        return auth.client_credentials(
+            url,
+            client_id=client_id,
+            client_secret=environ[variable],
+            scopes=scopes,
+            token_endpoint_auth_method=method,
+        )
+    raise ConnectError(
+        f"the recorded launch spec has an unsupported auth kind {kind!r}"
     )
 
 
@@ -966,6 +1162,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         self._session: Any = None
         self._attempt: Attempt | None = None
         self._failures: list[str] = []
+        self._auth_required: AuthRequiredError | None = None
         self._entered = False
         #: Called once when the connection ends (closed, or lost after it was up).
         self.on_close: Callable[[str], None] | None = None
@@ -994,18 +1191,28 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
             with anyio.CancelScope() as scope:
                 self._owner_scope = scope
                 for index, attempt in enumerate(attempts):
+                    options = self._client_options
                     try:
-                        async with attempt.open(self._client_options) as client:
-                            self._session = client.session
-                            self._attempt = attempt
-                            attempt.connected()
-                            self._ready.set()
-                            await self._stop.wait()
+                        try:
+                            await self._serve(attempt, options)
+                            return
+                        except Exception as error:
+                            if self._session is not None or not speaks_only_modern(
+                                unwrap_exception_group(error)
+                            ):
+                                raise
+                        await self._serve(attempt, {**options, **MODERN_OPTIONS})
                         return
                     except Exception as error:
                         root = unwrap_exception_group(error)
                         if self._session is not None:
                             self.error = root
+                            return
+                        refused = attempt.auth_failure()
+                        if isinstance(refused, AuthRequiredError):
+                            self._auth_required = (
+                                refused  # raised as it is: a login helps
+                            )
                             return
                         reason = attempt.diagnose(root)
                         self._failures.append(
@@ -1020,6 +1227,16 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                 self._closed("the connection to the MCP server was lost")
             self._ready.set()
             self._done.set()
+
+    async def _serve(self, attempt: Attempt, options: Mapping[str, Any]) -> None:
+        """Connect through `attempt` and hold the session open until the connection is closed."""
+        assert self._ready is not None and self._stop is not None
+        async with attempt.open(options) as client:
+            self._session = client.session
+            self._attempt = attempt
+            attempt.connected()
+            self._ready.set()
+            await self._stop.wait()
 
     async def __aenter__(self) -> ClientT:
         import anyio
@@ -1060,6 +1277,8 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
             raise
         if self._session is None:
             await self._exit_group()
+            if self._auth_required is not None:
+                raise self._auth_required
             raise ConnectError(
                 "cannot connect to the MCP server: " + "; ".join(self._failures)
             )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .agent_calls import Resolver, field, run_calls
@@ -11,16 +11,52 @@ if TYPE_CHECKING:
     from .agent_output import ToolOutput
     from .agent_tool import AgentTool
 
-__all__ = ["handle_anthropic_tool_use", "tool_definition"]
+__all__ = [
+    "CacheControl",
+    "cache_control_value",
+    "handle_anthropic_tool_use",
+    "tool_definition",
+    "tool_definitions",
+]
 
 
-def tool_definition(tool: AgentTool) -> dict[str, Any]:
-    """An Anthropic tool: `{"name", "description", "input_schema"}`."""
+def tool_definition(
+    tool: AgentTool, *, cache_control: CacheControl = None
+) -> dict[str, Any]:
+    """An Anthropic tool: `{"name", "description", "input_schema"}` (and `cache_control`)."""
     definition: dict[str, Any] = {"name": tool.name}
     if tool.description:
         definition["description"] = tool.description
     definition["input_schema"] = tool.parameters
+    control = cache_control_value(cache_control)
+    if control is not None:
+        definition["cache_control"] = control
     return definition
+
+
+#: `True` for `{"type": "ephemeral"}`, a dict as given (e.g. with a `ttl`), None/False for none.
+CacheControl = bool | Mapping[str, Any] | None
+
+
+def cache_control_value(cache_control: CacheControl) -> dict[str, Any] | None:
+    """The `cache_control` of a definition: a prompt-caching breakpoint after it."""
+    if cache_control is None or cache_control is False:
+        return None
+    if cache_control is True:
+        return {"type": "ephemeral"}
+    return dict(cache_control)
+
+
+def tool_definitions(
+    tools: Iterable[AgentTool], *, cache_control: CacheControl = None
+) -> list[dict[str, Any]]:
+    """Every tool's definition; `cache_control` on the last one caches the whole tool list."""
+    listed = list(tools)
+    last = len(listed) - 1
+    return [
+        tool_definition(tool, cache_control=cache_control if index == last else None)
+        for index, tool in enumerate(listed)
+    ]
 
 
 async def handle_anthropic_tool_use(

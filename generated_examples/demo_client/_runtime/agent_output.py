@@ -3,8 +3,9 @@
 Models get what the server wrote for them: its content blocks, in order. Text blocks as they are
 (a string result is `42`, not the JSON literal `"42"`; a file's text keeps its lines), images and
 audio as native blocks where the framework takes them, else a placeholder like
-`[image: image/png, 1234 bytes]`; resources as their text or a placeholder, resource links as a
-line naming them.
+`[image: image/png, 1234 bytes]`; embedded resources as a line naming their URI and MIME type
+followed by their text (an image or audio blob as media, other blobs by size), resource links
+as a line with name, URI, MIME type and description.
 
 Structured content becomes JSON text only when the result has no (non-empty) text block: the
 MCP spec asks servers that send `structuredContent` to send its serialization as text too, and
@@ -15,7 +16,8 @@ structured value stays available to code as `ToolOutput.structured` (and the who
 `ToolOutput.result`).
 
 Every framework converter (OpenAI Chat Completions and Responses, Anthropic, LangChain,
-pydantic-ai, the OpenAI Agents SDK) renders these same parts, so all of them hand a model the same
+pydantic-ai, the OpenAI Agents SDK, the Claude Agent SDK, ADK, smolagents, LlamaIndex) renders
+these same parts, so all of them hand a model the same
 text. Failures (`isError`, invalid arguments, a timeout, an unknown tool) are outputs with
 `is_error` set, never exceptions.
 """
@@ -30,7 +32,13 @@ from .errors import McpClientError, RequestTimeoutError, ToolError
 if TYPE_CHECKING:
     from .results import ToolResult
 
-__all__ = ["ContentPart", "ToolOutput", "failure_output", "output_from_result"]
+__all__ = [
+    "ContentPart",
+    "ToolOutput",
+    "failure_output",
+    "output_from_result",
+    "resource_parts",
+]
 
 
 class ContentPart:
@@ -172,14 +180,18 @@ class ToolOutput:
         return items
 
     def to_langchain_content(self) -> str | list[dict[str, Any]]:
-        """LangChain tool message content: a string, or standard blocks with images."""
-        if not any(part.kind == "image" for part in self.parts):
+        """LangChain tool message content: a string, or standard blocks with images and audio."""
+        if not self.has_media:
             return self.text
         blocks: list[dict[str, Any]] = []
         for part in self.parts:
-            if part.kind == "image":
+            if part.kind != "text":
                 blocks.append(
-                    {"type": "image", "base64": part.data, "mime_type": part.mime_type}
+                    {
+                        "type": part.kind,
+                        "base64": part.data,
+                        "mime_type": part.mime_type,
+                    }
                 )
             elif part.as_text():
                 blocks.append({"type": "text", "text": part.as_text()})
@@ -195,16 +207,33 @@ _ANTHROPIC_IMAGE_TYPES = frozenset(
 )
 
 
-def _resource_text(resource: Any) -> ContentPart:
-    """An embedded resource: its text, or a placeholder naming its MIME type and size."""
+def resource_parts(resource: Any) -> list[ContentPart]:
+    """An embedded resource: a line naming its URI and MIME type, then its text, or its image or
+    audio as a media part, or (other binary data) its size.
+    """
+    uri = str(getattr(resource, "uri", ""))
+    mime = getattr(resource, "mime_type", None)
     text = getattr(resource, "text", None)
     if isinstance(text, str):
-        return ContentPart("text", text=text)
-    uri = str(getattr(resource, "uri", ""))
-    mime = getattr(resource, "mime_type", None) or "application/octet-stream"
+        kind = f" ({mime})" if mime else ""
+        return [ContentPart("text", text=f"[resource {uri}{kind}]\n{text}")]
+    mime = mime or "application/octet-stream"
     blob = str(getattr(resource, "blob", "")).strip()
     size = max(0, len(blob) * 3 // 4 - blob[-2:].count("="))
-    return ContentPart("text", text=f"[resource {uri}: {mime}, {size} bytes]")
+    header = ContentPart("text", text=f"[resource {uri}: {mime}, {size} bytes]")
+    media = mime.partition("/")[0]
+    if media == "image":
+        return [header, ContentPart("image", data=blob, mime_type=mime)]
+    if media == "audio":
+        return [header, ContentPart("audio", data=blob, mime_type=mime)]
+    return [header]
+
+
+def _link_text(block: Any) -> str:
+    """A resource link as one line: name, URI, MIME type and description when listed."""
+    mime = f" ({block.mime_type})" if block.mime_type else ""
+    about = f": {block.description}" if getattr(block, "description", None) else ""
+    return f"[resource link: {block.name} {block.uri}{mime}{about}]"
 
 
 def _structured_text(structured: dict[str, Any], unwrap: bool) -> str:
@@ -238,14 +267,9 @@ def output_from_result(result: ToolResult, *, unwrap: bool = False) -> ToolOutpu
                 ContentPart("audio", data=block.data, mime_type=block.mime_type)
             )
         elif block.type == "resource_link":
-            mime = f" ({block.mime_type})" if block.mime_type else ""
-            parts.append(
-                ContentPart(
-                    "text", text=f"[resource link: {block.name} {block.uri}{mime}]"
-                )
-            )
+            parts.append(ContentPart("text", text=_link_text(block)))
         elif block.type == "resource":
-            parts.append(_resource_text(block.resource))
+            parts.extend(resource_parts(block.resource))
         else:  # pragma: no cover - a future block type
             kind: object = cast(Any, block).type
             parts.append(ContentPart("text", text=f"[{kind} content]"))

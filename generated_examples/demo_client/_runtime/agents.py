@@ -4,6 +4,8 @@
     await tools["get_weather"](city="Paris")        # the typed result, like client.get_weather()
     out = await tools["get_weather"].run({"city": "Paris"})   # what a model gets: a ToolOutput
     client.tools().to_openai() / .to_anthropic() / .to_langchain() / .to_pydantic_ai() / ...
+    client.tools().to_claude_agent_sdk("name") / .to_adk() / .to_smolagents() / .to_llama_index()
+    client.tools(resources=True, prompts=True)      # resources and prompts as tools too
 
 Unbound (`AgentTool(TOOLS["get_weather"])`, `ToolSet.from_specs(TOOLS.values())`) a tool only makes
 definitions; `tool.bind(client)` binds it. Definitions carry the server's original JSON Schema;
@@ -18,8 +20,10 @@ One module per job:
 * `agent_output`: what a model receives (`ToolOutput`: the server's content blocks; structured
   content as JSON only where there is no text, see its docstring);
 * `agent_strict`: OpenAI's strict schema dialect; `agent_calls`: running a model turn's calls;
+* `agent_extras`: resources and prompts as agent tools (`ExtraSpec`, opt-in);
 * one module per framework: `agent_openai` (Chat Completions and Responses), `agent_anthropic`,
-  `agent_langchain`, `agent_pydantic_ai`, `agent_openai_agents`.
+  `agent_langchain`, `agent_pydantic_ai`, `agent_openai_agents`, `agent_claude` (Claude Agent
+  SDK), `agent_adk` (Google ADK), `agent_smolagents`, `agent_llama_index`.
 
 Adding a framework: write `agent_<framework>.py` (a function from an `AgentTool` to the
 framework's tool, importing the framework with `agent_import.require`; a `handle_*` function

@@ -37,6 +37,7 @@ from .errors import (
     UnknownToolError,
     translate_error,
 )
+from .input_required import resolve_input_required, speaks_multi_round
 from .options import CallOptions, ProgressCallback, merge_options, send_with_options
 from .results import PromptResult, ResourceResult, ToolResult
 from .sentinel import NOT_SENT
@@ -44,6 +45,7 @@ from .sentinel import NOT_SENT
 if TYPE_CHECKING:
     from typing import Self
 
+    import httpx2
     import mcp_types
     from mcp import Client, ClientSession
     from mcp.server import Server
@@ -62,6 +64,7 @@ if TYPE_CHECKING:
         ServerRequests,
     )
     from .drift import DriftSummary
+    from .protocols import ToolCaller
     from .specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
     from .tracing import CallHook
 
@@ -177,6 +180,9 @@ class AsyncClientBase:
 
     #: Wire tool name -> spec (the generated class sets it).
     _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {}
+    #: The prompts and resource templates the package was generated for (agent tools use them).
+    _prompts: ClassVar[Mapping[str, PromptSpec]] = {}
+    _templates: ClassVar[Mapping[str, TemplateSpec]] = {}
     #: The launch recorded at generation time (secret-free JSON), or None.
     _launch: ClassVar[Mapping[str, Any] | None] = None
     #: Wire tool name -> hash of its schemas at generation (`specs.TOOL_HASHES`), for the drift guard.
@@ -344,6 +350,7 @@ class AsyncClientBase:
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
         transport: Literal["auto", "http", "sse"] = "auto",
+        auth: httpx2.Auth | None = None,
         drift_check: bool = True,
         strict: bool = False,
         client_info: ClientInfo | None = None,
@@ -354,6 +361,9 @@ class AsyncClientBase:
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
+        `auth` is any `httpx2.Auth` applied to every request: `auth.oauth(url)` (log in when
+        needed), `auth.stored(url)` (the token `mcp-codegen auth login` stored),
+        `auth.client_credentials(url, client_id=..., client_secret=...)`, or the SDK's providers.
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
         `drift_check`, `strict`, `client_info` and the server-request handlers
@@ -361,7 +371,7 @@ class AsyncClientBase:
         """
         return cls._connection_for(
             lambda: http_attempts(
-                url, headers=headers, timeout=timeout, transport=transport
+                url, headers=headers, timeout=timeout, transport=transport, auth=auth
             ),
             timeout,
             drift_check=drift_check,
@@ -377,6 +387,7 @@ class AsyncClientBase:
         env: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
+        auth: httpx2.Auth | None = None,
         drift_check: bool = True,
         strict: bool = False,
         stderr: StderrTarget = None,
@@ -391,13 +402,22 @@ class AsyncClientBase:
         Environment variables named at generation are passed to a stdio server when set; header
         templates such as `Bearer ${TOKEN}` are expanded from `os.environ` (a missing variable is a
         `ConnectError`). `env=` and `headers=` add to or override what was recorded.
+        An HTTP server generated with `--auth` uses the token `mcp-codegen auth login` stored
+        (or client credentials, the secret read from the recorded environment variable); one
+        that answers 401 with a Bearer challenge uses the stored token for its URL. Without
+        one, `AuthRequiredError` names the login command. `auth=` overrides all of this.
         `drift_check`, `strict`, `stderr` (a stdio server's), `client_info` and the
         server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
             lambda: launch_attempts(
-                launch, env=env, headers=headers, timeout=timeout, stderr=stderr
+                launch,
+                env=env,
+                headers=headers,
+                timeout=timeout,
+                stderr=stderr,
+                auth=auth,
             ),
             timeout,
             drift_check=drift_check,
@@ -592,22 +612,45 @@ class AsyncClientBase:
     ) -> _PageT:
         if self._closed_reason is not None:
             raise self._closed_error()
-        options = self._call_options
         try:
-            if options is not None:
-                return await send_with_options(
-                    self._session,
-                    request,
-                    result_type,
-                    options,
-                    timeout,
-                    what=f"{method} request",
-                )
-            return await self._session.send_request(
-                request, result_type, request_read_timeout_seconds=timeout
-            )
+            return await self._send(request, result_type, timeout, method)
         except Exception as error:  # noqa: BLE001 - translated and re-raised
             self._after_failure(error, method=method, uri=uri, prompt=prompt)
+
+    async def _send(
+        self,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+    ) -> _PageT:
+        """Send a request with this view's options, answering a 2026-07-28 server's requests for input."""
+        session = self._session
+        if speaks_multi_round(session):
+            send = functools.partial(self._send_once, timeout=timeout, method=method)
+            return await resolve_input_required(session, request, result_type, send)
+        sent: _PageT = await self._send_once(
+            request, result_type, timeout=timeout, method=method
+        )
+        return sent
+
+    async def _send_once(
+        self, request: Any, result_type: Any, *, timeout: float | None, method: str
+    ) -> Any:
+        """One request and its answer: the SDK's own timeout, or this view's `with_options()`."""
+        options = self._call_options
+        if options is not None:
+            return await send_with_options(
+                self._session,
+                request,
+                result_type,
+                options,
+                timeout,
+                what=f"{method} request",
+            )
+        return await self._session.send_request(
+            request, result_type, request_read_timeout_seconds=timeout
+        )
 
     def _after_failure(
         self,
@@ -677,24 +720,12 @@ class AsyncClientBase:
         request = types.CallToolRequest(
             params=types.CallToolRequestParams(name=spec.name, arguments=payload)
         )
-        options = self._call_options
         try:
-            if options is not None:
-                raw: mcp_types.CallToolResult = await send_with_options(
-                    self._session,
-                    request,
-                    types.CallToolResult,
-                    options,
-                    timeout,
-                    what="tools/call request",
-                )
-            else:
-                raw = await self._session.send_request(
-                    request, types.CallToolResult, request_read_timeout_seconds=timeout
-                )
+            return await self._send(
+                request, types.CallToolResult, timeout, "tools/call"
+            )
         except Exception as error:  # noqa: BLE001 - translated and re-raised
             self._after_failure(error, method="tools/call")
-        return raw
 
     def _tool_outcome(
         self, spec: ToolSpec[Any, Any], raw: mcp_types.CallToolResult
@@ -895,8 +926,14 @@ class AsyncClientBase:
         namespace: str | bool | None = None,
         timeout: float | None = None,
         descriptions: Mapping[str, str] | None = None,
+        resources: bool = False,
+        prompts: bool = False,
     ) -> ToolSet:
         """This client's tools as framework-neutral agent tools, bound to this client.
+
+        `resources=True` adds `list_resources`, `read_resource` and one `read_<template>` tool
+        per resource template; `prompts=True` one `prompt_<prompt>` tool per prompt (see
+        `agent_extras`); `include`/`exclude` select server tools only.
 
         `include`/`exclude`: glob patterns (`fnmatch`, e.g. `"get_*"`) on wire or Python names.
         `prefix` is prepended to every name the model sees (default: the `--tool-prefix` chosen at
@@ -905,21 +942,58 @@ class AsyncClientBase:
         64 characters of `[a-zA-Z0-9_-]`) and distinct. `timeout` bounds every call (seconds);
         `descriptions` replaces descriptions by wire name. See `agent_toolset.ToolSet`.
         """
-        # Imported on first use: plain calls do not need the agent modules.
-        from .agent_toolset import make_toolset
-
-        toolset = make_toolset(
-            self._tools.values(),
-            client=self,
-            include=include,
-            exclude=exclude,
-            prefix=self._tool_prefix if prefix is None else prefix,
+        toolset = type(self).toolset_for(
+            self,
+            include,
+            exclude,
+            prefix=prefix,
             namespace=self._namespace(namespace),
             timeout=timeout,
             descriptions=descriptions,
+            resources=resources,
+            prompts=prompts,
         )
         self._register_agent_tools(toolset.values())
         return toolset
+
+    @classmethod
+    def toolset_for(
+        cls,
+        caller: ToolCaller,
+        include: str | Sequence[str] | None = None,
+        exclude: str | Sequence[str] | None = None,
+        *,
+        prefix: str | None = None,
+        namespace: str | None = None,
+        timeout: float | None = None,
+        descriptions: Mapping[str, str] | None = None,
+        resources: bool = False,
+        prompts: bool = False,
+    ) -> ToolSet:
+        """`tools()` of this client class, bound to `caller` (a client, or a stand-in that connects
+        on first use: a lazy `Toolkit`); built from the package's specs, no connection needed.
+        """
+        # Imported on first use: plain calls do not need the agent modules.
+        from .agent_extras import extra_specs
+        from .agent_toolset import make_toolset
+
+        extras = extra_specs(
+            templates=cls._templates.values(),
+            prompts=cls._prompts.values(),
+            resources=resources,
+            with_prompts=prompts,
+        )
+        return make_toolset(
+            cls._tools.values(),
+            client=caller,
+            include=include,
+            exclude=exclude,
+            prefix=cls._tool_prefix if prefix is None else prefix,
+            namespace=namespace,
+            timeout=timeout,
+            descriptions=descriptions,
+            extras=extras,
+        )
 
     @property
     def tool_specs(self) -> Mapping[str, ToolSpec[Any, Any]]:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ArgumentsValidationError",
+    "AuthRequiredError",
     "ConnectError",
     "ConnectionClosedError",
     "HttpStatusError",
@@ -61,6 +62,19 @@ class McpClientError(Exception):
 
 class ConnectError(McpClientError):
     """The server could not be started, reached or initialized (the message is one line, without secrets)."""
+
+
+class AuthRequiredError(ConnectError):
+    """The server needs an OAuth login and no usable token is stored (the message names the command).
+
+    `url` is the server URL without secrets; run `mcp-codegen auth login <url>`.
+    """
+
+    url: str
+
+    def __init__(self, message: str, *, url: str = "") -> None:
+        super().__init__(message)
+        self.url = url
 
 
 class ConnectionClosedError(McpClientError):

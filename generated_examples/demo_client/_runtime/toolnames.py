@@ -139,3 +139,13 @@ def _plain(wire: str, prefix: str, namespace: str | None) -> str:
 def _with_suffix(name: str, suffix: str, limit: int) -> str:
     head = name[: max(1, limit - len(suffix))]
     return head + suffix
+
+
+def distinct_name(name: str, taken: set[str], limit: int = MAX_NAME_LENGTH) -> str:
+    """`name`, or `name` with a `_2`, `_3`, ... suffix (within `limit`) when it is in `taken`."""
+    candidate = name
+    counter = 2
+    while candidate in taken:
+        candidate = _with_suffix(name, f"_{counter}", limit)
+        counter += 1
+    return candidate

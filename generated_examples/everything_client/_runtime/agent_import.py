@@ -14,6 +14,11 @@ _INSTALL = {
     "langchain_core": "langchain-core",
     "pydantic_ai": "pydantic-ai-slim",
     "agents": "openai-agents",
+    "claude_agent_sdk": "claude-agent-sdk",
+    "google": "google-adk",
+    "smolagents": "smolagents",
+    "PIL": "pillow",
+    "llama_index": "llama-index-core",
 }
 
 

@@ -7,7 +7,8 @@ annotations. Bound to a client (a `protocols.ToolCaller`, or a blocking client's
 `await tool.run({"city": "Paris"})` what a model gets (an `agent_output.ToolOutput`).
 
 Each framework's definition comes from that framework's module (`agent_openai`,
-`agent_anthropic`, `agent_langchain`, `agent_pydantic_ai`, `agent_openai_agents`); the
+`agent_anthropic`, `agent_langchain`, `agent_pydantic_ai`, `agent_openai_agents`,
+`agent_claude`, `agent_adk`, `agent_smolagents`, `agent_llama_index`); the
 `to_<framework>()` methods here and on `ToolSet` only forward to them.
 """
 
@@ -18,12 +19,17 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from . import (
+    agent_adk,
     agent_anthropic,
+    agent_claude,
     agent_langchain,
+    agent_llama_index,
     agent_openai,
     agent_openai_agents,
     agent_pydantic_ai,
+    agent_smolagents,
 )
+from .agent_extras import ExtraSpec
 from .agent_output import ToolOutput, failure_output, output_from_result
 from .agent_strict import (
     NotStrictError,
@@ -56,6 +62,7 @@ class AgentTool:
 
     __slots__ = (
         "_description",
+        "_output",
         "_schema",
         "_strict",
         "_strict_sent",
@@ -66,7 +73,7 @@ class AgentTool:
         "timeout",
     )
 
-    spec: ToolSpec[Any, Any]
+    spec: ToolSpec[Any, Any] | ExtraSpec
     name: str
     client: ToolCaller | None
     sync_client: LoopRunner | None
@@ -74,7 +81,7 @@ class AgentTool:
 
     def __init__(
         self,
-        spec: ToolSpec[Any, Any],
+        spec: ToolSpec[Any, Any] | ExtraSpec,
         *,
         name: str | None = None,
         client: ToolCaller | None = None,
@@ -91,6 +98,7 @@ class AgentTool:
         self.timeout = timeout
         self._description = description
         self._schema: _JsonObject | None = None
+        self._output: tuple[_JsonObject | None] | None = None
         self._strict: _JsonObject | NotStrictError | None = None
         #: Set once a strict definition was handed out: nulls of optional properties mean "not sent".
         self._strict_sent = False
@@ -124,7 +132,7 @@ class AgentTool:
     def _input_schema(self) -> _JsonObject:
         schema = self._schema
         if schema is None:
-            schema = self._schema = self.spec.input_schema
+            schema = self._schema = self.spec.input_schema_view()
         return schema
 
     @property
@@ -135,9 +143,25 @@ class AgentTool:
             schema["type"] = "object"
         return schema
 
+    def parameters_view(self) -> _JsonObject:
+        """`parameters` without the deep copy: shared, never to be mutated (for converters whose
+        framework only reads it or copies it itself; building 300 tools stays fast).
+        """
+        schema = self._input_schema()
+        return schema if "type" in schema else {**schema, "type": "object"}
+
     @property
     def output_schema(self) -> _JsonObject | None:
-        return self.spec.output_schema
+        """The tool's output JSON Schema as listed (a copy), or None."""
+        view = self.output_schema_view()
+        return None if view is None else copy_json(view)
+
+    def output_schema_view(self) -> _JsonObject | None:
+        """`output_schema` without the copy: shared, never to be mutated."""
+        output = self._output
+        if output is None:
+            output = self._output = (self.spec.output_schema_view(),)
+        return output[0]
 
     @property
     def arguments_model(self) -> type[BaseModel]:
@@ -247,8 +271,12 @@ class AgentTool:
         client = self.ensure_bound()
         limit = timeout if timeout is not None else self.timeout
         values = dict(arguments or {})
+        spec = self.spec
+        if isinstance(spec, ExtraSpec):
+            typed, _ = await self._on_loop(lambda: spec.invoke(client, values, limit))
+            return typed
         return await self._on_loop(
-            lambda: client.call_spec(self.spec, values, timeout=limit)
+            lambda: client.call_spec(spec, values, timeout=limit)
         )
 
     def call_sync(
@@ -262,9 +290,10 @@ class AgentTool:
         client = self.ensure_bound()
         limit = timeout if timeout is not None else self.timeout
         values = dict(arguments or {})
-        return sync_client.run_blocking(
-            client.call_spec, self.spec, values, timeout=limit
-        )
+        spec = self.spec
+        if isinstance(spec, ExtraSpec):
+            return sync_client.run_blocking(self.call, values, timeout=limit)
+        return sync_client.run_blocking(client.call_spec, spec, values, timeout=limit)
 
     def _sync_client(self) -> LoopRunner:
         sync_client = self.sync_client
@@ -322,10 +351,23 @@ class AgentTool:
             values = self.arguments_from_model(arguments, strict=strict)
         except ValueError as error:
             return ToolOutput.failure(f"invalid arguments for {self.name}: {error}")
+        spec = self.spec
+        if isinstance(spec, ExtraSpec):
+            try:
+                _, output = await self._on_loop(
+                    lambda: spec.invoke(client, values, limit)
+                )
+            except ConnectionClosedError:
+                raise
+            except McpClientError as error:
+                return failure_output(error, limit)
+            except ValueError as error:
+                return ToolOutput.failure(f"invalid arguments for {self.name}: {error}")
+            return output
         try:
             result = await self._on_loop(
                 lambda: client.call_spec_result(
-                    self.spec,
+                    spec,
                     values,
                     timeout=limit,
                     agent_name=self.name,
@@ -336,7 +378,7 @@ class AgentTool:
             raise
         except McpClientError as error:
             return failure_output(error, limit)
-        return output_from_result(result, unwrap=self.spec.unwrap_result)
+        return output_from_result(result, unwrap=spec.unwrap_result)
 
     def run_sync(
         self,
@@ -366,9 +408,15 @@ class AgentTool:
         """An OpenAI Responses API function tool (`strict` is always stated: the API's default is true)."""
         return agent_openai.responses_tool(self, strict=strict)
 
-    def to_anthropic(self) -> dict[str, Any]:
-        """An Anthropic Messages API tool: `{"name", "description", "input_schema"}`."""
-        return agent_anthropic.tool_definition(self)
+    def to_anthropic(
+        self, *, cache_control: agent_anthropic.CacheControl = None
+    ) -> dict[str, Any]:
+        """An Anthropic Messages API tool: `{"name", "description", "input_schema"}`.
+
+        `cache_control=True` adds `{"type": "ephemeral"}` (a prompt-caching breakpoint), a dict
+        is sent as given.
+        """
+        return agent_anthropic.tool_definition(self, cache_control=cache_control)
 
     def to_langchain(self) -> Any:
         """A LangChain `StructuredTool` (async, and sync for a blocking `Client`'s tools).
@@ -385,6 +433,22 @@ class AgentTool:
     def to_openai_agents(self, *, strict: Strict = "auto") -> Any:
         """An OpenAI Agents SDK `FunctionTool` (strict when the schema allows it, by default)."""
         return agent_openai_agents.function_tool(self, strict=strict)
+
+    def to_claude_agent_sdk(self) -> Any:
+        """A Claude Agent SDK `SdkMcpTool` (for `create_sdk_mcp_server`; see `ToolSet.to_claude_agent_sdk`)."""
+        return agent_claude.sdk_tool(self)
+
+    def to_adk(self) -> Any:
+        """A Google ADK `BaseTool` declaring the input (and output) schema; see `ToolSet.to_adk`."""
+        return agent_adk.adk_tool(self)
+
+    def to_smolagents(self) -> Any:
+        """A smolagents `Tool` (a blocking `Client`'s tool: smolagents calls tools synchronously)."""
+        return agent_smolagents.smolagents_tool(self)
+
+    def to_llama_index(self) -> Any:
+        """A LlamaIndex `FunctionTool` (async; sync too for a blocking `Client`'s tool)."""
+        return agent_llama_index.function_tool(self)
 
     def __repr__(self) -> str:
         state = "bound" if self.client is not None else "unbound"

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import agent_anthropic, agent_openai, agent_pydantic_ai
+from . import (
+    agent_adk,
+    agent_anthropic,
+    agent_claude,
+    agent_openai,
+    agent_pydantic_ai,
+    agent_smolagents,
+)
 from .agent_tool import AgentTool
-from .toolnames import agent_tool_names
+from .toolnames import agent_tool_names, distinct_name
 
 if TYPE_CHECKING:
+    from .agent_extras import ExtraSpec
     from .agent_strict import Strict
     from .protocols import LoopRunner, ToolCaller
     from .specs import ToolSpec
@@ -42,8 +50,11 @@ def make_toolset(
     namespace: str | None = None,
     timeout: float | None = None,
     descriptions: Mapping[str, str] | None = None,
+    extras: Iterable[ExtraSpec] = (),
 ) -> ToolSet:
-    """Agent tools for `specs`: selected by glob patterns, named by `toolnames.agent_tool_names`."""
+    """Agent tools for `specs` (selected by glob patterns) and `extras` (resource and prompt
+    tools, see `agent_extras`), named by `toolnames.agent_tool_names`, all distinct.
+    """
     included = _patterns(include)
     excluded = _patterns(exclude)
     chosen = [
@@ -66,6 +77,24 @@ def make_toolset(
         )
         for spec in chosen
     ]
+    extra = list(extras)
+    if extra:
+        extra_names = agent_tool_names(
+            [spec.name for spec in extra], prefix=prefix, namespace=namespace
+        )
+        taken = {tool.name for tool in tools}
+        for spec in extra:
+            name = distinct_name(extra_names[spec.name], taken)
+            taken.add(name)
+            tools.append(
+                AgentTool(
+                    spec,
+                    name=name,
+                    client=client,
+                    timeout=timeout,
+                    description=overrides.get(spec.name),
+                )
+            )
     return ToolSet(tools)
 
 
@@ -159,8 +188,13 @@ class ToolSet(Mapping[str, AgentTool]):
             tool.to_openai_responses(strict=strict) for tool in self._by_name.values()
         ]
 
-    def to_anthropic(self) -> list[dict[str, Any]]:
-        return [tool.to_anthropic() for tool in self._by_name.values()]
+    def to_anthropic(
+        self, *, cache_control: agent_anthropic.CacheControl = None
+    ) -> list[dict[str, Any]]:
+        """Anthropic tools; `cache_control` (True or a dict) goes on the last one, caching them all."""
+        return agent_anthropic.tool_definitions(
+            self._by_name.values(), cache_control=cache_control
+        )
 
     def to_langchain(self) -> list[Any]:
         return [tool.to_langchain() for tool in self._by_name.values()]
@@ -171,6 +205,57 @@ class ToolSet(Mapping[str, AgentTool]):
 
     def to_openai_agents(self, *, strict: Strict = "auto") -> list[Any]:
         return [tool.to_openai_agents(strict=strict) for tool in self._by_name.values()]
+
+    def to_claude_agent_sdk(
+        self, name: str = "tools", *, version: str = "1.0.0"
+    ) -> Any:
+        """A Claude Agent SDK in-process server config (`McpSdkServerConfig`) of every tool.
+
+        Pass it as `ClaudeAgentOptions(mcp_servers={name: config},
+        allowed_tools=tools.claude_allowed_tools(name))`; `name` must be the key it is given there.
+        """
+        return agent_claude.sdk_server(self._by_name.values(), name, version)
+
+    def claude_allowed_tools(self, name: str = "tools") -> list[str]:
+        """The tools' names in Claude Code for the server `name`: `mcp__<name>__<tool>`."""
+        return agent_claude.allowed_tools(self._by_name.values(), name)
+
+    def to_adk(
+        self,
+        *,
+        tool_filter: Callable[..., bool] | list[str] | None = None,
+        tool_name_prefix: str | None = None,
+        close_client: bool = False,
+    ) -> Any:
+        """A Google ADK `BaseToolset` of every tool: `LlmAgent(tools=[tools.to_adk()])`.
+
+        `tool_filter` (names or ADK's predicate) and `tool_name_prefix` work as in ADK's toolsets;
+        with `close_client=True` the toolset owns the client and its `close()` closes it.
+        """
+        return agent_adk.adk_toolset(
+            self._by_name.values(),
+            tool_filter=tool_filter,
+            tool_name_prefix=tool_name_prefix,
+            close_client=close_client,
+        )
+
+    def to_smolagents(self) -> list[Any]:
+        """smolagents `Tool`s (names made Python identifiers, kept distinct); a blocking `Client`'s tools."""
+        taken: set[str] = set()
+        built: list[Any] = []
+        for tool in self._by_name.values():
+            name = base = agent_smolagents.identifier(tool.name)
+            count = 1
+            while name in taken:
+                count += 1
+                name = f"{base}_{count}"
+            taken.add(name)
+            built.append(agent_smolagents.smolagents_tool(tool, name=name))
+        return built
+
+    def to_llama_index(self) -> list[Any]:
+        """LlamaIndex `FunctionTool`s: `FunctionAgent(tools=tools.to_llama_index(), llm=...)`."""
+        return [tool.to_llama_index() for tool in self._by_name.values()]
 
     # ---- running a model's calls
 

@@ -269,6 +269,16 @@ class ToolSpec(Generic[ArgsT, ResultT]):
             )
         return item
 
+    def input_schema_view(self) -> dict[str, Any]:
+        """`input_schema` without the copy: the snapshot's own dict, never to be mutated."""
+        schema = self._listing().get("inputSchema")
+        return cast(dict[str, Any], schema) if isinstance(schema, dict) else {}
+
+    def output_schema_view(self) -> dict[str, Any] | None:
+        """`output_schema` without the copy: the snapshot's own dict, never to be mutated."""
+        schema = self._listing().get("outputSchema")
+        return cast(dict[str, Any], schema) if isinstance(schema, dict) else None
+
     @property
     def input_schema(self) -> dict[str, Any]:
         """The tool's `inputSchema` exactly as listed (a copy)."""

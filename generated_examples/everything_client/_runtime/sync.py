@@ -34,6 +34,7 @@ from .errors import ConnectionClosedError, unwrap_exception_group
 if TYPE_CHECKING:
     from typing import Self
 
+    import httpx2
     import mcp_types
     from anyio.from_thread import BlockingPortal
     from mcp import Client as McpClient
@@ -300,6 +301,7 @@ class SyncClientBase(Generic[AsyncT]):
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
         transport: Literal["auto", "http", "sse"] = "auto",
+        auth: httpx2.Auth | None = None,
         drift_check: bool = True,
         strict: bool = False,
         client_info: ClientInfo | None = None,
@@ -317,6 +319,7 @@ class SyncClientBase(Generic[AsyncT]):
                 headers=headers,
                 timeout=timeout,
                 transport=transport,
+                auth=auth,
                 drift_check=drift_check,
                 strict=strict,
                 client_info=client_info,
@@ -334,6 +337,7 @@ class SyncClientBase(Generic[AsyncT]):
         env: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
+        auth: httpx2.Auth | None = None,
         drift_check: bool = True,
         strict: bool = False,
         stderr: StderrTarget = None,
@@ -351,6 +355,7 @@ class SyncClientBase(Generic[AsyncT]):
                 env=env,
                 headers=headers,
                 timeout=timeout,
+                auth=auth,
                 drift_check=drift_check,
                 strict=strict,
                 stderr=stderr,
@@ -567,8 +572,11 @@ class SyncClientBase(Generic[AsyncT]):
         namespace: str | bool | None = None,
         timeout: float | None = None,
         descriptions: Mapping[str, str] | None = None,
+        resources: bool = False,
+        prompts: bool = False,
     ) -> ToolSet:
-        """This client's tools as agent tools (see `AsyncClient.tools`).
+        """This client's tools as agent tools (see `AsyncClient.tools`, also for `resources`
+        and `prompts`).
 
         Their calls run on the client's event-loop thread: `tool.call_sync()`/`tool.run_sync()`
         block, `await tool.call()`/`await tool.run()` work from any other event loop, and
@@ -583,6 +591,8 @@ class SyncClientBase(Generic[AsyncT]):
             namespace=namespace,
             timeout=timeout,
             descriptions=descriptions,
+            resources=resources,
+            prompts=prompts,
         )
         return async_tools.bind(self, timeout=timeout)
 

@@ -11,6 +11,11 @@ client classes:
         await kit.disable("slow")              # closed, and left out of tools() until enable()
         report = await kit.health(timeout=2)   # pings every connected server
 
+`Toolkit(lazy=True)` connects nothing at start: each server connects on its first use (a typed
+call through `kit[name]`, `await kit.connected(name)`, a call of one of its agent tools, `health`),
+and `kit.tools()` is built from the package's snapshots without connecting; `status()` says
+"not connected yet" for a server not used so far.
+
 A server that cannot be reached does not stop the others: its status says `failed` with the
 one-line reason, and `kit[name]` raises `ServerUnavailableError` with that reason.
 
@@ -21,12 +26,13 @@ task that entered it).
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from .errors import ConnectError, McpClientError
 
@@ -38,10 +44,13 @@ if TYPE_CHECKING:
     from .agent_toolset import ToolSet
     from .callbacks import ElicitationHandler, LogHandler, RootLike, SamplingHandler
     from .client import AsyncClientBase
+    from .protocols import ToolCaller
 
 __all__ = ["ServerState", "ServerStatus", "ServerUnavailableError", "ToolkitBase"]
 
-ServerState = Literal["connecting", "connected", "failed", "disabled", "closed"]
+ServerState = Literal[
+    "not connected yet", "connecting", "connected", "failed", "disabled", "closed"
+]
 #: Opens one server's connection: `async with connector() as client`.
 Connector = Callable[[], AbstractAsyncContextManager[Any]]
 
@@ -81,6 +90,9 @@ class _Slot:
         self.state: ServerState = "closed" if enabled else "disabled"
         self.stop: Any = None  # anyio.Event, set to close the connection
         self.done: Any = None  # anyio.Event, set once the connection is closed
+        self.first_use: Any = (
+            None  # anyio.Lock: one connect for concurrent first uses (lazy)
+        )
 
     def status(self) -> ServerStatus:
         state = self.state
@@ -112,6 +124,7 @@ class ToolkitBase:
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        lazy: bool = False,
     ) -> None:
         """`connectors` replaces how some servers are reached (default: each client's `connect()`, the
         launch recorded at generation, with `env`/`headers` per server name added); `disabled` servers
@@ -121,6 +134,7 @@ class ToolkitBase:
         `elicitation`, `sampling`, `roots` and `on_log` answer server requests for every server
         reached through its recorded launch (see `AsyncClient.stdio`); each server gets its
         own roots (so `set_roots()` is per client: `kit.clients()[name].set_roots(...)`).
+        `lazy=True`: a server connects on its first use, not when the toolkit opens.
         """
         known = set(self.CLIENTS) | set(connectors or {})
         for name in [*disabled, *(env or {}), *(headers or {})]:
@@ -129,6 +143,7 @@ class ToolkitBase:
                     f"no server named {name!r} (servers: {', '.join(sorted(known)) or 'none'})"
                 )
         off = set(disabled)
+        self._lazy = lazy
         self._timeout = timeout
         self._stderr: StderrTarget = stderr
         self._handlers: dict[str, Any] = {
@@ -174,10 +189,13 @@ class ToolkitBase:
         group = anyio.create_task_group()
         await group.__aenter__()
         self._group = group
+        enabled = [slot for slot in self._slots.values() if slot.enabled]
+        if self._lazy:
+            for slot in enabled:
+                slot.state = "not connected yet"
+            return self
         try:
-            await self._connect_all(
-                [slot for slot in self._slots.values() if slot.enabled]
-            )
+            await self._connect_all(enabled)
         except BaseException:
             group.cancel_scope.cancel()
             await self._leave_group()
@@ -246,13 +264,40 @@ class ToolkitBase:
         group.start_soon(hold, slot.stop, slot.done)
         await ready.wait()
 
+    async def connected(self, name: str) -> Any:
+        """Server `name`'s client, connecting it first if it was not used yet (a lazy toolkit).
+
+        Concurrent first uses share one connection attempt; a server that failed raises
+        `ServerUnavailableError` with its reason until `reconnect(name)`.
+        """
+        import anyio
+
+        slot = self._slot(name)
+        if slot.state == "not connected yet":
+            if slot.first_use is None:
+                slot.first_use = anyio.Lock()
+            async with slot.first_use:
+                if slot.state == "not connected yet":
+                    await self._connect(slot)
+        return self[name]
+
+    async def call_on_first_use(
+        self, name: str, path: tuple[str, ...], args: Any, kwargs: Any
+    ) -> Any:
+        """Internal (a lazy server's stand-in): connect `name`, then call `client.<path>(*args, **kwargs)`."""
+        target: Any = await self.connected(name)
+        for attribute in path:
+            target = getattr(target, attribute)
+        result = target(*args, **kwargs)
+        return await result if inspect.isawaitable(result) else result
+
     async def _disconnect(self, slot: _Slot) -> None:
         stop, done = slot.stop, slot.done
         slot.stop = slot.done = None
         if stop is not None and done is not None:
             stop.set()
             await done.wait()
-        if slot.state in ("connected", "connecting"):
+        if slot.state in ("connected", "connecting", "not connected yet"):
             slot.state = "closed"
         slot.client = None
 
@@ -299,8 +344,14 @@ class ToolkitBase:
         }
 
     def __getitem__(self, name: str) -> Any:
-        """Server `name`'s typed client (the umbrella's `Toolkit` narrows the type per server)."""
+        """Server `name`'s typed client (the umbrella's `Toolkit` narrows the type per server).
+
+        In a lazy toolkit, a server not used yet gives a stand-in whose awaited methods connect
+        first (`await kit["demo"].get_weather(city="Oslo")`).
+        """
         status = self._slot(name).status()
+        if status.state == "not connected yet":
+            return _OnFirstUse(self, name)
         client = self._slots[name].client
         if status.state != "connected" or client is None:
             reason = f": {status.error}" if status.error else ""
@@ -327,6 +378,18 @@ class ToolkitBase:
                 slot.error = f"health probe: {_one_line(error) if str(error) else f'no answer in {timeout:g} s'}"
             slot.latency = time.perf_counter() - started
 
+        async def first_use(name: str) -> None:
+            try:
+                await self.connected(name)
+            except ServerUnavailableError:
+                pass  # its status says why
+
+        pending = [
+            s.name for s in self._slots.values() if s.state == "not connected yet"
+        ]
+        async with anyio.create_task_group() as group:
+            for name in pending:
+                group.start_soon(first_use, name)
         async with anyio.create_task_group() as group:
             for slot in self._slots.values():
                 if slot.status().state == "connected":
@@ -341,11 +404,16 @@ class ToolkitBase:
         servers: Iterable[str] | None = None,
         prefix: str = "",
         timeout: float | None = None,
+        resources: bool = False,
+        prompts: bool = False,
     ) -> ToolSet:
         """Agent tools of every connected server (or of `servers`), named `mcp__<server>__<prefix><tool>`.
 
-        `include`/`exclude` are glob patterns on wire or Python tool names, applied to every server.
-        Disabled and failed servers are left out; the names stay distinct across servers.
+        `include`/`exclude` are glob patterns on wire or Python tool names, applied to every server;
+        `resources`/`prompts` add each server's resource and prompt tools (see `AsyncClient.tools`).
+        Disabled and failed servers are left out; the names stay distinct across servers. In a
+        lazy toolkit a server not used yet contributes the tools of its snapshot, which connect it
+        on their first call.
         """
         # Imported on first use: a toolkit that makes plain calls does not need it.
         from .agent_toolset import ToolSet
@@ -354,12 +422,33 @@ class ToolkitBase:
         collected: list[AgentTool] = []
         for name in chosen:
             slot = self._slot(name)
+            client_class = self.CLIENTS.get(name)
+            if slot.state == "not connected yet" and client_class is not None:
+                stand_in = cast("ToolCaller", _OnFirstUse(self, name))
+                toolset = client_class.toolset_for(
+                    stand_in,
+                    include,
+                    exclude,
+                    prefix=prefix,
+                    namespace=name,
+                    timeout=timeout,
+                    resources=resources,
+                    prompts=prompts,
+                )
+                collected.extend(toolset.values())
+                continue
             client = slot.client
             if client is None or slot.status().state != "connected":
                 continue
             collected.extend(
                 client.tools(
-                    include, exclude, prefix=prefix, namespace=name, timeout=timeout
+                    include,
+                    exclude,
+                    prefix=prefix,
+                    namespace=name,
+                    timeout=timeout,
+                    resources=resources,
+                    prompts=prompts,
                 ).values()
             )
         return ToolSet(collected)
@@ -375,6 +464,34 @@ class ToolkitBase:
     def __repr__(self) -> str:
         states = ", ".join(f"{s.name}={s.state}" for s in self.status().values())
         return f"<{type(self).__name__} {states}>"
+
+
+class _OnFirstUse:
+    """A lazy toolkit's server before its first use: any method, awaited, connects it and runs.
+
+    `kit["demo"].get_weather(city="Oslo")`, `kit["demo"].prompts.plan_trip(...)` and the agent
+    tools' `call_spec(...)` all go through here; only the blocking client's members are refused,
+    so agent tools see an async client.
+    """
+
+    _REFUSED = frozenset({"async_client", "run_blocking", "run_on_loop"})
+
+    def __init__(self, kit: ToolkitBase, name: str, path: tuple[str, ...] = ()) -> None:
+        self._kit = kit
+        self._name = name
+        self._path = path
+
+    def __getattr__(self, attribute: str) -> _OnFirstUse:
+        if attribute.startswith("__") or attribute in self._REFUSED:
+            raise AttributeError(attribute)
+        return _OnFirstUse(self._kit, self._name, (*self._path, attribute))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._kit.call_on_first_use(self._name, self._path, args, kwargs)
+
+    def __repr__(self) -> str:
+        where = ".".join((self._name, *self._path))
+        return f"<{where} (not connected yet)>"
 
 
 def _one_line(error: BaseException) -> str:
