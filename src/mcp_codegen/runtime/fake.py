@@ -208,7 +208,9 @@ class FakeContext:
             if isinstance(prompt, str)
             else list(prompt)
         )
-        return await self.request_context.session.create_message(
+        session = self.request_context.session
+        # Deprecated for 2026-07-28, still what handshake-era clients answer.
+        return await session.create_message(  # pyright: ignore[reportDeprecated]
             messages,
             max_tokens=max_tokens,
             system_prompt=system_prompt,
@@ -219,7 +221,8 @@ class FakeContext:
         self, level: types.LoggingLevel, data: Any, logger: str | None = None
     ) -> None:
         """Send a log message (`notifications/message`) to the client."""
-        await self.request_context.session.send_log_message(
+        session = self.request_context.session
+        await session.send_log_message(  # pyright: ignore[reportDeprecated]
             level, data, logger, related_request_id=self.request_context.request_id
         )
 
@@ -239,7 +242,7 @@ def _arity(handler: Callable[..., Any]) -> int:
 
 
 class _Hook:
-    __slots__ = ("_arity", "_handler", "_script", "delay", "fake", "key")
+    __slots__ = ("arity", "delay", "fake", "handler", "key", "pending")
 
     kind: Literal["tool", "resource", "prompt"]
 
@@ -247,39 +250,39 @@ class _Hook:
         self.fake = fake
         #: The tool or prompt's wire name, the resource's URI or the template's URI template.
         self.key = key
-        self._handler: Callable[..., Any] | None = None
-        self._arity = 1
-        self._script: deque[Any] = deque()
+        self.handler: Callable[..., Any] | None = None
+        self.arity = 1
+        self.pending: deque[Any] = deque()
         #: Seconds to wait before answering (None: the fake's `delay`).
         self.delay: float | None = None
 
     def _set(self, handler: Callable[..., Any]) -> None:
-        self._handler = handler
-        self._arity = _arity(handler)
+        self.handler = handler
+        self.arity = _arity(handler)
 
     @property
     def handled(self) -> bool:
-        return self._handler is not None
+        return self.handler is not None
 
     def clear(self) -> None:
         """Forget the handler and any scripted answers left."""
-        self._handler = None
-        self._script.clear()
+        self.handler = None
+        self.pending.clear()
 
     def _script_steps(self, steps: Iterable[Any]) -> None:
-        self._script.extend(steps)
+        self.pending.extend(steps)
 
-    async def _run(self, argument: Any, context: FakeContext) -> tuple[bool, Any]:
+    async def answer(self, argument: Any, context: FakeContext) -> tuple[bool, Any]:
         """(answered, value): a script step or the handler's return; raises what they raise."""
-        if self._script:
-            step = self._script.popleft()
+        if self.pending:
+            step = self.pending.popleft()
             if isinstance(step, BaseException):
                 raise step
             return True, step
-        handler = self._handler
+        handler = self.handler
         if handler is None:
             return False, None
-        value = handler(argument, context) if self._arity >= 2 else handler(argument)
+        value = handler(argument, context) if self.arity >= 2 else handler(argument)
         if inspect.isawaitable(value):
             value = await value
         return True, value
@@ -390,9 +393,15 @@ class _Hooks(Generic[HookT]):
     _by_key: dict[str, HookT]
     _python_names: dict[str, str]
 
-    def __init__(self, fake: FakeServer, python_names: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        fake: FakeServer,
+        python_names: Mapping[str, str],
+        table: dict[str, HookT] | None = None,
+    ) -> None:
         object.__setattr__(self, "_fake", fake)
-        object.__setattr__(self, "_by_key", {})
+        # The fake reads handlers from `table` (shared with it).
+        object.__setattr__(self, "_by_key", table if table is not None else {})
         object.__setattr__(self, "_python_names", dict(python_names))
 
     def _make(self, key: str) -> HookT:
@@ -419,9 +428,6 @@ class _Hooks(Generic[HookT]):
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._known(key)
 
-    def _get(self, key: str) -> HookT | None:
-        return self._by_key.get(key)
-
     def __iter__(self) -> Iterator[HookT]:
         return iter(list(self._by_key.values()))
 
@@ -430,35 +436,35 @@ class ToolHooks(_Hooks[ToolHook[Any, Any]]):
     """The fake's tools: `fake.tools["wire-name"]`, or one typed attribute per tool in a package's fake."""
 
     def _known(self, key: str) -> bool:
-        return key in self._fake._items["tools"] or key in self._fake._tool_specs
+        return key in self._fake.listed["tools"] or key in self._fake.tool_specs
 
     def _make(self, key: str) -> ToolHook[Any, Any]:
-        return ToolHook(self._fake, key, self._fake._tool_specs.get(key))
+        return ToolHook(self._fake, key, self._fake.tool_specs.get(key))
 
 
 class PromptHooks(_Hooks[PromptHook[Any]]):
     """The fake's prompts, by wire name or (in a package's fake) typed attribute."""
 
     def _known(self, key: str) -> bool:
-        return key in self._fake._items["prompts"] or key in self._fake._prompt_specs
+        return key in self._fake.listed["prompts"] or key in self._fake.prompt_specs
 
     def _make(self, key: str) -> PromptHook[Any]:
-        return PromptHook(self._fake, key, self._fake._prompt_specs.get(key))
+        return PromptHook(self._fake, key, self._fake.prompt_specs.get(key))
 
 
 class ResourceHooks(_Hooks[ResourceHook[Any]]):
     """The fake's resources (by URI) and templates (by URI template), or typed attributes."""
 
     def _known(self, key: str) -> bool:
-        items = self._fake._items
+        items = self._fake.listed
         return key in items["resources"] or key in items["resourceTemplates"]
 
     def _make(self, key: str) -> ResourceHook[Any]:
         return ResourceHook(
             self._fake,
             key,
-            template=key in self._fake._items["resourceTemplates"]
-            and key not in self._fake._items["resources"],
+            template=key in self._fake.listed["resourceTemplates"]
+            and key not in self._fake.listed["resources"],
         )
 
 
@@ -571,11 +577,11 @@ class FakeServer(Server[Any]):
         )
         self._server_info_raw = info
         self._protocol_version = data.get("protocolVersion")
-        self._items: dict[str, dict[str, _JsonObject]] = {
+        self.listed: dict[str, dict[str, _JsonObject]] = {
             key: _index(data, key) for key in _IDENTITY
         }
-        self._tool_specs: dict[str, ToolSpec[Any, Any]] = dict(tool_specs or {})
-        self._prompt_specs: dict[str, PromptSpec] = dict(prompt_specs or {})
+        self.tool_specs: dict[str, ToolSpec[Any, Any]] = dict(tool_specs or {})
+        self.prompt_specs: dict[str, PromptSpec] = dict(prompt_specs or {})
         self.unhandled: Literal["synthesise", "error"] = unhandled
         #: Seconds to wait before every answer (a hook's own `delay` wins).
         self.delay = delay
@@ -585,11 +591,19 @@ class FakeServer(Server[Any]):
         self._validators: dict[str, Any] = {}
         self._synthesised: dict[str, Any] = {}
         self._sessions: dict[int, Any] = {}
+        #: Hooks by wire name (tools, prompts) or URI / URI template (resources).
+        self.tool_hooks: dict[str, ToolHook[Any, Any]] = {}
+        self.prompt_hooks: dict[str, PromptHook[Any]] = {}
+        self.resource_hooks: dict[str, ResourceHook[Any]] = {}
         self.tools = tools_class(
-            self, {spec.python_name: wire for wire, spec in self._tool_specs.items()}
+            self,
+            {spec.python_name: wire for wire, spec in self.tool_specs.items()},
+            self.tool_hooks,
         )
         self.prompts = prompts_class(
-            self, {spec.python_name: wire for wire, spec in self._prompt_specs.items()}
+            self,
+            {spec.python_name: wire for wire, spec in self.prompt_specs.items()},
+            self.prompt_hooks,
         )
         resource_names = {
             spec.python_name: uri for uri, spec in (resource_specs or {}).items()
@@ -604,7 +618,7 @@ class FakeServer(Server[Any]):
             spec.uri_template: dict(spec.variables)
             for spec in (template_specs or {}).values()
         }
-        self.resources = resources_class(self, resource_names)
+        self.resources = resources_class(self, resource_names, self.resource_hooks)
 
         self._register_handlers()
         self.middleware.append(self._answer_raw)
@@ -656,7 +670,7 @@ class FakeServer(Server[Any]):
         return types.ServerCapabilities.model_validate(self._capabilities)
 
     def _page(self, key: str, cursor: str | None) -> _JsonObject:
-        items = list(self._items[key].values())
+        items = list(self.listed[key].values())
         start = 0
         if cursor is not None:
             if not cursor.isdigit() or int(cursor) > len(items):
@@ -734,8 +748,8 @@ class FakeServer(Server[Any]):
         validator = self._validators.get(name)
         if validator is None:
             jsonschema = import_module("jsonschema")
-            schema = tool.get("inputSchema")
-            schema = schema if isinstance(schema, dict) else {}
+            listed = tool.get("inputSchema")
+            schema = cast("_JsonObject", listed) if isinstance(listed, dict) else {}
             try:
                 cls = jsonschema.validators.validator_for(schema)
                 cls.check_schema(schema)
@@ -780,8 +794,8 @@ class FakeServer(Server[Any]):
         self._remember(ctx)
         name = params.name
         arguments: _JsonObject = dict(params.arguments or {})
-        tool = self._items["tools"].get(name)
-        hook = self.tools._get(name)
+        tool = self.listed["tools"].get(name)
+        hook = self.tool_hooks.get(name)
         await self._wait(hook)
         if tool is None:
             result = _error_result(f"Unknown tool: {name}")
@@ -810,18 +824,18 @@ class FakeServer(Server[Any]):
         hook: ToolHook[Any, Any] | None,
         arguments: _JsonObject,
     ) -> types.CallToolResult:
-        spec = self._tool_specs.get(name)
+        spec = self.tool_specs.get(name)
         try:
             answered = False
             value: Any = None
-            if hook is not None and (hook._script or hook._handler is not None):
+            if hook is not None and (hook.pending or hook.handler is not None):
                 argument: Any = arguments
-                if spec is not None and hook._handler is not None and not hook._script:
+                if spec is not None and hook.handler is not None and not hook.pending:
                     try:
                         argument = spec.arguments_model.model_validate(arguments)
                     except ValueError as error:
                         return _error_result(f"Input validation error: {error}")
-                answered, value = await hook._run(
+                answered, value = await hook.answer(
                     argument, FakeContext(self, name, ctx)
                 )
             if not answered:
@@ -892,9 +906,9 @@ class FakeServer(Server[Any]):
 
     def _find_resource(self, uri: str) -> tuple[str, dict[str, str], bool] | None:
         """(key, variables, is template) for a URI: a static resource first, then templates."""
-        if uri in self._items["resources"]:
+        if uri in self.listed["resources"]:
             return uri, {}, False
-        for template in self._items["resourceTemplates"]:
+        for template in self.listed["resourceTemplates"]:
             variables = _match_template(template, uri)
             if variables is not None:
                 return template, variables, True
@@ -912,12 +926,12 @@ class FakeServer(Server[Any]):
                 code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": uri}
             )
         key, variables, is_template = found
-        hook = self.resources._get(key)
+        hook = self.resource_hooks.get(key)
         await self._wait(hook)
         listing = (
-            self._items["resourceTemplates"][key]
+            self.listed["resourceTemplates"][key]
             if is_template
-            else self._items["resources"][key]
+            else self.listed["resources"][key]
         )
         mime = listing.get("mimeType")
         mime_type = mime if isinstance(mime, str) else None
@@ -925,7 +939,7 @@ class FakeServer(Server[Any]):
         argument = {python_names.get(k, k): v for k, v in variables.items()}
         try:
             answered, value = (
-                await hook._run(argument, FakeContext(self, uri, ctx))
+                await hook.answer(argument, FakeContext(self, uri, ctx))
                 if hook is not None
                 else (False, None)
             )
@@ -954,7 +968,7 @@ class FakeServer(Server[Any]):
         self._remember(ctx)
         name = params.name
         arguments = dict(params.arguments or {})
-        prompt = self._items["prompts"].get(name)
+        prompt = self.listed["prompts"].get(name)
         if prompt is None:
             message = f"Unknown prompt: {name}"
             self.calls.append(FakeCall("prompt", name, arguments, None, message))
@@ -978,14 +992,14 @@ class FakeServer(Server[Any]):
             message = f"Missing required arguments: {', '.join(map(str, missing))}"
             self.calls.append(FakeCall("prompt", name, arguments, None, message))
             raise MCPError(code=types.INVALID_PARAMS, message=message)
-        hook = self.prompts._get(name)
+        hook = self.prompt_hooks.get(name)
         await self._wait(hook)
-        spec = self._prompt_specs.get(name)
+        spec = self.prompt_specs.get(name)
         python_names = {wire: py for wire, py, _ in spec.arguments} if spec else {}
         argument = {python_names.get(k, k): v for k, v in arguments.items()}
         try:
             answered, value = (
-                await hook._run(argument, FakeContext(self, name, ctx))
+                await hook.answer(argument, FakeContext(self, name, ctx))
                 if hook is not None
                 else (False, None)
             )
@@ -1035,7 +1049,7 @@ class FakeServer(Server[Any]):
         key: str,
     ) -> _JsonObject:
         """A copy of one listed item's wire dict (to change it and pass it to `set_item()`)."""
-        item = self._items[kind].get(key)
+        item = self.listed[kind].get(key)
         if item is None:
             raise KeyError(key)
         return copy_json(item)
@@ -1052,7 +1066,7 @@ class FakeServer(Server[Any]):
         key = item.get(_IDENTITY[kind])
         if not isinstance(key, str):
             raise ValueError(f"the item has no {_IDENTITY[kind]!r}")
-        self._items[kind][key] = copy_json(dict(item))
+        self.listed[kind][key] = copy_json(dict(item))
         self._validators.pop(key, None)
         self._synthesised.pop(key, None)
         if notify:
@@ -1066,7 +1080,7 @@ class FakeServer(Server[Any]):
         notify: bool = True,
     ) -> None:
         """Stop listing an item (calls to a removed tool answer "Unknown tool") and notify clients."""
-        if self._items[kind].pop(key, None) is None:
+        if self.listed[kind].pop(key, None) is None:
             raise KeyError(key)
         self._validators.pop(key, None)
         self._synthesised.pop(key, None)
@@ -1100,7 +1114,7 @@ class FakeServer(Server[Any]):
 
     def __repr__(self) -> str:
         return (
-            f"<{type(self).__name__} {self.name!r}: {len(self._items['tools'])} tools, "
+            f"<{type(self).__name__} {self.name!r}: {len(self.listed['tools'])} tools, "
             f"{len(self.calls)} calls>"
         )
 

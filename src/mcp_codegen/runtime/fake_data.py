@@ -65,10 +65,8 @@ def is_valid(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any]) -> 
 
 def synthesise(schema: Any, root: Any = None) -> Any:
     """A value valid against `schema` (a JSON Schema; `root` holds the `$defs` its `$ref`s name)."""
-    base = root if isinstance(root, Mapping) else schema
-    return _Synth(
-        cast("Mapping[str, Any]", base) if isinstance(base, Mapping) else {}
-    ).value(schema, 0)
+    base = _mapping(root) or _mapping(schema) or {}
+    return _Synth(base).value(schema, 0)
 
 
 class _Synth:
@@ -85,39 +83,39 @@ class _Synth:
             if not part:
                 continue
             part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, Mapping) and part in node:
-                node = cast("Mapping[str, Any]", node)[part]
-            else:
+            mapping = _mapping(node)
+            if mapping is None or part not in mapping:
                 return {}
+            node = mapping[part]
         return node
 
     def value(self, schema: Any, depth: int) -> Any:
         if schema is True or schema is None:
             return None
-        if schema is False or not isinstance(schema, Mapping):
+        schema = _mapping(schema)
+        if schema is None:
             return None
-        schema = cast("Mapping[str, Any]", schema)
         if depth > _MAX_DEPTH:
             return self.minimal(schema)
         ref = schema.get("$ref")
         if isinstance(ref, str):
             target = self.resolve(ref)
             siblings = {k: v for k, v in schema.items() if k != "$ref"}
-            if isinstance(target, Mapping):
-                merged = {**cast("Mapping[str, Any]", target), **siblings}
-                return self.value(merged, depth + 1)
+            target_schema = _mapping(target)
+            if target_schema is not None:
+                return self.value({**target_schema, **siblings}, depth + 1)
         if "const" in schema:
             return schema["const"]
-        enum = schema.get("enum")
-        if isinstance(enum, list) and enum:
-            return _as_list(enum)[0]
+        enum = _list(schema.get("enum"))
+        if enum:
+            return enum[0]
         for key in ("anyOf", "oneOf"):
-            branches = schema.get(key)
-            if isinstance(branches, list) and branches:
-                return self.branch(schema, key, _as_list(branches), depth)
-        all_of = schema.get("allOf")
-        if isinstance(all_of, list) and all_of:
-            merged = _merge([schema, *[self.deref(b) for b in _as_list(all_of)]])
+            branches = _list(schema.get(key))
+            if branches:
+                return self.branch(schema, key, branches, depth)
+        all_of = _list(schema.get("allOf"))
+        if all_of:
+            merged = _merge([schema, *[self.deref(b) for b in all_of]])
             merged.pop("allOf", None)
             return self.value(merged, depth + 1)
         kind = _type_of(schema)
@@ -136,10 +134,10 @@ class _Synth:
         return None
 
     def deref(self, schema: Any) -> Any:
-        if isinstance(schema, Mapping):
-            ref = cast("Mapping[str, Any]", schema).get("$ref")
-            if isinstance(ref, str):
-                return self.deref(self.resolve(ref))
+        mapping = _mapping(schema)
+        ref = mapping.get("$ref") if mapping is not None else None
+        if isinstance(ref, str):
+            return self.deref(self.resolve(ref))
         return schema
 
     def branch(
@@ -148,10 +146,9 @@ class _Synth:
         rest = {k: v for k, v in schema.items() if k != key}
         first: Any = None
         for index, branch in enumerate(branches):
+            target = self.deref(branch)
             candidate_schema = (
-                _merge([rest, self.deref(branch)])
-                if isinstance(self.deref(branch), Mapping)
-                else branch
+                _merge([rest, target]) if _mapping(target) is not None else branch
             )
             candidate = self.value(candidate_schema, depth + 1)
             if index == 0:
@@ -161,30 +158,23 @@ class _Synth:
         return first
 
     def minimal(self, schema: Mapping[str, Any]) -> Any:
-        kind = _type_of(schema)
-        return {"object": {}, "array": [], "string": "", "integer": 0, "number": 0}.get(
-            kind or "", None
-        )
+        minimal: dict[str, Any] = {
+            "object": {},
+            "array": [],
+            "string": "",
+            "integer": 0,
+            "number": 0,
+        }
+        return minimal.get(_type_of(schema) or "")
 
     def object(self, schema: Mapping[str, Any], depth: int) -> _JsonObject:
-        properties = schema.get("properties")
-        properties = (
-            cast("Mapping[str, Any]", properties)
-            if isinstance(properties, Mapping)
-            else {}
-        )
-        required = schema.get("required")
-        names = (
-            [n for n in _as_list(required) if isinstance(n, str)]
-            if isinstance(required, list)
-            else []
-        )
+        properties = _mapping(schema.get("properties")) or {}
+        names = [n for n in _list(schema.get("required")) or [] if isinstance(n, str)]
         result: _JsonObject = {}
         for name in names:
             sub = properties.get(name)
             if sub is None:
-                additional = schema.get("additionalProperties")
-                sub = additional if isinstance(additional, Mapping) else {}
+                sub = _mapping(schema.get("additionalProperties")) or {}
             result[name] = self.value(sub, depth + 1)
         minimum = schema.get("minProperties")
         if isinstance(minimum, int) and len(result) < minimum:
@@ -198,11 +188,11 @@ class _Synth:
     def array(self, schema: Mapping[str, Any], depth: int) -> list[Any]:
         minimum = schema.get("minItems")
         count = minimum if isinstance(minimum, int) and minimum > 0 else 0
-        prefix = schema.get("prefixItems")
+        prefix_list = _list(schema.get("prefixItems")) or []
         items: Any = schema.get("items")
-        if isinstance(items, list):  # draft 4-7 tuple form
-            prefix, items = items, schema.get("additionalItems")
-        prefix_list = _as_list(prefix) if isinstance(prefix, list) else []
+        tuple_items = _list(items)
+        if tuple_items is not None:  # draft 4-7 tuple form
+            prefix_list, items = tuple_items, schema.get("additionalItems")
         values: list[Any] = []
         for index in range(count):
             sub = prefix_list[index] if index < len(prefix_list) else items
@@ -210,25 +200,26 @@ class _Synth:
             if schema.get("uniqueItems") is True and value in values:
                 value = _distinct(value, index)
             values.append(value)
-        contains = schema.get("contains")
-        if isinstance(contains, Mapping) and not values:
+        contains = _mapping(schema.get("contains"))
+        if contains is not None and not values:
             values.append(self.value(contains, depth + 1))
         return values
 
 
 def _merge(schemas: list[Any]) -> _JsonObject:
     merged: _JsonObject = {}
-    for schema in schemas:
-        if not isinstance(schema, Mapping):
+    for item in schemas:
+        schema = _mapping(item)
+        if schema is None:
             continue
-        for key, value in cast("Mapping[str, Any]", schema).items():
-            if key == "properties" and isinstance(merged.get(key), dict):
-                merged[key] = {**merged[key], **cast("Mapping[str, Any]", value)}
-            elif key == "required" and isinstance(merged.get(key), list):
-                merged[key] = [
-                    *merged[key],
-                    *[n for n in _as_list(value) if n not in merged[key]],
-                ]
+        for key, value in schema.items():
+            before_map = _mapping(merged.get(key))
+            before_list = _list(merged.get(key))
+            if key == "properties" and before_map is not None:
+                merged[key] = {**before_map, **(_mapping(value) or {})}
+            elif key == "required" and before_list is not None:
+                added = [n for n in _list(value) or [] if n not in before_list]
+                merged[key] = [*before_list, *added]
             else:
                 merged[key] = value
     return merged
@@ -238,8 +229,9 @@ def _type_of(schema: Mapping[str, Any]) -> str | None:
     kind = schema.get("type")
     if isinstance(kind, str):
         return kind
-    if isinstance(kind, list):
-        kinds = [k for k in _as_list(kind) if isinstance(k, str)]
+    kind_list = _list(kind)
+    if kind_list is not None:
+        kinds = [k for k in kind_list if isinstance(k, str)]
         for preferred in _TYPE_ORDER:
             if preferred in kinds and preferred != "null":
                 return preferred
@@ -335,8 +327,12 @@ def _number(schema: Mapping[str, Any], *, integer: bool) -> int | float:
     return int(value) if value == int(value) else value
 
 
-def _as_list(value: list[Any]) -> list[Any]:
-    return value
+def _mapping(value: object) -> Mapping[str, Any] | None:
+    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
+
+
+def _list(value: object) -> list[Any] | None:
+    return list(cast("list[object]", value)) if isinstance(value, list) else None
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:
