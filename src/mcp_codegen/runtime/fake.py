@@ -22,7 +22,16 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Se
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias, TypeVar, cast
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Generic,
+    Literal,
+    TypeAlias,
+    TypedDict,
+    TypeVar,
+    cast,
+)
 
 import anyio
 import mcp_types as types
@@ -51,6 +60,7 @@ __all__ = [
     "FakeContext",
     "FakeError",
     "FakeServer",
+    "NoVariables",
     "PromptHook",
     "PromptHooks",
     "PromptReply",
@@ -419,17 +429,26 @@ class _Hooks(Generic[HookT]):
             self._by_key[key] = hook
         return hook
 
-    def __getattr__(self, name: str) -> Any:
-        key = self._python_names.get(name)
-        if key is None:
-            raise AttributeError(name)
-        return self[key]
+    if not TYPE_CHECKING:  # typed attributes are declared by a package's subclasses
+
+        def __getattr__(self, name: str) -> Any:
+            key = self._python_names.get(name)
+            if key is None:
+                raise AttributeError(name)
+            return self[key]
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self._known(key)
 
     def __iter__(self) -> Iterator[HookT]:
         return iter(list(self._by_key.values()))
+
+
+ViewT = TypeVar("ViewT", bound=_Hooks[Any])
+
+
+class NoVariables(TypedDict):
+    """What a static resource's handler receives: no variables."""
 
 
 class ToolHooks(_Hooks[ToolHook[Any, Any]]):
@@ -595,12 +614,12 @@ class FakeServer(Server[Any]):
         self.tool_hooks: dict[str, ToolHook[Any, Any]] = {}
         self.prompt_hooks: dict[str, PromptHook[Any]] = {}
         self.resource_hooks: dict[str, ResourceHook[Any]] = {}
-        self.tools = tools_class(
+        self._tool_view = tools_class(
             self,
             {spec.python_name: wire for wire, spec in self.tool_specs.items()},
             self.tool_hooks,
         )
-        self.prompts = prompts_class(
+        self._prompt_view = prompts_class(
             self,
             {spec.python_name: wire for wire, spec in self.prompt_specs.items()},
             self.prompt_hooks,
@@ -618,10 +637,33 @@ class FakeServer(Server[Any]):
             spec.uri_template: dict(spec.variables)
             for spec in (template_specs or {}).values()
         }
-        self.resources = resources_class(self, resource_names, self.resource_hooks)
+        self._resource_view = resources_class(self, resource_names, self.resource_hooks)
 
         self._register_handlers()
         self.middleware.append(self._answer_raw)
+
+    @property
+    def tools(self) -> ToolHooks:
+        """The tools' hooks: `fake.tools["wire-name"]` (typed attributes in a package's fake)."""
+        return self._tool_view
+
+    @property
+    def prompts(self) -> PromptHooks:
+        """The prompts' hooks, by wire name (typed attributes in a package's fake)."""
+        return self._prompt_view
+
+    @property
+    def resources(self) -> ResourceHooks:
+        """The resources' and templates' hooks, by URI or URI template (typed attributes in a package's
+        fake)."""
+        return self._resource_view
+
+    def hooks_view(self, cls: type[ViewT]) -> ViewT:
+        """The hooks object of class `cls` this fake was built with (typed subclasses' properties)."""
+        for view in (self._tool_view, self._prompt_view, self._resource_view):
+            if isinstance(view, cls):
+                return view
+        raise TypeError(f"this fake has no {cls.__name__}")
 
     # ------------------------------------------------------------------ listing
 
