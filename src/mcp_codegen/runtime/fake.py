@@ -17,6 +17,7 @@ import inspect
 import json
 import os
 import re
+import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from typing import (
 import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
@@ -220,21 +221,27 @@ class FakeContext:
         )
         session = self.request_context.session
         # Deprecated for 2026-07-28, still what handshake-era clients answer.
-        return await session.create_message(  # pyright: ignore[reportDeprecated]
-            messages,
-            max_tokens=max_tokens,
-            system_prompt=system_prompt,
-            related_request_id=self.request_context.request_id,
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            request = session.create_message(  # pyright: ignore[reportDeprecated]
+                messages,
+                max_tokens=max_tokens,
+                system_prompt=system_prompt,
+                related_request_id=self.request_context.request_id,
+            )
+        return await request
 
     async def log(
         self, level: types.LoggingLevel, data: Any, logger: str | None = None
     ) -> None:
         """Send a log message (`notifications/message`) to the client."""
         session = self.request_context.session
-        await session.send_log_message(  # pyright: ignore[reportDeprecated]
-            level, data, logger, related_request_id=self.request_context.request_id
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            sending = session.send_log_message(  # pyright: ignore[reportDeprecated]
+                level, data, logger, related_request_id=self.request_context.request_id
+            )
+        await sending
 
 
 def _arity(handler: Callable[..., Any]) -> int:
