@@ -3,7 +3,7 @@
 Each script runs in its own process (its full report is streamed through), writes its rows as JSON,
 and the rows are collected into a single table: benchmark, ours, baseline, ratio, target, result.
 
-    python benchmarks/run_all.py [--only generate,import,call,drift,adapters,multi] [--output FILE.md] [--no-profile]
+    python benchmarks/run_all.py [--only generate,import,call,drift,adapters,multi,fake] [--output FILE.md] [--no-profile]
 
 A script that misses a target still reports its rows (some exit non-zero then); a script is listed as failed
 only when it wrote no rows. Exit status 0 when every ratio meets its target, 1 otherwise.
@@ -31,6 +31,7 @@ SCRIPTS = {
     "drift": "bench_drift.py",
     "adapters": "bench_adapters.py",
     "multi": "bench_multi.py",
+    "fake": "bench_fake.py",
 }
 
 

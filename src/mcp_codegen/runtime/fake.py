@@ -755,6 +755,7 @@ class FakeServer(Server[Any]):
                 page["resultType"] = "complete"
             return page
         if method == "initialize":
+            self._remember(ctx)
             result = await call_next(ctx)
             if isinstance(result, dict):
                 answer = result
@@ -840,7 +841,6 @@ class FakeServer(Server[Any]):
     async def _on_call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        self._remember(ctx)
         name = params.name
         arguments: _JsonObject = dict(params.arguments or {})
         tool = self.listed["tools"].get(name)
@@ -966,7 +966,6 @@ class FakeServer(Server[Any]):
     async def _on_read(
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        self._remember(ctx)
         uri = str(params.uri)
         found = self._find_resource(uri)
         if found is None:
@@ -1014,7 +1013,6 @@ class FakeServer(Server[Any]):
     async def _on_get_prompt(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult:
-        self._remember(ctx)
         name = params.name
         arguments = dict(params.arguments or {})
         prompt = self.listed["prompts"].get(name)
