@@ -301,3 +301,14 @@ def test_constructor_checks_its_options() -> None:
         FakeServer(SNAPSHOT, page_size=0)
     with pytest.raises(KeyError):
         FakeServer(SNAPSHOT).tools["nope"]
+
+
+async def test_a_2026_era_client_lists_and_calls_too() -> None:
+    """The SDK client's default mode negotiates 2026-07-28 (no handshake; results carry caching fields)."""
+    fake = FakeServer(SNAPSHOT)
+    with anyio.fail_after(30):
+        async with Client(fake, cache=None) as client:
+            assert [tool.name for tool in (await client.list_tools()).tools] == ["get_weather", "ping"]
+            assert [prompt.name for prompt in (await client.list_prompts()).prompts] == ["plan"]
+            result = await client.call_tool("get_weather", {"city": "Oslo"})
+            assert not result.is_error and result.structured_content is not None

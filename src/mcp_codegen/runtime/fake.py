@@ -752,7 +752,8 @@ class FakeServer(Server[Any]):
             cursor = params.get("cursor")
             page = self._page(listing[0], cursor if isinstance(cursor, str) else None)
             if ctx.protocol_version >= "2026":
-                page["resultType"] = "complete"
+                # 2026-07-28 results carry their type and caching directives (the SDK's defaults).
+                page.update(resultType="complete", ttlMs=0, cacheScope="private")
             return page
         if method == "initialize":
             self._remember(ctx)
