@@ -3,7 +3,8 @@
 Each script runs in its own process (its full report is streamed through), writes its rows as JSON,
 and the rows are collected into a single table: benchmark, ours, baseline, ratio, target, result.
 
-    python benchmarks/run_all.py [--only generate,real,import,call,drift,adapters,multi,handshake,toolkit] [--output FILE.md] [--no-profile]
+    python benchmarks/run_all.py [--only generate,real,import,call,drift,adapters,multi,handshake,toolkit,fake]
+        [--output FILE.md] [--no-profile]
 
 A script that misses a target still reports its rows (some exit non-zero then); a script is listed as failed
 only when it wrote no rows. Exit status 0 when every ratio meets its target, 1 otherwise.
@@ -34,6 +35,7 @@ SCRIPTS = {
     "multi": "bench_multi.py",
     "handshake": "bench_handshake.py",
     "toolkit": "bench_toolkit.py",
+    "fake": "bench_fake.py",
 }
 
 

@@ -164,7 +164,8 @@ def check_files(listing: dict[str, Any], files: dict[str, bytes]) -> None:
     lines = re.split(r"\r\n|\r|\n", readme)
     tools_part, _, models_part = readme.partition("\n## Argument models")
     headings = [line for line in re.split(r"\r\n|\r|\n", tools_part) if line.startswith("#")]
-    assert len(headings) == 5 + len(listing["tools"]), headings
+    # Title, "Testing your code against a fake server", Tools, Prompts, Resources, Resource templates.
+    assert len(headings) == 6 + len(listing["tools"]), headings
     model_headings = [line for line in re.split(r"\r\n|\r|\n", models_part) if line.startswith("#")]
     assert all(re.fullmatch(r"### `[A-Za-z_][A-Za-z0-9_]*`", line) for line in model_headings), model_headings
     assert not [line for line in lines if line.lstrip().startswith("<")]

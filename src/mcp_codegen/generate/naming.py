@@ -160,3 +160,13 @@ def class_prefixes(method_names: Iterable[str], *, taken: Iterable[str] = ()) ->
     suffixes = ("Arguments", "Result")
     registry.hold(name.removesuffix(suffix) for name in taken for suffix in suffixes if name.endswith(suffix))
     return registry.assign_all(method_names, pascal_from_snake)
+
+
+def suffixed_class_names(python_names: Iterable[str], suffix: str, *, taken: Iterable[str] = ()) -> dict[str, str]:
+    """Python name -> a unique `<Pascal><suffix>` class name, none of them in `taken`.
+
+    The testing module's `PlanTripPromptArguments`-style classes use it, with the models' classes taken.
+    """
+    registry = NameRegistry(number_separator="")
+    registry.hold(taken)
+    return registry.assign_all(python_names, lambda name: pascal_from_snake(name) + suffix)

@@ -18,6 +18,7 @@ import jinja2
 
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.models import ModelsOutput, names_in
+from mcp_codegen.generate.naming import suffixed_class_names
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal
 from mcp_codegen.inputs.options import templates_dir
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
@@ -119,6 +120,9 @@ def render_package(
             launch_source=_literal(spec.launch),
             instructions_source=_text_literal(spec.instructions),
             tool_prefix=tool_prefix,
+        ),
+        "testing.py": environment.get_template("testing.py.jinja").render(
+            context, spec_imports=_spec_imports(spec, models), **_testing_names(spec, models)
         ),
         "models/__init__.py": environment.get_template("models/package_init.py.jinja").render(
             context, exports=_exports(models)
@@ -350,6 +354,27 @@ def _spec_imports(spec: ir.ClientSpec, models: ModelsOutput) -> list[str]:
     for tool in spec.tools:
         names |= {tool.arguments_class} | names_in(tool.return_type)
     return sorted(models.import_lines(names))
+
+
+#: Names the testing module binds itself (its classes must not take them).
+_TESTING_NAMES = frozenset(
+    {"FakeCall", "FakeContext", "FakeError", "FakePrompts", "FakeResources", "FakeServer", "FakeServerBase",
+     "FakeTools", "Literal", "NoVariables", "NotRequired", "PromptHook", "PromptHooks", "ResourceHook",
+     "ResourceHooks", "TYPE_CHECKING", "ToolHook", "ToolHooks", "ToolResult", "TypedDict", "specs"}
+)  # fmt: skip
+
+
+def _testing_names(spec: ir.ClientSpec, models: ModelsOutput) -> dict[str, dict[str, str]]:
+    """The testing module's typed-dict classes: a prompt's arguments, a template's variables."""
+    taken = set(models.class_module) | _TESTING_NAMES
+    prompt_classes = suffixed_class_names(
+        [prompt.python_name for prompt in spec.prompts], "PromptArguments", taken=taken
+    )
+    taken |= set(prompt_classes.values())
+    template_classes = suffixed_class_names(
+        [template.python_name for template in spec.templates], "Variables", taken=taken
+    )
+    return {"prompt_classes": prompt_classes, "template_classes": template_classes}
 
 
 def _exports(models: ModelsOutput) -> list[tuple[str, list[str]]]:
