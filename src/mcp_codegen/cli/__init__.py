@@ -83,6 +83,6 @@ def cli() -> None:
 
 
 # Each module registers its commands on `cli`.
-from mcp_codegen.cli import auth, drift, generate, init, snapshot  # noqa: E402
+from mcp_codegen.cli import auth, drift, generate, init, serve, snapshot  # noqa: E402
 
-__all__ = ["auth", "cli", "drift", "generate", "init", "main", "snapshot"]
+__all__ = ["auth", "cli", "drift", "generate", "init", "main", "serve", "snapshot"]
