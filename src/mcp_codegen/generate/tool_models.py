@@ -36,9 +36,9 @@ from mcp_codegen.generate.models import FieldInfo, ModelsOutput, run_datamodel_c
 
 #: At most this many cached tool results are kept (about 2-20 KB each).
 MAX_ENTRIES = 20_000
-#: Below this many tools to generate, worker processes cost more than they save (measured: starting one
-#: and importing the model generator takes about 1 s; a tool takes 10-20 ms).
-PARALLEL_FROM = 120
+#: Below this many tools to generate, a second process costs more than it saves (measured on 2 cores: the
+#: workers are forked after the model generator is imported, and a tool takes 10-30 ms; 10 tools break even).
+PARALLEL_FROM = 12
 _FORMAT = 1
 
 
@@ -117,10 +117,12 @@ def generate_unit(unit: dict[str, Any]) -> dict[str, Any]:
 
 def _generate(plans: Sequence[ToolPlan], workers: int | None) -> list[dict[str, Any]]:
     units = [_unit(plan) for plan in plans]
-    count = workers if workers is not None else (2 if len(units) >= PARALLEL_FROM else 1)
-    count = max(1, min(count, os.cpu_count() or 1, len(units) or 1))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    count = workers if workers is not None else (cores if len(units) >= PARALLEL_FROM else 1)
+    count = max(1, min(count, len(units) or 1))
     if count == 1:
         return [generate_unit(unit) for unit in units]
+    import datamodel_code_generator  # noqa: F401 - imported once here, inherited by the forked workers
     # Contiguous chunks in plan order; results come back in the same order whatever the split.
     size = -(-len(units) // count)
     chunks = [units[start : start + size] for start in range(0, len(units), size)]
