@@ -83,6 +83,6 @@ def cli() -> None:
 
 
 # Each module registers its commands on `cli`.
-from mcp_codegen.cli import auth, drift, generate, init, serve, snapshot  # noqa: E402
+from mcp_codegen.cli import auth, drift, generate, init, serve, snapshot, verify  # noqa: E402
 
-__all__ = ["auth", "cli", "drift", "generate", "init", "main", "serve", "snapshot"]
+__all__ = ["auth", "cli", "drift", "generate", "init", "main", "serve", "snapshot", "verify"]

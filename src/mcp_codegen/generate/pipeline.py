@@ -47,7 +47,9 @@ def generate_files(
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
     files["py.typed"] = b""
-    files[MANIFEST] = manifest_bytes(files, input_hash(snapshot, package_name, options), __version__, diagnostics)
+    files[MANIFEST] = manifest_bytes(
+        files, input_hash(snapshot, package_name, options), __version__, diagnostics, options.as_json()
+    )
     return dict(sorted(files.items()))
 
 

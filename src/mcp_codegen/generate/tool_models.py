@@ -123,6 +123,7 @@ def _generate(plans: Sequence[ToolPlan], workers: int | None) -> list[dict[str, 
     if count == 1:
         return [generate_unit(unit) for unit in units]
     import datamodel_code_generator  # noqa: F401 - imported once here, inherited by the forked workers
+
     # Contiguous chunks in plan order; results come back in the same order whatever the split.
     size = -(-len(units) // count)
     chunks = [units[start : start + size] for start in range(0, len(units), size)]

@@ -62,6 +62,40 @@ class GenerateOptions:
     def key(self) -> str:
         return self.selection.key() + "\0" + self.tool_prefix + ("\0shared" if self.shared_runtime else "")
 
+    def as_json(self) -> dict[str, object]:
+        """What the manifest records, so the package alone says how to regenerate it (`mcp-codegen verify`)."""
+        return {
+            "include": list(self.selection.include),
+            "exclude": list(self.selection.exclude),
+            "descriptions": dict(sorted(self.selection.descriptions.items())),
+            "toolPrefix": self.tool_prefix,
+            "sharedRuntime": self.shared_runtime,
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> GenerateOptions:
+        """The options a manifest recorded (missing or malformed: the defaults, as before they were recorded)."""
+        if not isinstance(data, dict):
+            return cls()
+
+        def strings(key: str) -> tuple[str, ...]:
+            value = data.get(key)
+            return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+        descriptions = data.get("descriptions")
+        prefix = data.get("toolPrefix")
+        return cls(
+            Selection(
+                include=strings("include"),
+                exclude=strings("exclude"),
+                descriptions={k: v for k, v in descriptions.items() if isinstance(k, str) and isinstance(v, str)}
+                if isinstance(descriptions, dict)
+                else {},
+            ),
+            tool_prefix=prefix if isinstance(prefix, str) else "",
+            shared_runtime=data.get("sharedRuntime") is True,
+        )
+
 
 def input_hash(snapshot: Snapshot, package_name: str, options: GenerateOptions | None = None) -> str:
     """Everything the output depends on: same hash, same bytes."""

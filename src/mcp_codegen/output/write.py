@@ -34,12 +34,18 @@ def digest(data: bytes) -> str:
 
 
 def manifest_bytes(
-    files: Mapping[str, bytes], input_hash: str, generator_version: str, diagnostics: Diagnostics
+    files: Mapping[str, bytes],
+    input_hash: str,
+    generator_version: str,
+    diagnostics: Diagnostics,
+    options: Mapping[str, object] | None = None,
 ) -> bytes:
     manifest = {
         "generator": "mcp-codegen",
         "generatorVersion": generator_version,
         "inputHash": input_hash,
+        # How to generate this package again from its own snapshot (`mcp-codegen verify`).
+        "options": dict(options or {}),
         "files": {path: digest(data) for path, data in sorted(files.items())},
         # Kept so a run that finds the output up to date still reports (and --strict still sees) them.
         "diagnostics": [d.as_json() for d in diagnostics],
