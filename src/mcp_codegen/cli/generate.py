@@ -73,6 +73,14 @@ class StaleOutputError(CodegenError):
 )
 @click.option("--package-name", help="Import name of the package (default: the output directory's name).")
 @click.option(
+    "--meta",
+    type=click.Choice(["none", "pyproject"]),
+    default="none",
+    show_default=True,
+    help="pyproject: write a project (pyproject.toml, the package under src/) that builds a wheel.",
+)
+@click.option("--package-version", help="With --meta pyproject: the project's version (default: the server's).")
+@click.option(
     "--overwrite",
     is_flag=True,
     help="Replace the output directory even if mcp-codegen did not generate it; files it did not write are "
@@ -131,6 +139,8 @@ def generate_command(
     server_names: tuple[str, ...],
     output: Path | None,
     package_name: str | None,
+    meta: str,
+    package_version: str | None,
     overwrite: bool,
     strict: bool,
     allow_warnings: tuple[str, ...],
@@ -178,11 +188,16 @@ def generate_command(
         if single:
             if output is None:
                 raise UsageError("Missing option '-o' / '--output'")
-            options = GenerateOptions(Selection(include, exclude, descriptions), tool_prefix or "")
+            options = GenerateOptions(
+                Selection(include, exclude, descriptions), tool_prefix or "", meta=meta, package_version=package_version
+            )
             source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=timeout)
             _generate_one(source, output, package_name, options, reporter, flags)
             return
         from mcp_codegen.inputs.config import apply_overrides, resolve_server, select_servers
+
+        if meta != "none" or package_version is not None:
+            raise UsageError("--meta and --package-version: for one server (--url, --stdio or --snapshot)")
 
         explicit_timeout = context.get_parameter_source("timeout") is not click.core.ParameterSource.DEFAULT
         cfg = _project_config(mcp_json, config_file)
@@ -241,7 +256,10 @@ def _generate_one(
     from mcp_codegen.inputs.options import validate_package_name
     from mcp_codegen.output.job import preflight, run_job
 
-    name = validate_package_name(package_name or output.resolve().name)
+    default_name = output.resolve().name
+    if options.meta == "pyproject":  # a project folder may be named like its distribution: demo-client
+        default_name = default_name.replace("-", "_")
+    name = validate_package_name(package_name or default_name)
     preflight(output, overwrite=flags.overwrite, check=flags.check)
     diagnostics = Diagnostics()
     started = time.perf_counter()

@@ -46,12 +46,15 @@ def verify_command(paths: tuple[Path, ...], quiet: bool) -> None:
         for package in packages:
             manifest = read_manifest(package) or {}
             options = GenerateOptions.from_json(manifest.get("options"))
-            if options.shared_runtime or not (package / "snapshot.json").is_file():
+            inside = sorted(package.glob("src/*/snapshot.json")) if options.meta == "pyproject" else []
+            snapshot_file = inside[0] if len(inside) == 1 else package / "snapshot.json"
+            if options.shared_runtime or not snapshot_file.is_file():
                 # An umbrella package and its servers: `mcp-codegen generate --check` with the config.
                 click.echo(f"mcp-codegen: {package} is part of an umbrella package: skipped", err=True)
                 continue
-            snapshot = read_snapshot(package / "snapshot.json")
-            prepared = prepare(snapshot, package, package.name, options, Diagnostics(), check=True)
+            snapshot = read_snapshot(snapshot_file)
+            name = snapshot_file.parent.name
+            prepared = prepare(snapshot, package, name, options, Diagnostics(), check=True)
             assert prepared.files is not None
             found = differences(package, prepared.files)
             for difference in found:
@@ -60,7 +63,7 @@ def verify_command(paths: tuple[Path, ...], quiet: bool) -> None:
                 stale += 1
                 click.echo(
                     f"mcp-codegen: {package} is stale: regenerate it with "
-                    f"`mcp-codegen generate --snapshot {package / 'snapshot.json'} -o {package}` (same options)",
+                    f"`mcp-codegen generate --snapshot {snapshot_file} -o {package}` (same options)",
                     err=True,
                 )
             elif not quiet:

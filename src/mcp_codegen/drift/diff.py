@@ -88,12 +88,15 @@ _PLAIN_NAME = re.compile(r"^[^.\[\]\"*\s]+$")
 
 
 def load_side(path: Path) -> Snapshot:
-    """One side of a diff: a snapshot file, or a generated package directory (reads its `snapshot.json`).
+    """One side of a diff: a snapshot file, or a generated package or project directory (its `snapshot.json`).
 
     Raises `SnapshotFormatError` (one line, naming the path) when the side cannot be read.
     """
     if path.is_dir():
         snapshot_file = path / "snapshot.json"
+        inside = sorted(path.glob("src/*/snapshot.json"))  # a project (`generate --meta pyproject`)
+        if not snapshot_file.is_file() and len(inside) == 1:
+            snapshot_file = inside[0]
         if not snapshot_file.is_file():
             raise SnapshotFormatError(
                 f"{path}: a directory but not a generated package (no snapshot.json); give a snapshot file or a package"

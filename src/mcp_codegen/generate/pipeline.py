@@ -16,6 +16,7 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
 from mcp_codegen.generate.build_ir import build_client_spec, plan_tools
 from mcp_codegen.generate.formatting import format_python
+from mcp_codegen.generate.project import project_files, project_version
 from mcp_codegen.generate.render import header_line, render_package
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, input_hash, validate_package_name
@@ -47,6 +48,9 @@ def generate_files(
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
     files["py.typed"] = b""
+    if options.meta == "pyproject":
+        version = project_version(snapshot, options.package_version, diagnostics)
+        files = project_files(files, snapshot, package_name, version)
     files[MANIFEST] = manifest_bytes(
         files, input_hash(snapshot, package_name, options), __version__, diagnostics, options.as_json()
     )

@@ -3,7 +3,8 @@
 Every string a server sent reaches generated code through one of these functions: as a string
 literal (`repr`, which escapes quotes, backslashes, newlines and every non-printable character),
 inside a docstring (escaped so it cannot close the docstring or hide a line break), or inside a
-comment (JSON-escaped to ASCII on one line). The injection tests exercise all three.
+comment (JSON-escaped to ASCII on one line); a generated `pyproject.toml` gets TOML strings the same way.
+The injection tests exercise them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ _DOCSTRING_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\r": "\\r"}
 
 def string_literal(value: str) -> str:
     return repr(value)
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string (a generated `pyproject.toml`): TOML takes the escapes JSON writes."""
+    return json.dumps(value, ensure_ascii=True)
 
 
 def comment_text(value: str) -> str:

@@ -19,7 +19,7 @@ import jinja2
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.naming import suffixed_class_names
-from mcp_codegen.generate.pysource import comment_text, docstring, string_literal
+from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
 from mcp_codegen.inputs.options import templates_dir
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 
@@ -49,6 +49,7 @@ def _environment() -> jinja2.Environment:
     )
     environment.filters.update(
         pystr=_pystr,
+        toml=toml_string,
         as_docstring=docstring,
         signature=_tool_signature,
         signature_md=lambda tool: _tool_signature(tool, with_self=False),
@@ -88,6 +89,15 @@ def _package_all(spec: ir.ClientSpec) -> list[str]:
     names = [*PACKAGE_EXPORTS, *PACKAGE_LAZY_EXPORTS, *_PACKAGE_SPEC_NAMES, "AsyncClient", "Client"]
     ordered = sorted(names, key=lambda name: (kind(name), name))
     return ["__generator_version__", *ordered, *(name for name, _module in spec.signature_models)]
+
+
+def render_project(context: dict[str, Any]) -> dict[str, str]:
+    """`--meta pyproject`: the project's own files (`pyproject.toml`, `README.md`) around the package."""
+    environment = _environment()
+    return {
+        "pyproject.toml": environment.get_template("project/pyproject.toml.jinja").render(context),
+        "README.md": environment.get_template("project/README.md.jinja").render(context),
+    }
 
 
 def render_package(

@@ -167,6 +167,9 @@ class ServerConfig(BaseModel):
     tool_prefix: str = ""
     descriptions: dict[str, str] = Field(default_factory=dict)
     package_name: str | None = None
+    #: "pyproject": generate a project that builds a wheel (one server written with -o; see `generate --meta`).
+    meta: Literal["none", "pyproject"] = "none"
+    package_version: str | None = None
     enabled: bool = True
 
     @field_validator("command")
@@ -511,6 +514,8 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
             include=tuple(server.include), exclude=tuple(server.exclude), descriptions=dict(server.descriptions)
         ),
         tool_prefix=server.tool_prefix,
+        meta=server.meta,
+        package_version=server.package_version,
     )
     package = server.package_name or subpackage_name(name)
     if server.command is not None:

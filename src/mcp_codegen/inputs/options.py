@@ -55,12 +55,17 @@ class GenerateOptions:
     tool_prefix: str = ""
     #: A subpackage of an umbrella package: import the umbrella's `_runtime` instead of shipping one.
     shared_runtime: bool = False
+    #: "pyproject": write a project (`pyproject.toml`, the package under `src/`) instead of a bare package.
+    meta: str = "none"
+    #: The project's version (`--package-version`); None: the server's version.
+    package_version: str | None = None
 
     def with_shared_runtime(self) -> GenerateOptions:
         return replace(self, shared_runtime=True)
 
     def key(self) -> str:
-        return self.selection.key() + "\0" + self.tool_prefix + ("\0shared" if self.shared_runtime else "")
+        key = self.selection.key() + "\0" + self.tool_prefix + ("\0shared" if self.shared_runtime else "")
+        return key if self.meta == "none" else f"{key}\0meta={self.meta}\0{self.package_version or ''}"
 
     def as_json(self) -> dict[str, object]:
         """What the manifest records, so the package alone says how to regenerate it (`mcp-codegen verify`)."""
@@ -70,6 +75,8 @@ class GenerateOptions:
             "descriptions": dict(sorted(self.selection.descriptions.items())),
             "toolPrefix": self.tool_prefix,
             "sharedRuntime": self.shared_runtime,
+            "meta": self.meta,
+            "packageVersion": self.package_version,
         }
 
     @classmethod
@@ -84,6 +91,8 @@ class GenerateOptions:
 
         descriptions = data.get("descriptions")
         prefix = data.get("toolPrefix")
+        meta = data.get("meta")
+        version = data.get("packageVersion")
         return cls(
             Selection(
                 include=strings("include"),
@@ -94,6 +103,8 @@ class GenerateOptions:
             ),
             tool_prefix=prefix if isinstance(prefix, str) else "",
             shared_runtime=data.get("sharedRuntime") is True,
+            meta=meta if meta in ("none", "pyproject") else "none",
+            package_version=version if isinstance(version, str) else None,
         )
 
 

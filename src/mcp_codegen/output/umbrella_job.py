@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.errors import CodegenError, one_line
+from mcp_codegen.errors import CodegenError, UsageError, one_line
 from mcp_codegen.inputs.launch import ServerLaunch
 from mcp_codegen.output.job import Prepared, enforce_strict, finish, prepare
 from mcp_codegen.output.write import Difference
@@ -105,6 +105,11 @@ def generate_umbrella(
                 progress(name, f"{FAILED}: {one_line(error)}")
             continue
         launches[name] = launch
+        if server_options.meta != "none":
+            raise UsageError(
+                f"servers.{name}: meta = {server_options.meta!r} needs one server written with -o "
+                "(an umbrella package is one project)"
+            )
         options[name] = server_options.with_shared_runtime()
     per_server: dict[str, Diagnostics] = {}
     snapshots = anyio.run(
