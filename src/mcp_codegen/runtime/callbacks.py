@@ -24,9 +24,13 @@ if TYPE_CHECKING:
     import mcp_types
     from mcp import ClientSession
 
+    from .drift import DriftSummary
+
 __all__ = [
     "Accept",
     "Cancel",
+    "ChangeHandler",
+    "ChangeKind",
     "Completion",
     "Decline",
     "ElicitationAnswer",
@@ -34,6 +38,7 @@ __all__ = [
     "ElicitationRequest",
     "LogHandler",
     "LogLevel",
+    "ListChanged",
     "LogMessage",
     "Root",
     "RootLike",
@@ -44,6 +49,7 @@ __all__ = [
     "accept_defaults",
     "ask_on_terminal",
     "elicited_content",
+    "list_changed_kind",
     "root_uri",
 ]
 
@@ -419,6 +425,38 @@ class LogMessage:
 
 
 LogHandler = Callable[[LogMessage], None | Awaitable[None]]
+
+# ------------------------------------------------------------------------------------ list changes
+
+ChangeKind = Literal["tools", "resources", "prompts"]
+
+
+@dataclass(frozen=True)
+class ListChanged:
+    """The server changed a listing (`notifications/<kind>/list_changed`); the client listed it again."""
+
+    kind: ChangeKind
+    #: The new listing: the SDK's `Tool`s, `Resource`s and `ResourceTemplate`s, or `Prompt`s.
+    items: tuple[Any, ...]
+    #: For tools: how the new listing differs from the package's snapshot (None: no drift, or no hashes).
+    drift: DriftSummary | None = None
+
+
+#: `on_change=`: a function or coroutine function taking a `ListChanged`.
+ChangeHandler = Callable[[ListChanged], None | Awaitable[None]]
+
+
+def list_changed_kind(message: object) -> ChangeKind | None:
+    """Which listing a server notification says changed, or None for any other message."""
+    method = getattr(message, "method", None)
+    if method == "notifications/tools/list_changed":
+        return "tools"
+    if method == "notifications/resources/list_changed":
+        return "resources"
+    if method == "notifications/prompts/list_changed":
+        return "prompts"
+    return None
+
 
 # ------------------------------------------------------------------------------------ the adapter
 

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ._connect import StderrTarget
     from .agent_toolset import ToolSet
     from .callbacks import (
+        ChangeHandler,
         ElicitationHandler,
         LogHandler,
         LogLevel,
@@ -267,6 +268,7 @@ class SyncClientBase(Generic[AsyncT]):
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
@@ -290,6 +292,7 @@ class SyncClientBase(Generic[AsyncT]):
                 sampling=sampling,
                 roots=roots,
                 on_log=on_log,
+                on_change=on_change,
             ),
         )
 
@@ -309,6 +312,7 @@ class SyncClientBase(Generic[AsyncT]):
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
         async_class = cls._async_class
@@ -327,6 +331,7 @@ class SyncClientBase(Generic[AsyncT]):
                 sampling=sampling,
                 roots=roots,
                 on_log=on_log,
+                on_change=on_change,
             ),
         )
 
@@ -346,6 +351,7 @@ class SyncClientBase(Generic[AsyncT]):
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from (see `AsyncClient.connect`)."""
         async_class = cls._async_class
@@ -364,6 +370,7 @@ class SyncClientBase(Generic[AsyncT]):
                 sampling=sampling,
                 roots=roots,
                 on_log=on_log,
+                on_change=on_change,
             ),
         )
 
@@ -380,6 +387,7 @@ class SyncClientBase(Generic[AsyncT]):
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (served on the client's event-loop thread)."""
         async_class = cls._async_class
@@ -395,6 +403,7 @@ class SyncClientBase(Generic[AsyncT]):
                 sampling=sampling,
                 roots=roots,
                 on_log=on_log,
+                on_change=on_change,
             ),
         )
 
@@ -507,6 +516,10 @@ class SyncClientBase(Generic[AsyncT]):
         connection = self._connection
         if connection is not None:
             connection.close()
+
+    def reconnect(self) -> None:
+        """Connect again the way this client connected (see `AsyncClient.reconnect`)."""
+        self._run(self._async.reconnect)
 
     def __enter__(self) -> Self:
         return self
