@@ -95,3 +95,29 @@ async def test_cancelling_the_task_ends_the_call(everything: ModuleType, everyth
                 await started.wait()
                 group.cancel_scope.cancel()
         assert (await client.echo(message="still here")).text.endswith("still here")
+
+
+async def test_resource_subscriptions_deliver_updates(everything: ModuleType, everything_command: list[str]) -> None:
+    uri = "demo://resource/static/document/architecture.md"
+    updated: list[str] = []
+    arrived = anyio.Event()
+
+    def on_resource_updated(changed: str) -> None:
+        updated.append(changed)
+        arrived.set()
+
+    async with _stdio(everything, everything_command, on_resource_updated=on_resource_updated) as client:
+        await client.resources.subscribe(uri)
+        await client.toggle_subscriber_updates()
+        with anyio.fail_after(30):  # the server sends updates every few seconds: a bound on a hang
+            await arrived.wait()
+        await client.resources.unsubscribe(uri)
+    assert uri in updated
+
+
+async def test_subscribing_needs_the_servers_capability(everything: ModuleType) -> None:
+    from mcp_codegen.demo.server import build_server
+
+    async with everything.AsyncClient.in_process(build_server(), drift_check=False) as client:
+        with pytest.raises(everything.ServerRequestError, match="does not offer resource subscriptions"):
+            await client.resources.subscribe("notes://ideas")

@@ -40,6 +40,7 @@ __all__ = [
     "LogLevel",
     "ListChanged",
     "LogMessage",
+    "ResourceUpdatedHandler",
     "Root",
     "RootLike",
     "SamplingHandler",
@@ -51,6 +52,7 @@ __all__ = [
     "elicited_content",
     "list_changed_kind",
     "root_uri",
+    "updated_resource",
 ]
 
 _log = logging.getLogger(__name__)
@@ -444,6 +446,18 @@ class ListChanged:
 
 #: `on_change=`: a function or coroutine function taking a `ListChanged`.
 ChangeHandler = Callable[[ListChanged], None | Awaitable[None]]
+
+
+#: `on_resource_updated=`: a function or coroutine function taking the URI of a resource that changed.
+ResourceUpdatedHandler = Callable[[str], None | Awaitable[None]]
+
+
+def updated_resource(message: object) -> str | None:
+    """The URI a `notifications/resources/updated` names, or None for any other message."""
+    if getattr(message, "method", None) != "notifications/resources/updated":
+        return None
+    uri = getattr(getattr(message, "params", None), "uri", None)
+    return str(uri) if uri is not None else None
 
 
 def list_changed_kind(message: object) -> ChangeKind | None:

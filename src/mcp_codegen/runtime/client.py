@@ -30,12 +30,13 @@ from ._connect import (
     stdio_attempt,
 )
 from ._uri import expand_uri_template
-from .callbacks import ListChanged, list_changed_kind
+from .callbacks import ListChanged, list_changed_kind, updated_resource
 from .errors import (
     ArgumentsValidationError,
     ConnectionClosedError,
     McpClientError,
     ResultValidationError,
+    ServerRequestError,
     ToolError,
     UnknownToolError,
     translate_error,
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
         ElicitationHandler,
         LogHandler,
         LogLevel,
+        ResourceUpdatedHandler,
         RootLike,
         SamplingHandler,
         ServerRequests,
@@ -169,6 +171,15 @@ def _server_requests(
     )
 
 
+async def _call_hook(hook: Callable[[Any], object], value: object) -> None:
+    try:
+        result = hook(value)
+        if inspect.isawaitable(result):
+            await result
+    except Exception:  # noqa: BLE001 - a failing hook must not end the connection
+        _log.exception("a notification handler failed")
+
+
 def _closed_under_us(error: BaseException) -> bool:
     """Whether a request failed because the connection closed (the SDK's CONNECTION_CLOSED error)."""
     return getattr(unwrap_exception_group(error), "code", None) == -32000
@@ -249,6 +260,7 @@ class AsyncClientBase:
         client_info: ClientInfo | None = None,
         server_requests: ServerRequests | None = None,
         on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> AsyncConnection[Self]:
         made: list[Self] = []
 
@@ -261,14 +273,19 @@ class AsyncClientBase:
             return client
 
         options: dict[str, Any] = {}
-        if on_change is not None:
-            hook = on_change
+        if on_change is not None or on_resource_updated is not None:
 
             async def on_message(message: object) -> None:
+                connection = made[0]._connection if made else None
+                if connection is None:
+                    return
+                # Work a notification starts runs beside the session's receive loop, never in it.
                 kind = list_changed_kind(message)
-                if kind is not None and made and made[0]._connection is not None:
-                    # Listing again is a request: never from inside the session's receive loop.
-                    made[0]._connection.spawn(made[0]._relist, kind, hook)
+                if kind is not None and on_change is not None:
+                    connection.spawn(made[0]._relist, kind, on_change)
+                uri = updated_resource(message)
+                if uri is not None and on_resource_updated is not None:
+                    connection.spawn(_call_hook, on_resource_updated, uri)
 
             options["message_handler"] = on_message
 
@@ -334,6 +351,7 @@ class AsyncClientBase:
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
 
@@ -360,6 +378,8 @@ class AsyncClientBase:
         `on_change` is called with a `ListChanged` after the server says its tools, resources or
         prompts changed (`notifications/*/list_changed`): the client has listed them again and,
         for tools, run the drift check on the new listing (a warning names what drifted).
+        `on_resource_updated` receives the URI of each `notifications/resources/updated` (for the
+        resources subscribed to with `client.resources.subscribe(uri)`).
         Only the capabilities given are advertised. Handlers may be plain functions (run on
         the event loop thread: keep them quick) or `async def`.
         """
@@ -376,6 +396,7 @@ class AsyncClientBase:
             client_info=client_info,
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
             on_change=on_change,
+            on_resource_updated=on_resource_updated,
         )
 
     @classmethod
@@ -395,6 +416,7 @@ class AsyncClientBase:
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
@@ -416,6 +438,7 @@ class AsyncClientBase:
             client_info=client_info,
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
             on_change=on_change,
+            on_resource_updated=on_resource_updated,
         )
 
     @classmethod
@@ -435,6 +458,7 @@ class AsyncClientBase:
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
@@ -464,6 +488,7 @@ class AsyncClientBase:
             client_info=client_info,
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
             on_change=on_change,
+            on_resource_updated=on_resource_updated,
         )
 
     @classmethod
@@ -480,6 +505,7 @@ class AsyncClientBase:
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
 
@@ -493,6 +519,7 @@ class AsyncClientBase:
             client_info=client_info,
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
             on_change=on_change,
+            on_resource_updated=on_resource_updated,
         )
 
     # ------------------------------------------------------------------------------ per-call options
@@ -1210,6 +1237,51 @@ class AsyncClientBase:
             self._session, expected, strict=strict, explain=self._translated
         )
 
+    async def subscribe_resource(
+        self, uri: str, *, timeout: float | None = None
+    ) -> None:
+        """Ask for `notifications/resources/updated` about `uri` (they reach `on_resource_updated=`).
+
+        Raises `ServerRequestError` when the server does not offer subscriptions."""
+        self._require_subscriptions()
+        types = _types()
+        request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
+        await self._request(
+            request,
+            types.EmptyResult,
+            method="resources/subscribe",
+            timeout=timeout,
+            uri=uri,
+        )
+
+    async def unsubscribe_resource(
+        self, uri: str, *, timeout: float | None = None
+    ) -> None:
+        """Stop the updates `subscribe_resource(uri)` asked for."""
+        self._require_subscriptions()
+        types = _types()
+        request = types.UnsubscribeRequest(
+            params=types.UnsubscribeRequestParams(uri=uri)
+        )
+        await self._request(
+            request,
+            types.EmptyResult,
+            method="resources/unsubscribe",
+            timeout=timeout,
+            uri=uri,
+        )
+
+    def _require_subscriptions(self) -> None:
+        capabilities = self._session.server_capabilities
+        resources = capabilities.resources if capabilities is not None else None
+        if resources is None or not resources.subscribe:
+            raise ServerRequestError(
+                -32601,
+                "the server does not offer resource subscriptions (capabilities.resources.subscribe)",
+                None,
+                method="resources/subscribe",
+            )
+
     async def _relist(self, kind: ChangeKind, hook: ChangeHandler) -> None:
         """After `notifications/<kind>/list_changed`: list again, check tools for drift, call `hook`."""
         drift: DriftSummary | None = None
@@ -1446,6 +1518,14 @@ class AsyncResourcesBase:
     async def _read(self, spec: ResourceSpec | str) -> ResourceResult:
         uri = spec if isinstance(spec, str) else spec.uri
         return await self._client.read_resource(uri)
+
+    async def subscribe(self, uri: str) -> None:
+        """Ask for update notifications about the resource at `uri` (see `on_resource_updated=`)."""
+        await self._client.subscribe_resource(uri)
+
+    async def unsubscribe(self, uri: str) -> None:
+        """Stop update notifications about the resource at `uri`."""
+        await self._client.unsubscribe_resource(uri)
 
     async def _read_template(
         self, spec: TemplateSpec, values: Mapping[str, object]

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         ElicitationHandler,
         LogHandler,
         LogLevel,
+        ResourceUpdatedHandler,
         RootLike,
         SamplingHandler,
         ServerRequests,
@@ -269,6 +270,7 @@ class SyncClientBase(Generic[AsyncT]):
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
@@ -293,6 +295,7 @@ class SyncClientBase(Generic[AsyncT]):
                 roots=roots,
                 on_log=on_log,
                 on_change=on_change,
+                on_resource_updated=on_resource_updated,
             ),
         )
 
@@ -313,6 +316,7 @@ class SyncClientBase(Generic[AsyncT]):
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
         async_class = cls._async_class
@@ -332,6 +336,7 @@ class SyncClientBase(Generic[AsyncT]):
                 roots=roots,
                 on_log=on_log,
                 on_change=on_change,
+                on_resource_updated=on_resource_updated,
             ),
         )
 
@@ -352,6 +357,7 @@ class SyncClientBase(Generic[AsyncT]):
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from (see `AsyncClient.connect`)."""
         async_class = cls._async_class
@@ -371,6 +377,7 @@ class SyncClientBase(Generic[AsyncT]):
                 roots=roots,
                 on_log=on_log,
                 on_change=on_change,
+                on_resource_updated=on_resource_updated,
             ),
         )
 
@@ -388,6 +395,7 @@ class SyncClientBase(Generic[AsyncT]):
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (served on the client's event-loop thread)."""
         async_class = cls._async_class
@@ -404,6 +412,7 @@ class SyncClientBase(Generic[AsyncT]):
                 roots=roots,
                 on_log=on_log,
                 on_change=on_change,
+                on_resource_updated=on_resource_updated,
             ),
         )
 
@@ -520,6 +529,14 @@ class SyncClientBase(Generic[AsyncT]):
     def reconnect(self) -> None:
         """Connect again the way this client connected (see `AsyncClient.reconnect`)."""
         self._run(self._async.reconnect)
+
+    def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
+        """Ask for update notifications about `uri` (see `AsyncClient.subscribe_resource`)."""
+        self._run(self._async.subscribe_resource, uri, timeout=timeout)
+
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
+        """Stop the updates `subscribe_resource(uri)` asked for."""
+        self._run(self._async.unsubscribe_resource, uri, timeout=timeout)
 
     def __enter__(self) -> Self:
         return self
@@ -703,6 +720,14 @@ class SyncResourcesBase:
     def _read(self, spec: ResourceSpec | str) -> ResourceResult:
         uri = spec if isinstance(spec, str) else spec.uri
         return self._client.read_resource(uri)
+
+    def subscribe(self, uri: str) -> None:
+        """Ask for update notifications about the resource at `uri` (see `on_resource_updated=`)."""
+        self._client.subscribe_resource(uri)
+
+    def unsubscribe(self, uri: str) -> None:
+        """Stop update notifications about the resource at `uri`."""
+        self._client.unsubscribe_resource(uri)
 
     def _read_template(
         self, spec: TemplateSpec, values: Mapping[str, object]
