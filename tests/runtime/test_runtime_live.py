@@ -112,3 +112,42 @@ async def test_reconnect_reports_a_server_that_cannot_be_started(live: ModuleTyp
         with pytest.raises(live.ConnectError, match="cannot reconnect"):
             await client.reconnect()
         assert client.closed
+
+
+# --------------------------------------------------------------------------------------------------
+# Streamable HTTP: a restarted server no longer knows the session (HTTP 404), as an expired one
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    snapshot = Path(__file__).resolve().parents[2] / "generated_examples" / "demo_client" / "snapshot.json"
+    target = tmp_path_factory.mktemp("live-http") / "live_demo_client"
+    arguments = ["generate", "--snapshot", str(snapshot), "-o", str(target), "-q"]
+    assert cli.main(args=arguments, standalone_mode=False) in (None, 0)
+    with imported_package(target) as package:
+        yield package
+
+
+async def test_a_restarted_http_server_gets_a_new_session(demo: ModuleType) -> None:
+    from servers.helpers import HOST, serve_app
+
+    from mcp_codegen.demo.server import build_server
+
+    with serve_app(build_server().streamable_http_app(host=HOST)) as base:
+        port = int(base.rsplit(":", 1)[1])
+        client_context = demo.AsyncClient.http(base + "/mcp", timeout=20, transport="http")
+        client = await client_context.__aenter__()
+        try:
+            assert await client.add(a=1, b=2) == 3
+        except BaseException:
+            await client_context.__aexit__(None, None, None)
+            raise
+    try:
+        with serve_app(
+            build_server().streamable_http_app(host=HOST), port=port
+        ):  # the same address, a new process state
+            assert await client.add(a=5, b=5) == 10
+            assert not client.closed
+    finally:
+        await client_context.__aexit__(None, None, None)

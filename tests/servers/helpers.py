@@ -51,12 +51,14 @@ AnyServer = MCPServer[Any] | Server[Any]
 
 
 @contextlib.contextmanager
-def serve_app(app: ASGIApp, *, host: str = HOST) -> Iterator[str]:
-    """Serve any ASGI app under uvicorn in a background thread; yield its base URL ``http://HOST:PORT``."""
+def serve_app(app: ASGIApp, *, host: str = HOST, port: int = 0) -> Iterator[str]:
+    """Serve any ASGI app under uvicorn in a background thread; yield its base URL ``http://HOST:PORT``.
+
+    `port` 0 lets the OS pick a free one; a fixed port serves a "restarted" server at the same address."""
     config = uvicorn.Config(
         app,
         host=host,
-        port=0,
+        port=port,
         log_level="warning",
         access_log=False,
         lifespan="on",
@@ -74,8 +76,8 @@ def serve_app(app: ASGIApp, *, host: str = HOST) -> Iterator[str]:
             raise RuntimeError(f"the in-process uvicorn server did not start within {STARTUP_TIMEOUT_SECONDS} s")
         time.sleep(0.01)
     try:
-        port = server.servers[0].sockets[0].getsockname()[1]
-        yield f"http://{host}:{port}"
+        bound = server.servers[0].sockets[0].getsockname()[1]
+        yield f"http://{host}:{bound}"
     finally:
         server.should_exit = True
         thread.join(SHUTDOWN_TIMEOUT_SECONDS)

@@ -757,6 +757,7 @@ def _status_hook(watch: HttpWatch) -> Callable[[Any], Any]:
 _SDK_STATUS_STAND_INS = (
     (-32603, "Server returned an error response"),
     (-32600, "Session terminated"),
+    (-32600, "Session not found"),  # a 404 for a session the server no longer knows
 )
 
 

@@ -180,6 +180,11 @@ async def _call_hook(hook: Callable[[Any], object], value: object) -> None:
         _log.exception("a notification handler failed")
 
 
+def _session_gone(explained: BaseException | None) -> bool:
+    """Whether an HTTP server answered 404 for the session: it expired, or the server restarted."""
+    return getattr(explained, "status", None) == 404
+
+
 def _closed_under_us(error: BaseException) -> bool:
     """Whether a request failed because the connection closed (the SDK's CONNECTION_CLOSED error)."""
     return getattr(unwrap_exception_group(error), "code", None) == -32000
@@ -719,9 +724,17 @@ class AsyncClientBase:
             return await self._send_answered(request, result_type, timeout, method)
         except Exception as error:
             connection = self._connection
-            if connection is not None and _closed_under_us(error):
+            if connection is None:
+                raise
+            if _closed_under_us(error):
                 self._closed_detail = await connection.closed_detail()
-            raise
+                raise
+            if not _session_gone(connection.explain(error, method)):
+                raise
+        # The HTTP server no longer knows the session (it expired, or the server restarted): the
+        # request never reached a handler, so it is sent once more, on a new session.
+        await self.reconnect()
+        return await self._send_answered(request, result_type, timeout, method)
 
     async def _send_answered(
         self,
