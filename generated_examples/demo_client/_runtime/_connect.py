@@ -18,7 +18,14 @@ import logging
 import os
 import re
 import sys
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Mapping,
+    Sequence,
+)
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from types import TracebackType
@@ -96,6 +103,7 @@ class Attempt:
 
     __slots__ = (
         "auth_failure",
+        "closed_detail",
         "connected",
         "diagnose",
         "explain",
@@ -116,6 +124,7 @@ class Attempt:
         target: str | None = None,
         explain: Callable[[BaseException, str | None], Exception | None] = _as_is,
         auth_failure: Callable[[], BaseException | None] = _nothing,
+        closed_detail: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
         self.label = label
         #: What the auth flow raised while connecting, if anything.
@@ -131,6 +140,8 @@ class Attempt:
         self.connected = connected
         #: A better error for a request that failed after connecting (e.g. with its HTTP status), or None.
         self.explain = explain
+        #: Why the connection closed under a request (a stdio server's exit code and stderr), or None.
+        self.closed_detail = closed_detail
 
 
 def sdk_client(
@@ -587,11 +598,31 @@ def stdio_attempt(
             return f"cannot start {command}: {error.strerror or _generic(error)}"
         return f"cannot start {shown!r}: {_generic(error)}"
 
+    async def closed_detail() -> str | None:
+        import anyio
+
+        process = watch.process
+        if process is not None and process.returncode is None:
+            with anyio.move_on_after(
+                2
+            ):  # the pipe closes a moment before the exit is seen
+                await process.wait()
+        returncode = watch.returncode
+        if returncode is None:
+            return None
+        how = (
+            f"was killed by signal {-returncode}"
+            if returncode < 0
+            else f"exited with code {returncode}"
+        )
+        return f"the MCP server process {shown!r} {how}{last_lines()}"
+
     return Attempt(
         label=f"command {shown!r}",
         open=open_client,
         diagnose=diagnose,
         connected=watch.mark_initialized,
+        closed_detail=closed_detail,
     )
 
 
@@ -726,6 +757,7 @@ def _status_hook(watch: HttpWatch) -> Callable[[Any], Any]:
 _SDK_STATUS_STAND_INS = (
     (-32603, "Server returned an error response"),
     (-32600, "Session terminated"),
+    (-32600, "Session not found"),  # a 404 for a session the server no longer knows
 )
 
 
@@ -1151,7 +1183,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         #: More keyword arguments for `mcp.Client` (e.g. `client_info`).
         self._client_options: Mapping[str, Any] = client_options or {}
         #: Runs once the client exists (the drift guard); if it raises, the connection is closed.
-        self._after_connect = after_connect
+        self.after_connect = after_connect
         self._attempts = attempts
         self._timeout = timeout
         self._group: anyio.abc.TaskGroup | None = None
@@ -1283,13 +1315,63 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                 "cannot connect to the MCP server: " + "; ".join(self._failures)
             )
         client = self._make_client(self._session, self)
-        if self._after_connect is not None:
+        if self.after_connect is not None:
             try:
-                await self._after_connect(client)
+                await self.after_connect(client)
             except BaseException as error:
                 await self.__aexit__(type(error), error, error.__traceback__)
                 raise
         return client
+
+    async def closed_detail(self) -> str | None:
+        """Why the connection closed under a request (a stdio server's exit code and stderr), or None."""
+        attempt = self._attempt
+        if attempt is None or attempt.closed_detail is None:
+            return None
+        return await attempt.closed_detail()
+
+    def spawn(self, fn: Callable[..., Coroutine[Any, Any, object]], *args: Any) -> None:
+        """Run `fn(*args)` in this connection's task group (work a notification starts); dropped once closed."""
+        group = self._group
+        if group is not None:
+            group.start_soon(fn, *args)
+
+    async def reconnect(self) -> Any:
+        """Close the current session (if any is left) and connect again the same way; the new session.
+
+        A stdio server is started again, an HTTP server gets a new session. Raises `ConnectError` (the
+        connection then stays closed) when the server cannot be reached.
+        """
+        import anyio
+
+        group = self._group
+        if group is None or self._stop is None or self._done is None:
+            raise ConnectError("this connection is not open")
+        hook, self.on_close = (
+            self.on_close,
+            None,
+        )  # the old session ends on purpose: not a lost connection
+        self._stop.set()
+        await self._done.wait()
+        self._session, self._attempt, self.error, self._failures = None, None, None, []
+        self._ready, self._stop, self._done = (
+            anyio.Event(),
+            anyio.Event(),
+            anyio.Event(),
+        )
+        attempts = self._attempts()
+        group.start_soon(self._own, attempts)
+        with anyio.move_on_after(self._timeout):
+            await self._ready.wait()
+        if self._session is None:
+            if self._owner_scope is not None:
+                self._owner_scope.cancel()
+            self._stop.set()
+            await self._done.wait()
+            reason = "; ".join(self._failures) or f"timed out after {self._timeout:g} s"
+            raise ConnectError(f"cannot reconnect to the MCP server: {reason}")
+        self.on_close = hook
+        return self._session
 
     async def _exit_group(self, error: BaseException | None = None) -> None:
         group, self._group = self._group, None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import inspect
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType, TracebackType
@@ -28,14 +30,17 @@ from ._connect import (
     stdio_attempt,
 )
 from ._uri import expand_uri_template
+from .callbacks import ListChanged, list_changed_kind, updated_resource
 from .errors import (
     ArgumentsValidationError,
     ConnectionClosedError,
     McpClientError,
     ResultValidationError,
+    ServerRequestError,
     ToolError,
     UnknownToolError,
     translate_error,
+    unwrap_exception_group,
 )
 from .input_required import resolve_input_required, speaks_multi_round
 from .options import CallOptions, ProgressCallback, merge_options, send_with_options
@@ -56,9 +61,12 @@ if TYPE_CHECKING:
     from .agent_tool import AgentTool
     from .agent_toolset import ToolSet
     from .callbacks import (
+        ChangeHandler,
+        ChangeKind,
         ElicitationHandler,
         LogHandler,
         LogLevel,
+        ResourceUpdatedHandler,
         RootLike,
         SamplingHandler,
         ServerRequests,
@@ -77,6 +85,7 @@ __all__ = [
 ]
 
 R = TypeVar("R")
+_log = logging.getLogger(__name__)
 _PageT = TypeVar("_PageT", bound="BaseModel")
 _ItemT = TypeVar("_ItemT")
 
@@ -162,6 +171,25 @@ def _server_requests(
     )
 
 
+async def _call_hook(hook: Callable[[Any], object], value: object) -> None:
+    try:
+        result = hook(value)
+        if inspect.isawaitable(result):
+            await result
+    except Exception:  # noqa: BLE001 - a failing hook must not end the connection
+        _log.exception("a notification handler failed")
+
+
+def _session_gone(explained: BaseException | None) -> bool:
+    """Whether an HTTP server answered 404 for the session: it expired, or the server restarted."""
+    return getattr(explained, "status", None) == 404
+
+
+def _closed_under_us(error: BaseException) -> bool:
+    """Whether a request failed because the connection closed (the SDK's CONNECTION_CLOSED error)."""
+    return getattr(unwrap_exception_group(error), "code", None) == -32000
+
+
 def _has_result_key(value: object) -> bool:
     return isinstance(value, dict) and "result" in value
 
@@ -195,6 +223,8 @@ class AsyncClientBase:
     _agent_tools: dict[str, AgentTool] | None = None
     #: The handlers of server requests given at connect (`elicitation=`, `roots=`, ...), or None.
     _server_requests: ServerRequests | None = None
+    #: Why the connection closed under the last failed request (e.g. the server's exit code), or None.
+    _closed_detail: str | None = None
 
     def __init__(self, session: Client | ClientSession) -> None:
         inner: Any = session
@@ -234,13 +264,35 @@ class AsyncClientBase:
         strict: bool = False,
         client_info: ClientInfo | None = None,
         server_requests: ServerRequests | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> AsyncConnection[Self]:
+        made: list[Self] = []
+
         def make_client(session: Any, connection: AsyncConnection[Self]) -> Self:
             client = cls(session)
             client._connection = connection
             client._server_requests = server_requests
             connection.on_close = client._mark_closed
+            made.append(client)
             return client
+
+        options: dict[str, Any] = {}
+        if on_change is not None or on_resource_updated is not None:
+
+            async def on_message(message: object) -> None:
+                connection = made[0]._connection if made else None
+                if connection is None:
+                    return
+                # Work a notification starts runs beside the session's receive loop, never in it.
+                kind = list_changed_kind(message)
+                if kind is not None and on_change is not None:
+                    connection.spawn(made[0]._relist, kind, on_change)
+                uri = updated_resource(message)
+                if uri is not None and on_resource_updated is not None:
+                    connection.spawn(_call_hook, on_resource_updated, uri)
+
+            options["message_handler"] = on_message
 
         async def guard(client: Self) -> object:
             return await client.check_drift(strict=strict)
@@ -255,6 +307,7 @@ class AsyncClientBase:
             client_options={
                 "client_info": cls._implementation(client_info),
                 **(server_requests.sdk_options() if server_requests else {}),
+                **options,
             },
         )
 
@@ -302,6 +355,8 @@ class AsyncClientBase:
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
 
@@ -325,6 +380,11 @@ class AsyncClientBase:
         are filled in), `sampling` answers `sampling/createMessage` (gets a `SamplingRequest`,
         returns text or a `Completion`), `roots` are the paths or `file://` URIs answered to
         `roots/list` (change them with `set_roots()`), `on_log` receives each `LogMessage`.
+        `on_change` is called with a `ListChanged` after the server says its tools, resources or
+        prompts changed (`notifications/*/list_changed`): the client has listed them again and,
+        for tools, run the drift check on the new listing (a warning names what drifted).
+        `on_resource_updated` receives the URI of each `notifications/resources/updated` (for the
+        resources subscribed to with `client.resources.subscribe(uri)`).
         Only the capabilities given are advertised. Handlers may be plain functions (run on
         the event loop thread: keep them quick) or `async def`.
         """
@@ -340,6 +400,8 @@ class AsyncClientBase:
             strict=strict,
             client_info=client_info,
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            on_change=on_change,
+            on_resource_updated=on_resource_updated,
         )
 
     @classmethod
@@ -358,6 +420,8 @@ class AsyncClientBase:
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
@@ -378,6 +442,8 @@ class AsyncClientBase:
             strict=strict,
             client_info=client_info,
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            on_change=on_change,
+            on_resource_updated=on_resource_updated,
         )
 
     @classmethod
@@ -396,6 +462,8 @@ class AsyncClientBase:
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
@@ -424,6 +492,8 @@ class AsyncClientBase:
             strict=strict,
             client_info=client_info,
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            on_change=on_change,
+            on_resource_updated=on_resource_updated,
         )
 
     @classmethod
@@ -439,6 +509,8 @@ class AsyncClientBase:
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> AsyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
 
@@ -451,6 +523,8 @@ class AsyncClientBase:
             strict=strict,
             client_info=client_info,
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            on_change=on_change,
+            on_resource_updated=on_resource_updated,
         )
 
     # ------------------------------------------------------------------------------ per-call options
@@ -537,6 +611,27 @@ class AsyncClientBase:
     async def close(self) -> None:
         """Same as `aclose()`."""
         await self.aclose()
+
+    async def reconnect(self) -> None:
+        """Connect again the way this client connected (a stdio server is started again; an HTTP
+        server gets a new session), after the server exited, restarted or dropped the session.
+
+        Calls in flight on the old session fail with `ConnectionClosedError` (never replayed); later
+        calls use the new session, as do `with_options()` views. The drift guard runs again.
+        Raises `ConnectError` when the server cannot be reached (the client stays closed), and
+        RuntimeError for a client made by `from_session()` (its session is yours).
+        """
+        connection = self._connection
+        if connection is None:
+            raise RuntimeError(
+                "a client made by from_session() cannot reconnect: open a new session"
+            )
+        self._mark_closed("the client is reconnecting")
+        self._session = await connection.reconnect()
+        self._closed_reason = None
+        guard = connection.after_connect
+        if guard is not None:
+            await guard(self)
 
     # ------------------------------------------------------------------------ server requests
 
@@ -625,6 +720,29 @@ class AsyncClientBase:
         method: str,
     ) -> _PageT:
         """Send a request with this view's options, answering a 2026-07-28 server's requests for input."""
+        try:
+            return await self._send_answered(request, result_type, timeout, method)
+        except Exception as error:
+            connection = self._connection
+            if connection is None:
+                raise
+            if _closed_under_us(error):
+                self._closed_detail = await connection.closed_detail()
+                raise
+            if not _session_gone(connection.explain(error, method)):
+                raise
+        # The HTTP server no longer knows the session (it expired, or the server restarted): the
+        # request never reached a handler, so it is sent once more, on a new session.
+        await self.reconnect()
+        return await self._send_answered(request, result_type, timeout, method)
+
+    async def _send_answered(
+        self,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+    ) -> _PageT:
         session = self._session
         if speaks_multi_round(session):
             send = functools.partial(self._send_once, timeout=timeout, method=method)
@@ -668,8 +786,12 @@ class AsyncClientBase:
         try:
             _raise(error, method=method, uri=uri, prompt=prompt)
         except ConnectionClosedError as closed:
-            self._mark_closed(str(closed))
-            raise
+            detail, self._closed_detail = self._closed_detail, None
+            if detail is None:
+                self._mark_closed(str(closed))
+                raise
+            self._mark_closed(detail)
+            raise ConnectionClosedError(detail) from None
 
     async def _call_tool(
         self,
@@ -1128,6 +1250,72 @@ class AsyncClientBase:
             self._session, expected, strict=strict, explain=self._translated
         )
 
+    async def subscribe_resource(
+        self, uri: str, *, timeout: float | None = None
+    ) -> None:
+        """Ask for `notifications/resources/updated` about `uri` (they reach `on_resource_updated=`).
+
+        Raises `ServerRequestError` when the server does not offer subscriptions."""
+        self._require_subscriptions()
+        types = _types()
+        request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
+        await self._request(
+            request,
+            types.EmptyResult,
+            method="resources/subscribe",
+            timeout=timeout,
+            uri=uri,
+        )
+
+    async def unsubscribe_resource(
+        self, uri: str, *, timeout: float | None = None
+    ) -> None:
+        """Stop the updates `subscribe_resource(uri)` asked for."""
+        self._require_subscriptions()
+        types = _types()
+        request = types.UnsubscribeRequest(
+            params=types.UnsubscribeRequestParams(uri=uri)
+        )
+        await self._request(
+            request,
+            types.EmptyResult,
+            method="resources/unsubscribe",
+            timeout=timeout,
+            uri=uri,
+        )
+
+    def _require_subscriptions(self) -> None:
+        capabilities = self._session.server_capabilities
+        resources = capabilities.resources if capabilities is not None else None
+        if resources is None or not resources.subscribe:
+            raise ServerRequestError(
+                -32601,
+                "the server does not offer resource subscriptions (capabilities.resources.subscribe)",
+                None,
+                method="resources/subscribe",
+            )
+
+    async def _relist(self, kind: ChangeKind, hook: ChangeHandler) -> None:
+        """After `notifications/<kind>/list_changed`: list again, check tools for drift, call `hook`."""
+        drift: DriftSummary | None = None
+        try:
+            items: tuple[Any, ...]
+            if kind == "tools":
+                items = tuple(await self.list_tools())
+                drift = await self.check_drift(strict=False)
+            elif kind == "resources":
+                items = (
+                    *await self.list_resources(),
+                    *await self.list_resource_templates(),
+                )
+            else:
+                items = tuple(await self.list_prompts())
+            result = hook(ListChanged(kind, items, drift))
+            if inspect.isawaitable(result):
+                await result
+        except Exception:  # noqa: BLE001 - a failing hook must not end the connection
+            _log.exception("the on_change handler failed after %s/list_changed", kind)
+
     def _translated(self, error: Exception, method: str | None) -> BaseException:
         """What a request's failure is raised as (see `_after_failure`), without raising it."""
         connection = self._connection
@@ -1343,6 +1531,14 @@ class AsyncResourcesBase:
     async def _read(self, spec: ResourceSpec | str) -> ResourceResult:
         uri = spec if isinstance(spec, str) else spec.uri
         return await self._client.read_resource(uri)
+
+    async def subscribe(self, uri: str) -> None:
+        """Ask for update notifications about the resource at `uri` (see `on_resource_updated=`)."""
+        await self._client.subscribe_resource(uri)
+
+    async def unsubscribe(self, uri: str) -> None:
+        """Stop update notifications about the resource at `uri`."""
+        await self._client.unsubscribe_resource(uri)
 
     async def _read_template(
         self, spec: TemplateSpec, values: Mapping[str, object]

@@ -45,9 +45,11 @@ if TYPE_CHECKING:
     from ._connect import StderrTarget
     from .agent_toolset import ToolSet
     from .callbacks import (
+        ChangeHandler,
         ElicitationHandler,
         LogHandler,
         LogLevel,
+        ResourceUpdatedHandler,
         RootLike,
         SamplingHandler,
         ServerRequests,
@@ -267,6 +269,8 @@ class SyncClientBase(Generic[AsyncT]):
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
@@ -290,6 +294,8 @@ class SyncClientBase(Generic[AsyncT]):
                 sampling=sampling,
                 roots=roots,
                 on_log=on_log,
+                on_change=on_change,
+                on_resource_updated=on_resource_updated,
             ),
         )
 
@@ -309,6 +315,8 @@ class SyncClientBase(Generic[AsyncT]):
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
         async_class = cls._async_class
@@ -327,6 +335,8 @@ class SyncClientBase(Generic[AsyncT]):
                 sampling=sampling,
                 roots=roots,
                 on_log=on_log,
+                on_change=on_change,
+                on_resource_updated=on_resource_updated,
             ),
         )
 
@@ -346,6 +356,8 @@ class SyncClientBase(Generic[AsyncT]):
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from (see `AsyncClient.connect`)."""
         async_class = cls._async_class
@@ -364,6 +376,8 @@ class SyncClientBase(Generic[AsyncT]):
                 sampling=sampling,
                 roots=roots,
                 on_log=on_log,
+                on_change=on_change,
+                on_resource_updated=on_resource_updated,
             ),
         )
 
@@ -380,6 +394,8 @@ class SyncClientBase(Generic[AsyncT]):
         sampling: SamplingHandler | None = None,
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (served on the client's event-loop thread)."""
         async_class = cls._async_class
@@ -395,6 +411,8 @@ class SyncClientBase(Generic[AsyncT]):
                 sampling=sampling,
                 roots=roots,
                 on_log=on_log,
+                on_change=on_change,
+                on_resource_updated=on_resource_updated,
             ),
         )
 
@@ -507,6 +525,18 @@ class SyncClientBase(Generic[AsyncT]):
         connection = self._connection
         if connection is not None:
             connection.close()
+
+    def reconnect(self) -> None:
+        """Connect again the way this client connected (see `AsyncClient.reconnect`)."""
+        self._run(self._async.reconnect)
+
+    def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
+        """Ask for update notifications about `uri` (see `AsyncClient.subscribe_resource`)."""
+        self._run(self._async.subscribe_resource, uri, timeout=timeout)
+
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
+        """Stop the updates `subscribe_resource(uri)` asked for."""
+        self._run(self._async.unsubscribe_resource, uri, timeout=timeout)
 
     def __enter__(self) -> Self:
         return self
@@ -690,6 +720,14 @@ class SyncResourcesBase:
     def _read(self, spec: ResourceSpec | str) -> ResourceResult:
         uri = spec if isinstance(spec, str) else spec.uri
         return self._client.read_resource(uri)
+
+    def subscribe(self, uri: str) -> None:
+        """Ask for update notifications about the resource at `uri` (see `on_resource_updated=`)."""
+        self._client.subscribe_resource(uri)
+
+    def unsubscribe(self, uri: str) -> None:
+        """Stop update notifications about the resource at `uri`."""
+        self._client.unsubscribe_resource(uri)
 
     def _read_template(
         self, spec: TemplateSpec, values: Mapping[str, object]

@@ -24,9 +24,13 @@ if TYPE_CHECKING:
     import mcp_types
     from mcp import ClientSession
 
+    from .drift import DriftSummary
+
 __all__ = [
     "Accept",
     "Cancel",
+    "ChangeHandler",
+    "ChangeKind",
     "Completion",
     "Decline",
     "ElicitationAnswer",
@@ -34,7 +38,9 @@ __all__ = [
     "ElicitationRequest",
     "LogHandler",
     "LogLevel",
+    "ListChanged",
     "LogMessage",
+    "ResourceUpdatedHandler",
     "Root",
     "RootLike",
     "SamplingHandler",
@@ -44,7 +50,9 @@ __all__ = [
     "accept_defaults",
     "ask_on_terminal",
     "elicited_content",
+    "list_changed_kind",
     "root_uri",
+    "updated_resource",
 ]
 
 _log = logging.getLogger(__name__)
@@ -419,6 +427,50 @@ class LogMessage:
 
 
 LogHandler = Callable[[LogMessage], None | Awaitable[None]]
+
+# ------------------------------------------------------------------------------------ list changes
+
+ChangeKind = Literal["tools", "resources", "prompts"]
+
+
+@dataclass(frozen=True)
+class ListChanged:
+    """The server changed a listing (`notifications/<kind>/list_changed`); the client listed it again."""
+
+    kind: ChangeKind
+    #: The new listing: the SDK's `Tool`s, `Resource`s and `ResourceTemplate`s, or `Prompt`s.
+    items: tuple[Any, ...]
+    #: For tools: how the new listing differs from the package's snapshot (None: no drift, or no hashes).
+    drift: DriftSummary | None = None
+
+
+#: `on_change=`: a function or coroutine function taking a `ListChanged`.
+ChangeHandler = Callable[[ListChanged], None | Awaitable[None]]
+
+
+#: `on_resource_updated=`: a function or coroutine function taking the URI of a resource that changed.
+ResourceUpdatedHandler = Callable[[str], None | Awaitable[None]]
+
+
+def updated_resource(message: object) -> str | None:
+    """The URI a `notifications/resources/updated` names, or None for any other message."""
+    if getattr(message, "method", None) != "notifications/resources/updated":
+        return None
+    uri = getattr(getattr(message, "params", None), "uri", None)
+    return str(uri) if uri is not None else None
+
+
+def list_changed_kind(message: object) -> ChangeKind | None:
+    """Which listing a server notification says changed, or None for any other message."""
+    method = getattr(message, "method", None)
+    if method == "notifications/tools/list_changed":
+        return "tools"
+    if method == "notifications/resources/list_changed":
+        return "resources"
+    if method == "notifications/prompts/list_changed":
+        return "prompts"
+    return None
+
 
 # ------------------------------------------------------------------------------------ the adapter
 
