@@ -35,6 +35,7 @@ CODES: dict[str, str] = {
     # Names and selection
     "renamed": "(a note, never fails --strict) a name is spelt differently in Python; the wire name is still sent",
     "description-override-unused": "--descriptions names a tool that is not generated",
+    "server-handler-missing": "generate --server: handlers.py has no handler for a tool (it answers an error)",
     "package-version-defaulted": "--meta pyproject: the server's version is not a PEP 440 version; 0.0.0 is used",
     # Errors (a bug of ours if seen: report it)
     "parameter-name-mismatch": "the model generator named a parameter differently than expected",

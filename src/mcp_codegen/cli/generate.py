@@ -81,6 +81,12 @@ class StaleOutputError(CodegenError):
 )
 @click.option("--package-version", help="With --meta pyproject: the project's version (default: the server's).")
 @click.option(
+    "--server-skeleton",
+    "server_package",
+    is_flag=True,
+    help="Write a typed server package (handlers in handlers.py, never overwritten) instead of a client.",
+)
+@click.option(
     "--overwrite",
     is_flag=True,
     help="Replace the output directory even if mcp-codegen did not generate it; files it did not write are "
@@ -141,6 +147,7 @@ def generate_command(
     package_name: str | None,
     meta: str,
     package_version: str | None,
+    server_package: bool,
     overwrite: bool,
     strict: bool,
     allow_warnings: tuple[str, ...],
@@ -189,15 +196,21 @@ def generate_command(
             if output is None:
                 raise UsageError("Missing option '-o' / '--output'")
             options = GenerateOptions(
-                Selection(include, exclude, descriptions), tool_prefix or "", meta=meta, package_version=package_version
+                Selection(include, exclude, descriptions),
+                tool_prefix or "",
+                meta=meta,
+                package_version=package_version,
+                server=server_package,
             )
             source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=timeout)
             _generate_one(source, output, package_name, options, reporter, flags)
             return
         from mcp_codegen.inputs.config import apply_overrides, resolve_server, select_servers
 
-        if meta != "none" or package_version is not None:
-            raise UsageError("--meta and --package-version: for one server (--url, --stdio or --snapshot)")
+        if meta != "none" or package_version is not None or server_package:
+            raise UsageError(
+                "--meta, --package-version and --server-skeleton: for one server (--url, --stdio or --snapshot)"
+            )
 
         explicit_timeout = context.get_parameter_source("timeout") is not click.core.ParameterSource.DEFAULT
         cfg = _project_config(mcp_json, config_file)

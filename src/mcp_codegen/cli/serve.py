@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,6 @@ from mcp_codegen.cli import cli
 from mcp_codegen.cli.common import run_command
 from mcp_codegen.errors import ServerError, UsageError
 from mcp_codegen.snapshot.model import read_snapshot
-
-DEFAULT_HOST = "127.0.0.1"
 
 
 @cli.command("serve")
@@ -108,44 +105,26 @@ def _load(spec: str) -> Any:
 
 
 def _address(text: str) -> tuple[str, int]:
-    host, _, port_text = text.rpartition(":")
+    from mcp_codegen.runtime.serving import parse_address
+
     try:
-        port = int(port_text)
+        return parse_address(text)
     except ValueError:
-        raise UsageError(f"--http {text}: expected [HOST:]PORT") from None
-    if not 1 <= port <= 65535:
-        raise UsageError(f"--http {text}: the port must be 1-65535")
-    return host or DEFAULT_HOST, port
+        raise UsageError(f"--http {text}: expected [HOST:]PORT (port 1-65535)") from None
 
 
 def _serve_stdio(fake: Any) -> None:
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    async def main() -> None:
-        async with stdio_server() as (read, write):
-            await fake.run(read, write, fake.create_initialization_options())
+    from mcp_codegen.runtime.serving import serve_stdio
 
     click.echo(f"mcp-codegen: serving {fake.name} over stdio", err=True)
-    try:
-        anyio.run(main)
-    except KeyboardInterrupt:
-        return
+    serve_stdio(fake)
 
 
 def _serve_http(fake: Any, host: str, port: int) -> None:
-    import uvicorn
+    from mcp_codegen.runtime.serving import AddressInUseError, serve_http
 
-    try:  # a clear error now, rather than uvicorn's log line and exit
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-            probe.bind((host, port))
-    except OSError as error:
-        raise ServerError(f"cannot serve at {host}:{port}: {error.strerror or error}") from None
-    app = fake.streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
     click.echo(f"mcp-codegen: serving {fake.name} at http://{host}:{port}/mcp (Ctrl-C stops)", err=True)
     try:
-        server.run()
-    except KeyboardInterrupt:  # uvicorn re-raises the signal once it has shut down: a normal stop here
-        return
+        serve_http(fake, host, port, announce=False)
+    except AddressInUseError as error:
+        raise ServerError(str(error)) from None

@@ -8,16 +8,19 @@ snapshot (`snapshot.model`) -> plans and IR (`build_ir`) -> models (`tool_models
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from mcp_codegen import __version__
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
+from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import build_client_spec, plan_tools
 from mcp_codegen.generate.formatting import format_python
+from mcp_codegen.generate.models import ModelsOutput
 from mcp_codegen.generate.project import project_files, project_version
-from mcp_codegen.generate.render import header_line, render_package
+from mcp_codegen.generate.render import header_line, render_package, render_server
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, input_hash, validate_package_name
 from mcp_codegen.output.write import MANIFEST, manifest_bytes
@@ -25,8 +28,16 @@ from mcp_codegen.snapshot.model import Snapshot
 
 
 def generate_files(
-    snapshot: Snapshot, *, package_name: str, diagnostics: Diagnostics, options: GenerateOptions | None = None
+    snapshot: Snapshot,
+    *,
+    package_name: str,
+    diagnostics: Diagnostics,
+    options: GenerateOptions | None = None,
+    handlers: HandlersFile | None = None,
 ) -> dict[str, bytes]:
+    """Every file of the package (bytes by relative path). With `options.server`, a server package: the
+    client package goes to `_generated/`, and `handlers` (the user's `handlers.py`: its text when it exists)
+    gets the typed stubs to create when it does not."""
     options = options or GenerateOptions()
     validate_package_name(package_name)
     if options.tool_prefix and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", options.tool_prefix):
@@ -37,7 +48,8 @@ def generate_files(
     snapshot = Snapshot.from_text(snapshot_text)
     plans = plan_tools(snapshot, diagnostics, options.selection)
     models = tool_models(plans, diagnostics)
-    spec = build_client_spec(snapshot, plans, models, package_name=package_name, diagnostics=diagnostics)
+    client_name = SERVER_CLIENT_PACKAGE if options.server else package_name
+    spec = build_client_spec(snapshot, plans, models, package_name=client_name, diagnostics=diagnostics)
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
     texts = format_python(
         render_package(spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime)
@@ -48,6 +60,8 @@ def generate_files(
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
     files["py.typed"] = b""
+    if options.server:
+        files = _server_package(files, spec, models, header, package_name, handlers, diagnostics)
     if options.meta == "pyproject":
         version = project_version(snapshot, options.package_version, diagnostics)
         files = project_files(files, snapshot, package_name, version)
@@ -55,6 +69,39 @@ def generate_files(
         files, input_hash(snapshot, package_name, options), __version__, diagnostics, options.as_json()
     )
     return dict(sorted(files.items()))
+
+
+#: The client package inside a server package (`generate --server`): its models, specs and typed fake server.
+SERVER_CLIENT_PACKAGE = "_generated"
+
+
+@dataclass
+class HandlersFile:
+    """The user's `handlers.py` of a server package: `existing` text (None: not there yet), `stubs` to create.
+
+    `handlers.py` is the user's: it is not in the manifest, and regenerating never rewrites it."""
+
+    existing: str | None = None
+    stubs: bytes | None = None
+
+
+def _server_package(
+    client: dict[str, bytes],
+    spec: ir.ClientSpec,
+    models: ModelsOutput,
+    header: str,
+    package_name: str,
+    handlers: HandlersFile | None,
+    diagnostics: Diagnostics,
+) -> dict[str, bytes]:
+    generated, handlers_text = render_server(spec, models, header, package_name)
+    texts = format_python({**generated, "handlers.py": handlers_text})
+    files = {f"{SERVER_CLIENT_PACKAGE}/{path}": data for path, data in client.items()}
+    files |= {path: text.encode("utf-8") for path, text in texts.items() if path != "handlers.py"}
+    files["py.typed"] = b""
+    if handlers is not None and handlers.existing is None:
+        handlers.stubs = texts["handlers.py"].encode("utf-8")
+    return files
 
 
 def runtime_files() -> dict[str, str]:

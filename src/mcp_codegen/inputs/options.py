@@ -59,12 +59,15 @@ class GenerateOptions:
     meta: str = "none"
     #: The project's version (`--package-version`); None: the server's version.
     package_version: str | None = None
+    #: A typed server package (`generate --server`) instead of a client package.
+    server: bool = False
 
     def with_shared_runtime(self) -> GenerateOptions:
         return replace(self, shared_runtime=True)
 
     def key(self) -> str:
         key = self.selection.key() + "\0" + self.tool_prefix + ("\0shared" if self.shared_runtime else "")
+        key += "\0server" if self.server else ""
         return key if self.meta == "none" else f"{key}\0meta={self.meta}\0{self.package_version or ''}"
 
     def as_json(self) -> dict[str, object]:
@@ -77,6 +80,7 @@ class GenerateOptions:
             "sharedRuntime": self.shared_runtime,
             "meta": self.meta,
             "packageVersion": self.package_version,
+            "server": self.server,
         }
 
     @classmethod
@@ -105,6 +109,7 @@ class GenerateOptions:
             shared_runtime=data.get("sharedRuntime") is True,
             meta=meta if meta in ("none", "pyproject") else "none",
             package_version=version if isinstance(version, str) else None,
+            server=data.get("server") is True,
         )
 
 

@@ -13,6 +13,7 @@ then `finish` each) so that `--strict` writes nothing when any server warns.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,8 @@ class Prepared:
     left_out: int
     #: The package's files; None when the output is already up to date.
     files: dict[str, bytes] | None
+    #: A server package's `handlers.py`: created once (its stubs) when it is missing, never rewritten.
+    handlers_stubs: bytes | None = None
 
 
 @dataclass
@@ -95,11 +98,24 @@ def prepare(
     if not check and output.is_dir() and is_current(output, input_hash(snapshot, package_name, options)):
         for diagnostic in recorded_diagnostics(output):
             diagnostics.add(diagnostic)
+        if options.server:
+            _check_handlers(output, (output / "server.py").read_text(encoding="utf-8"), diagnostics)
         return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, None)
     from mcp_codegen.generate.pipeline import generate_files
 
-    files = generate_files(snapshot, package_name=package_name, diagnostics=diagnostics, options=options)
-    return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, files)
+    handlers = None
+    if options.server:
+        from mcp_codegen.generate.pipeline import HandlersFile
+
+        existing = output / "handlers.py"
+        handlers = HandlersFile(existing.read_text(encoding="utf-8") if existing.is_file() else None)
+    files = generate_files(
+        snapshot, package_name=package_name, diagnostics=diagnostics, options=options, handlers=handlers
+    )
+    stubs = handlers.stubs if handlers is not None else None
+    if options.server:
+        _check_handlers(output, files["server.py"].decode("utf-8"), diagnostics)
+    return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, files, stubs)
 
 
 def enforce_strict(diagnostics: Iterable[Diagnostics], allowed: Collection[str] = ()) -> None:
@@ -122,7 +138,40 @@ def finish(prepared: Prepared, *, check: bool, overwrite: bool) -> JobResult:
         stale = differences(prepared.output, prepared.files)
         return JobResult(STALE if stale else CURRENT, tools, left_out, stale=stale)
     written = write_package(prepared.output, prepared.files, overwrite=overwrite)
+    if prepared.handlers_stubs is not None:
+        _create_once(prepared.output / "handlers.py", prepared.handlers_stubs)
     return JobResult(WRITTEN, tools, left_out, kept=written.kept, removed=written.removed)
+
+
+def _check_handlers(output: Path, server_module: str, diagnostics: Diagnostics) -> None:
+    """A server package: warn about each tool (the generated `server.TOOLS`) its `handlers.py` does not handle."""
+    import ast
+    import re
+
+    handlers = output / "handlers.py"
+    if not handlers.is_file():
+        return  # the stubs are about to be written: every tool has one
+    tools: tuple[str, ...] = ()
+    for node in ast.parse(server_module).body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == "TOOLS":
+            tools = tuple(ast.literal_eval(node.value)) if node.value is not None else ()
+    registered = set(re.findall(r"@\s*\w+\.tools\.(\w+)", handlers.read_text(encoding="utf-8")))
+    for name in tools:
+        if name not in registered:
+            diagnostics.warn(
+                f"handlers.{name}",
+                f"handlers.py has no handler for this tool (add `@server.tools.{name}`); it answers an error",
+                code="server-handler-missing",
+            )
+
+
+def _create_once(path: Path, data: bytes) -> None:
+    """Write `path` (atomically) unless it exists: it is the user's from now on."""
+    if path.exists():
+        return
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
 
 
 def run_job(
