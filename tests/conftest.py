@@ -19,12 +19,19 @@ To serve any other server over HTTP in a test, use the helpers directly::
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from mcp.server.mcpserver import MCPServer
+
+# The per-tool model cache of the test run stays out of the user's cache directory (subprocesses inherit it).
+if "MCP_CODEGEN_CACHE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["MCP_CODEGEN_CACHE_DIR"] = tempfile.mkdtemp(prefix="mcp-codegen-test-cache-")
 
 # tests/ on sys.path, so that `servers` (tests/servers) imports the same way from anywhere under tests/.
 _TESTS_DIR = str(Path(__file__).resolve().parent)

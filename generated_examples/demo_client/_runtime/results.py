@@ -51,6 +51,14 @@ class ToolResult:
     def __init__(self, raw: CallToolResult) -> None:
         self.raw = raw
 
+    @classmethod
+    def from_text(cls, text: str, *, is_error: bool = False) -> ToolResult:
+        """A result of one text block (what a server handler or a fake returns for a tool without output schema)."""
+        import mcp_types
+
+        content: list[ContentBlock] = [mcp_types.TextContent(type="text", text=text)]
+        return cls(mcp_types.CallToolResult(content=content, is_error=is_error))
+
     @property
     def content(self) -> list[ContentBlock]:
         """The content blocks (text, image, audio, resource links, embedded resources) as received."""
