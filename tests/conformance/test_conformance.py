@@ -42,6 +42,8 @@ EXPECTED_FAILURES: dict[str, str] = {
 }
 #: The keyword parameters of the generated `AsyncClient.http` that client.py knows about.
 _KNOWN_HTTP_PARAMETERS = {
+    "on_change",
+    "on_resource_updated",
     "url",
     "headers",
     "timeout",

@@ -165,7 +165,7 @@ def test_absolute_command_line_changes_only_the_launch_record(
     assert sorted(absolute) == sorted(relative)
     differing = {path for path in absolute if absolute[path] != relative[path]}
     # README.md names the package; the manifest hashes the snapshot and the package name.
-    assert differing <= {"specs.py", "snapshot.json", "README.md", ".mcp-codegen.json"}
+    assert differing <= {"specs.py", "testing.py", "snapshot.json", "README.md", ".mcp-codegen.json"}
     assert absolute["client.py"] == relative["client.py"]
 
     launch = {"transport": "stdio", "command": everything_command[0], "args": everything_command[1:]}

@@ -123,8 +123,7 @@ def _serve_stdio(fake: Any) -> None:
 def _serve_http(fake: Any, host: str, port: int) -> None:
     from mcp_codegen.runtime.serving import AddressInUseError, serve_http
 
-    click.echo(f"mcp-codegen: serving {fake.name} at http://{host}:{port}/mcp (Ctrl-C stops)", err=True)
     try:
-        serve_http(fake, host, port, announce=False)
+        serve_http(fake, host, port)  # announces itself on stderr once the address is bound
     except AddressInUseError as error:
         raise ServerError(str(error)) from None
