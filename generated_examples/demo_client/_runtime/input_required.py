@@ -40,7 +40,9 @@ def _or_input_required(result_type: type[BaseModel]) -> TypeAdapter[Any]:
     from mcp_types import InputRequiredResult
     from pydantic import TypeAdapter
 
-    return TypeAdapter(InputRequiredResult | result_type)
+    # A union built at run time has no static type form: type it as Any.
+    union: Any = InputRequiredResult | result_type
+    return TypeAdapter(union)
 
 
 async def resolve_input_required(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import json
 import logging
 import os
@@ -112,9 +113,9 @@ def _file_name(key: str) -> str:
 
 def _keyring_module() -> Any | None:
     """The `keyring` module when it is installed and has a backend that can store secrets."""
-    try:
-        import keyring
-        from keyring.backends import fail
+    try:  # imported by name: `keyring` is optional and mypy must not need its stubs
+        keyring = importlib.import_module("keyring")
+        fail = importlib.import_module("keyring.backends.fail")
     except Exception:  # not installed, or broken: the file backend is used
         return None
     try:
