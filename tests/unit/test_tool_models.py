@@ -13,7 +13,8 @@ import pytest
 from helpers import corpus_names, corpus_snapshot
 
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.generate import tool_models
+from mcp_codegen.generate import cache as cache_module
+from mcp_codegen.generate import formatting, tool_models
 from mcp_codegen.generate.pipeline import generate_files
 from mcp_codegen.snapshot.model import Snapshot
 
@@ -45,8 +46,8 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return directory
 
 
-def _entries(cache: Path) -> list[Path]:
-    return sorted(cache.glob("models/*/*.json"))
+def _entries(cache: Path, kind: str = "models") -> list[Path]:
+    return sorted(cache.glob(f"{kind}/*/*.json"))
 
 
 def test_cached_and_parallel_runs_write_the_bytes_of_a_cold_run(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,11 +71,34 @@ def test_one_changed_tool_is_the_only_one_generated_again(cache: Path, monkeypat
     generated: list[object] = []
     real = tool_models.generate_unit
     monkeypatch.setattr(tool_models, "generate_unit", lambda unit: generated.append(unit) or real(unit))
+    formatted = _record_formatting(monkeypatch)
     incremental = _generate(merged_corpus(change=changed))
     assert len(generated) == 1
     assert len(set(_entries(cache)) - before) == 1
+    # Only that tool's models module and the two modules that list every tool are formatted again.
+    assert [path for path in formatted if not path.startswith("models/")] == ["client.py", "specs.py"]
+    assert len(formatted) == 3
     monkeypatch.setenv("MCP_CODEGEN_NO_CACHE", "1")
     assert incremental == _generate(merged_corpus(change=changed))
+
+
+def _record_formatting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths the formatter is run on from now on."""
+    paths: list[str] = []
+    real = formatting._run_ruff
+    monkeypatch.setattr(formatting, "_run_ruff", lambda python: paths.extend(python) or real(python))
+    return paths
+
+
+def test_an_unchanged_listing_is_never_formatted_again(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    snapshot = Snapshot(server_info={"name": "s"}, capabilities={"tools": {}}, tools=corpus_snapshot("github").tools)
+    first = _generate(snapshot)
+    assert len(_entries(cache, "formatted")) == len([path for path in first[0] if path.endswith(".py")]) - len(
+        [path for path in first[0] if path.startswith("_runtime/")]
+    )
+    formatted = _record_formatting(monkeypatch)
+    assert _generate(snapshot) == first
+    assert formatted == []
 
 
 def test_a_corrupt_cache_only_costs_time(cache: Path) -> None:
@@ -83,10 +107,12 @@ def test_a_corrupt_cache_only_costs_time(cache: Path) -> None:
     )
     first = _generate(snapshot)
     entries = _entries(cache)
-    for index, path in enumerate(entries):
-        path.write_text(["{", "[]", '{"format": 1}', "\x00garbage"][index % 4], encoding="utf-8")
+    formatted = _entries(cache, "formatted")
+    for index, path in enumerate(entries + formatted):
+        path.write_text(["{", "[]", '{"format": 1}', "\x00garbage", '{"text": 1}'][index % 5], encoding="utf-8")
     assert _generate(snapshot) == first
     assert all(path.read_text(encoding="utf-8").startswith('{"format": 1, ') for path in entries)  # rewritten
+    assert all(path.read_text(encoding="utf-8").startswith('{"text": "') for path in formatted)
 
 
 def test_an_unusable_cache_directory_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,7 +128,7 @@ def test_the_cache_is_bounded_and_keeps_one_generator_version(cache: Path, monke
     stale = cache / "models" / "an-older-generator"
     stale.mkdir(parents=True)
     (stale / "x.json").write_text("{}")
-    monkeypatch.setattr(tool_models, "MAX_ENTRIES", 5)
+    monkeypatch.setattr(cache_module, "MAX_ENTRIES", 5)
     snapshot = Snapshot(
         server_info={"name": "s"}, capabilities={"tools": {}}, tools=corpus_snapshot("github").tools[:9]
     )

@@ -10,9 +10,11 @@ The injection tests exercise them.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 
 _DOCSTRING_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\r": "\\r"}
+_QUOTE_RUN = re.compile('"{2,}')
 
 
 def string_literal(value: str) -> str:
@@ -36,24 +38,28 @@ def docstring_text(value: str) -> str:
     escape or a line break the formatter would see differently), and a double quote is escaped
     wherever it touches another one or ends the text, so `\"\"\"` can never close the docstring.
     """
-    out: list[str] = []
     text = value.replace("\r\n", "\n")
-    for index, char in enumerate(text):
-        if char == '"':
-            touching = (index > 0 and text[index - 1] == '"') or (index + 1 < len(text) and text[index + 1] == '"')
-            out.append('\\"' if touching or index == len(text) - 1 else char)
-        elif char in _DOCSTRING_ESCAPES:
-            out.append(_DOCSTRING_ESCAPES[char])
-        elif char == "\n" or char.isprintable():
-            out.append(char)
-        else:
-            out.append(char.encode("unicode_escape").decode("ascii"))
-    lines = [line.rstrip() for line in "".join(out).split("\n")]
+    if "\\" in text or not text.replace("\n", "").isprintable():  # else nothing to escape (most text)
+        text = "".join(map(_escape_char, text))
+    # Escaping other characters never adds or removes a quote, so quotes touch as they did in `value`.
+    last_alone = text.endswith('"') and not text.endswith('""')
+    text = _QUOTE_RUN.sub(lambda run: '\\"' * len(run.group()), text)
+    if last_alone:
+        text = text[:-1] + '\\"'
+    lines = [line.rstrip() for line in text.split("\n")]
     while lines and not lines[-1]:
         lines.pop()
     while lines and not lines[0]:
         lines.pop(0)
     return "\n".join(lines)
+
+
+def _escape_char(char: str) -> str:
+    if char in _DOCSTRING_ESCAPES:
+        return _DOCSTRING_ESCAPES[char]
+    if char == "\n" or char.isprintable():
+        return char
+    return char.encode("unicode_escape").decode("ascii")
 
 
 def docstring(value: str, indent: int) -> str:

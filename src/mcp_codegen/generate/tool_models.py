@@ -7,35 +7,27 @@ That makes three things safe at once, with byte-identical output whatever happen
 
 * a cache: the result of a tool is stored under a hash of exactly those inputs plus the generator's
   fingerprint, so regenerating after one tool changed makes that tool's models only;
-* parallel work: tools missing from the cache are spread over worker processes when there are enough of
-  them to pay for starting the workers;
+* parallel work: tools missing from the cache are spread over worker processes (`workers.py`) when there
+  are enough of them to pay for starting the workers, or when the run started them early;
 * isolation: a tool the model generator cannot handle is found at once and made permissive (a warning),
   without re-running the others.
 
-The cache lives in the user cache directory (`$MCP_CODEGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/mcp-codegen`,
-else `~/.cache/mcp-codegen`) under `models/`, one small JSON file per tool result, in a folder per
-generator fingerprint (older folders are removed); it is bounded (`MAX_ENTRIES`, least recently used
-removed first). `MCP_CODEGEN_NO_CACHE=1` turns it off. An unreadable, corrupt or unwritable cache only
-costs time.
+The cache is `cache.py`'s (`models/` in the user's cache directory), one entry per tool result.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 from typing import Any
 
 from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
 from mcp_codegen.generate.build_ir import ToolPlan, datamodel_document
+from mcp_codegen.generate.cache import ResultCache
 from mcp_codegen.generate.models import FieldInfo, ModelsOutput, run_datamodel_codegen, split_models
+from mcp_codegen.generate.workers import cores, run_units
 
-#: At most this many cached tool results are kept (about 2-20 KB each).
-MAX_ENTRIES = 20_000
 #: Below this many tools to generate, a second process costs more than it saves (measured on 2 cores: the
 #: workers are forked after the model generator is imported, and a tool takes 10-30 ms; 10 tools break even).
 PARALLEL_FROM = 12
@@ -50,7 +42,7 @@ def tool_models(plans: Sequence[ToolPlan], diagnostics: Diagnostics, *, workers:
     """
     from mcp_codegen.inputs.options import generator_fingerprint
 
-    store = _Store.open(generator_fingerprint())
+    store = ResultCache.open("models", generator_fingerprint(), _valid)
     keys = [_key(plan) for plan in plans]
     found: dict[int, dict[str, Any]] = {}
     for index, key in enumerate(keys):
@@ -117,22 +109,8 @@ def generate_unit(unit: dict[str, Any]) -> dict[str, Any]:
 
 def _generate(plans: Sequence[ToolPlan], workers: int | None) -> list[dict[str, Any]]:
     units = [_unit(plan) for plan in plans]
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    count = workers if workers is not None else (cores if len(units) >= PARALLEL_FROM else 1)
-    count = max(1, min(count, len(units) or 1))
-    if count == 1:
-        return [generate_unit(unit) for unit in units]
-    import datamodel_code_generator  # noqa: F401 - imported once here, inherited by the forked workers
-
-    # Contiguous chunks in plan order; results come back in the same order whatever the split.
-    size = -(-len(units) // count)
-    chunks = [units[start : start + size] for start in range(0, len(units), size)]
-    with ProcessPoolExecutor(max_workers=count) as pool:
-        return [entry for chunk in pool.map(_generate_chunk, chunks) for entry in chunk]
-
-
-def _generate_chunk(units: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [generate_unit(unit) for unit in units]
+    count = workers if workers is not None else (cores() if len(units) >= PARALLEL_FROM else 1)
+    return run_units(units, count, lambda unit: generate_unit(unit))
 
 
 def _field_json(info: FieldInfo) -> dict[str, Any]:
@@ -171,74 +149,7 @@ def _merge(merged: ModelsOutput, entry: dict[str, Any], plan: ToolPlan, diagnost
         diagnostics.add(Diagnostic(item["location"], item["message"], Level(item["level"]), item["code"]))
 
 
-# ---------------------------------------------------------------------------------------------- the cache
-
-
-class _Store:
-    """The on-disk cache of one generator fingerprint; every failure to use it is silent (it only costs time)."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self.written = 0
-
-    @classmethod
-    def open(cls, fingerprint: str) -> _Store | None:
-        if os.environ.get("MCP_CODEGEN_NO_CACHE"):
-            return None
-        try:
-            base = cache_root() / "models"
-            directory = base / fingerprint[:20]
-            directory.mkdir(parents=True, exist_ok=True)
-            for other in base.iterdir():  # results of other generator versions never match again
-                if other != directory and other.is_dir():
-                    shutil.rmtree(other, ignore_errors=True)
-        except (OSError, RuntimeError):  # RuntimeError: no home directory
-            return None
-        return cls(directory) if os.access(directory, os.W_OK) else None
-
-    def _path(self, key: str) -> Path:
-        return self.directory / f"{key}.json"
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        path = self._path(key)
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-            os.utime(path)  # recently used: kept longest
-        except (OSError, ValueError):
-            return None
-        return entry if isinstance(entry, dict) and _valid(entry) else None
-
-    def put(self, key: str, entry: dict[str, Any]) -> None:
-        path = self._path(key)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            temporary.write_text(json.dumps(entry, ensure_ascii=False), encoding="utf-8")
-            os.replace(temporary, path)
-            self.written += 1
-        except OSError:
-            temporary.unlink(missing_ok=True)
-
-    def prune(self) -> None:
-        if not self.written:
-            return
-        try:
-            entries = list(self.directory.glob("*.json"))
-            if len(entries) <= MAX_ENTRIES:
-                return
-            entries.sort(key=lambda path: path.stat().st_mtime)
-            for path in entries[: len(entries) - MAX_ENTRIES]:
-                path.unlink(missing_ok=True)
-        except OSError:
-            return
-
-
-def cache_root() -> Path:
-    """The user's cache directory for mcp-codegen."""
-    explicit = os.environ.get("MCP_CODEGEN_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mcp-codegen"
-
+# -------------------------------------------------------------------------------------- the cache entries
 
 _KEYS = {"format", "failed", "modules", "classModule", "fields", "resultFields", "imports", "diagnostics"}
 
@@ -247,14 +158,11 @@ def _valid(entry: dict[str, Any]) -> bool:
     """A cache entry this version wrote (a corrupt or foreign file is a miss, never an error)."""
     if entry.keys() != _KEYS or entry["format"] != _FORMAT:
         return False
-    try:
-        for fields in entry["fields"].values():
-            for item in fields:
-                _field(item)
-        for item in entry["resultFields"].values():
+    for fields in entry["fields"].values():  # a malformed entry raises: the cache calls it a miss
+        for item in fields:
             _field(item)
-        for item in entry["diagnostics"]:
-            Diagnostic(item["location"], item["message"], Level(item["level"]), item["code"])
-        return all(isinstance(text, str) for text in entry["modules"].values())
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return False
+    for item in entry["resultFields"].values():
+        _field(item)
+    for item in entry["diagnostics"]:
+        Diagnostic(item["location"], item["message"], Level(item["level"]), item["code"])
+    return all(isinstance(text, str) for text in entry["modules"].values())

@@ -101,17 +101,18 @@ def prepare(
         if options.server:
             _check_handlers(output, (output / "server.py").read_text(encoding="utf-8"), diagnostics)
         return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, None)
-    from mcp_codegen.generate.pipeline import generate_files
+    from mcp_codegen.generate.workers import warm_workers
 
-    handlers = None
-    if options.server:
-        from mcp_codegen.generate.pipeline import HandlersFile
+    with warm_workers():  # the model generator starts in workers while the pipeline is imported and plans
+        from mcp_codegen.generate.pipeline import HandlersFile, generate_files
 
-        existing = output / "handlers.py"
-        handlers = HandlersFile(existing.read_text(encoding="utf-8") if existing.is_file() else None)
-    files = generate_files(
-        snapshot, package_name=package_name, diagnostics=diagnostics, options=options, handlers=handlers
-    )
+        handlers = None
+        if options.server:
+            existing = output / "handlers.py"
+            handlers = HandlersFile(existing.read_text(encoding="utf-8") if existing.is_file() else None)
+        files = generate_files(
+            snapshot, package_name=package_name, diagnostics=diagnostics, options=options, handlers=handlers
+        )
     stubs = handlers.stubs if handlers is not None else None
     if options.server:
         _check_handlers(output, files["server.py"].decode("utf-8"), diagnostics)

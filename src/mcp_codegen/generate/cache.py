@@ -1,0 +1,93 @@
+"""The user's cache of generation results: small JSON entries by content hash, bounded; any failure only costs time.
+
+It lives in `$MCP_CODEGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/mcp-codegen`, else `~/.cache/mcp-codegen`, with
+one folder per kind of result (`models/`, `formatted/`) holding a folder per fingerprint of what makes the
+results (the generator's code, the formatter's version): a result of another fingerprint never matches again,
+so those folders are removed. Each kind keeps at most `MAX_ENTRIES` results, the least recently used removed
+first. `MCP_CODEGEN_NO_CACHE=1` turns the cache off. An unreadable, corrupt or unwritable cache is a miss,
+never an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+#: At most this many results of one kind are kept (a few KB each).
+MAX_ENTRIES = 20_000
+
+
+def cache_root() -> Path:
+    """The user's cache directory for mcp-codegen."""
+    explicit = os.environ.get("MCP_CODEGEN_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mcp-codegen"
+
+
+class ResultCache:
+    """The results of one kind made under one fingerprint; `valid` tells an entry this version wrote."""
+
+    def __init__(self, directory: Path, valid: Callable[[dict[str, Any]], bool]) -> None:
+        self.directory = directory
+        self.valid = valid
+        self.written = 0
+
+    @classmethod
+    def open(cls, kind: str, fingerprint: str, valid: Callable[[dict[str, Any]], bool]) -> ResultCache | None:
+        """The cache of `kind` results for `fingerprint`, or None when it is off or cannot be used."""
+        if os.environ.get("MCP_CODEGEN_NO_CACHE"):
+            return None
+        try:
+            base = cache_root() / kind
+            directory = base / fingerprint[:20]
+            directory.mkdir(parents=True, exist_ok=True)
+            for other in base.iterdir():  # results of another fingerprint never match again
+                if other != directory and other.is_dir():
+                    shutil.rmtree(other, ignore_errors=True)
+        except (OSError, RuntimeError):  # RuntimeError: no home directory
+            return None
+        return cls(directory, valid) if os.access(directory, os.W_OK) else None
+
+    def _path(self, key: str) -> Path:
+        return self.directory / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        path = self._path(key)
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            os.utime(path)  # recently used: kept longest
+        except (OSError, ValueError):
+            return None
+        try:
+            return entry if isinstance(entry, dict) and self.valid(entry) else None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+
+    def put(self, key: str, entry: dict[str, Any]) -> None:
+        path = self._path(key)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            temporary.write_text(json.dumps(entry, ensure_ascii=False), encoding="utf-8")
+            os.replace(temporary, path)
+            self.written += 1
+        except OSError:
+            temporary.unlink(missing_ok=True)
+
+    def prune(self) -> None:
+        """Keep the `MAX_ENTRIES` most recently used results (only after this run wrote some)."""
+        if not self.written:
+            return
+        try:
+            entries = list(self.directory.glob("*.json"))
+            if len(entries) <= MAX_ENTRIES:
+                return
+            entries.sort(key=lambda path: path.stat().st_mtime)
+            for path in entries[: len(entries) - MAX_ENTRIES]:
+                path.unlink(missing_ok=True)
+        except OSError:
+            return

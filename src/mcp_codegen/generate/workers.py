@@ -1,0 +1,137 @@
+"""Model generator worker processes, started early so the generator's slow start overlaps the rest of a run.
+
+Importing datamodel-code-generator and its first call cost about 0.4 s, as much as generating dozens of
+tools. A run that is about to generate opens `warm_workers()` before it even imports the pipeline: one
+worker per core is started at once, imports the generator and makes a throwaway call while the main process
+plans the tools and reads the model cache. `tool_models` then hands the tools that missed the cache to
+these workers (the main process never imports the generator); when every tool hits, they are never used
+and are stopped when the block ends. Outside such a block, workers are started only for many misses, after
+the generator is imported, so forked workers inherit it.
+
+Each worker answers one batch of tool units at a time over a pipe; a worker that dies costs time only (its
+batch is generated in the main process).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+Unit = dict[str, Any]
+Entry = dict[str, Any]
+
+_active: list[Worker] | None = None
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@contextmanager
+def warm_workers() -> Iterator[None]:
+    """Within the block, `tool_models` uses workers started (and warmed up) on entry; they stop on exit."""
+    global _active
+    if _active is not None or cores() < 2:  # nested, or nothing to overlap with
+        yield
+        return
+    _active = [Worker(warm=True) for _ in range(cores())]
+    try:
+        yield
+    finally:
+        workers, _active = _active, None
+        for worker in workers:
+            worker.stop()
+
+
+def run_units(units: Sequence[Unit], count: int, generate: Callable[[Unit], Entry]) -> list[Entry]:
+    """`generate` over `units` in order, split into `count` contiguous batches over worker processes (the
+    warm ones when a `warm_workers()` block is open); results come back in order whatever the split."""
+    if not units:
+        return []
+    workers = _active
+    started: list[Worker] = []
+    if workers is None:
+        if count <= 1:
+            return [generate(unit) for unit in units]
+        import datamodel_code_generator  # noqa: F401 - imported once here, inherited by forked workers
+
+        workers = started = [Worker(warm=False) for _ in range(count)]
+    try:
+        count = max(1, min(count, len(workers), len(units)))
+        size = -(-len(units) // count)
+        batches = [list(units[start : start + size]) for start in range(0, len(units), size)]
+        sent = [worker.send(batch) for worker, batch in zip(workers, batches, strict=False)]
+        results: list[Entry] = []
+        for worker, batch, delivered in zip(workers, batches, sent, strict=False):
+            answer = worker.receive() if delivered else None
+            results.extend(answer if answer is not None else [generate(unit) for unit in batch])
+        return results
+    finally:
+        for worker in started:
+            worker.stop()
+
+
+def _start_method() -> str:
+    # Forking skips re-importing everything; elsewhere (macOS, Windows) workers are spawned.
+    return "fork" if sys.platform == "linux" else "spawn"
+
+
+class Worker:
+    """One worker process and the pipe to it."""
+
+    def __init__(self, *, warm: bool) -> None:
+        context = multiprocessing.get_context(_start_method())
+        self.connection, child = context.Pipe()
+        process_type: type[BaseProcess] = context.Process  # type: ignore[attr-defined]  # every context has one
+        self.process = process_type(target=_serve, args=(child, warm), daemon=True)
+        self.process.start()
+        child.close()
+
+    def send(self, units: list[Unit]) -> bool:
+        try:
+            self.connection.send(units)
+        except (OSError, ValueError):
+            return False
+        return True
+
+    def receive(self) -> list[Entry] | None:
+        """The worker's entries, or None when it died; an error inside it is raised here."""
+        try:
+            ok, payload = self.connection.recv()
+        except (EOFError, OSError):
+            return None
+        if not ok:
+            raise payload
+        return list(payload)
+
+    def stop(self) -> None:
+        self.connection.close()
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+
+
+def _serve(connection: Connection, warm: bool) -> None:
+    from mcp_codegen.generate.tool_models import generate_unit
+
+    if warm:
+        from mcp_codegen.generate.models import run_datamodel_codegen
+
+        run_datamodel_codegen({"$defs": {"Warm": {"type": "object", "properties": {"x": {"type": "integer"}}}}}, {})
+    while True:
+        try:
+            units = connection.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer: tuple[bool, Any] = (True, [generate_unit(unit) for unit in units])
+        except Exception as error:  # raised again in the main process
+            answer = (False, error)
+        connection.send(answer)
