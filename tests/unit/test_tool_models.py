@@ -15,7 +15,9 @@ from helpers import corpus_names, corpus_snapshot
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import cache as cache_module
 from mcp_codegen.generate import formatting, tool_models
+from mcp_codegen.generate.build_ir import plan_tools
 from mcp_codegen.generate.pipeline import generate_files
+from mcp_codegen.inputs.options import GenerateOptions
 from mcp_codegen.snapshot.model import Snapshot
 
 
@@ -111,7 +113,7 @@ def test_a_corrupt_cache_only_costs_time(cache: Path) -> None:
     for index, path in enumerate(entries + formatted):
         path.write_text(["{", "[]", '{"format": 1}', "\x00garbage", '{"text": 1}'][index % 5], encoding="utf-8")
     assert _generate(snapshot) == first
-    assert all(path.read_text(encoding="utf-8").startswith('{"format": 1, ') for path in entries)  # rewritten
+    assert all(path.read_text(encoding="utf-8").startswith('{"format": 2, ') for path in entries)  # rewritten
     assert all(path.read_text(encoding="utf-8").startswith('{"text": "') for path in formatted)
 
 
@@ -146,3 +148,35 @@ def test_a_tool_the_model_generator_rejects_is_untyped_with_a_warning_cached_or_
     assert "def bad(self, **arguments: Any)" in files["client.py"].decode() or b"BadArguments" in files["models/bad.py"]
     assert "class GoodArguments" in files["models/good.py"].decode()
     assert _generate(snapshot) == (files, warnings)  # from the cache: same files, same warning
+
+
+def test_tools_generated_together_get_the_entries_they_get_alone() -> None:
+    diagnostics = Diagnostics()
+    plans = plan_tools(merged_corpus(), diagnostics, GenerateOptions().selection)
+    units = [tool_models._unit(plan) for plan in plans]
+    batches = tool_models._batches(units)
+    assert len(batches) < len(units) / 4  # most tools share a generator call
+    assert tool_models.generate_units(units) == [tool_models.generate_unit(unit) for unit in units]
+
+
+def test_tools_that_could_affect_each_other_are_generated_alone() -> None:
+    def tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "inputSchema": {"type": "object", "properties": properties}}
+
+    snapshot = Snapshot(
+        server_info={"name": "s"},
+        capabilities={"tools": {}},
+        tools=(
+            tool("get", {"mode": {"enum": ["a", "b"]}}),
+            # Its class names start with the first tool's prefix (GetItems...): they could collide.
+            tool("get_items", {"mode": {"enum": ["c"]}}),
+            tool("list", {"from": {"type": "string"}, "x": {"type": "string"}}),
+            # `from` is renamed in one tool only when the other has a field already called `from_`.
+            tool("push", {"from": {"type": "string"}, "from_": {"type": "integer"}}),
+        ),
+    )
+    plans = plan_tools(snapshot, Diagnostics(), GenerateOptions().selection)
+    units = [tool_models._unit(plan) for plan in plans]
+    sizes = [[unit["prefix"] for unit in batch] for batch in tool_models._batches(units)]
+    assert ["Get", "GetItems"] not in sizes and ["List", "Push"] not in sizes
+    assert tool_models.generate_units(units) == [tool_models.generate_unit(unit) for unit in units]

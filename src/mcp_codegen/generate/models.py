@@ -101,7 +101,7 @@ def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
     document: ASCII, unique, and never a name another property keeps, so fields can never collide.
     Scoped `Class.wire` aliases (the arguments' parameters) take precedence over these.
     """
-    wire_names = _property_names(definitions)
+    wire_names = property_names(definitions)
     kept = {name for name in wire_names if _kept_as_field_name(name)}
     renamed = wire_names - kept - _SHADOWING_FIELD_ALIASES.keys()
     registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
@@ -122,7 +122,7 @@ def _kept_as_field_name(wire: str) -> bool:
     )
 
 
-def _property_names(node: Any) -> set[str]:
+def property_names(node: Any) -> set[str]:
     """Every key of every `properties` map anywhere in `node` (a few extra names do no harm)."""
     names: set[str] = set()
     stack = [node]

@@ -8,8 +8,8 @@ these workers (the main process never imports the generator); when every tool hi
 and are stopped when the block ends. Outside such a block, workers are started only for many misses, after
 the generator is imported, so forked workers inherit it.
 
-Each worker answers one batch of tool units at a time over a pipe; a worker that dies costs time only (its
-batch is generated in the main process).
+Each worker answers one share of tool units at a time over a pipe; a worker that dies costs time only (its
+share is generated in the main process).
 """
 
 from __future__ import annotations
@@ -50,28 +50,29 @@ def warm_workers() -> Iterator[None]:
             worker.stop()
 
 
-def run_units(units: Sequence[Unit], count: int, generate: Callable[[Unit], Entry]) -> list[Entry]:
-    """`generate` over `units` in order, split into `count` contiguous batches over worker processes (the
-    warm ones when a `warm_workers()` block is open); results come back in order whatever the split."""
+def run_units(units: Sequence[Unit], count: int, generate: Callable[[Sequence[Unit]], list[Entry]]) -> list[Entry]:
+    """`generate(units)`, split into `count` contiguous shares over worker processes (the warm ones when a
+    `warm_workers()` block is open); results come back in order whatever the split. In the workers,
+    `generate` is `tool_models.generate_units`, whatever is passed."""
     if not units:
         return []
     workers = _active
     started: list[Worker] = []
     if workers is None:
         if count <= 1:
-            return [generate(unit) for unit in units]
+            return generate(units)
         import datamodel_code_generator  # noqa: F401 - imported once here, inherited by forked workers
 
         workers = started = [Worker(warm=False) for _ in range(count)]
     try:
         count = max(1, min(count, len(workers), len(units)))
         size = -(-len(units) // count)
-        batches = [list(units[start : start + size]) for start in range(0, len(units), size)]
-        sent = [worker.send(batch) for worker, batch in zip(workers, batches, strict=False)]
+        shares = [list(units[start : start + size]) for start in range(0, len(units), size)]
+        sent = [worker.send(share) for worker, share in zip(workers, shares, strict=False)]
         results: list[Entry] = []
-        for worker, batch, delivered in zip(workers, batches, sent, strict=False):
+        for worker, share, delivered in zip(workers, shares, sent, strict=False):
             answer = worker.receive() if delivered else None
-            results.extend(answer if answer is not None else [generate(unit) for unit in batch])
+            results.extend(answer if answer is not None else generate(share))
         return results
     finally:
         for worker in started:
@@ -119,7 +120,7 @@ class Worker:
 
 
 def _serve(connection: Connection, warm: bool) -> None:
-    from mcp_codegen.generate.tool_models import generate_unit
+    from mcp_codegen.generate.tool_models import generate_units
 
     if warm:
         from mcp_codegen.generate.models import run_datamodel_codegen
@@ -131,7 +132,7 @@ def _serve(connection: Connection, warm: bool) -> None:
         except (EOFError, OSError):
             return
         try:
-            answer: tuple[bool, Any] = (True, [generate_unit(unit) for unit in units])
+            answer: tuple[bool, Any] = (True, generate_units(units))
         except Exception as error:  # raised again in the main process
             answer = (False, error)
         connection.send(answer)
