@@ -6,11 +6,13 @@ For N = 10, 100, 500 realistic tools (see make_tools.py), each repetition runs, 
   --output-model-type pydantic_v2.BaseModel --formatters builtin` (models only, one module);
 * ours, cold: `mcp-codegen generate --snapshot snap.json -o <fresh dir>/pkg --overwrite` (a whole package,
   with an empty model cache);
+* ours, one tool changed: a property added to one tool's input schema, regenerated into that directory
+  (the model cache holds the other tools' results from the cold run);
 * ours, unchanged: the same command again into the now up-to-date directory (the "daily CI" case,
   skipped through the manifest).
 
 The order of floor and ours rotates between repetitions. Reported: wall-time medians and the ratios
-ours_cold / floor (target <= 1.2) and ours_unchanged / floor (target <= 0.1). Child CPU times are shown
+ours_cold / floor (target <= 1.2), one changed / floor (target <= 0.25) and ours_unchanged / floor (target <= 0.1). Child CPU times are shown
 too (less sensitive to a busy machine). Then, for N=500, where our time goes: stage timers around the
 pipeline and a cProfile summary (both in a separate process, after the timed runs).
 
@@ -20,6 +22,7 @@ pipeline and a cProfile summary (both in a separate process, after the timed run
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 import sys
@@ -33,7 +36,18 @@ from _common import Row, Timing, emit, executable, fmt_seconds, median, python_e
 from make_tools import write_inputs  # noqa: E402
 
 COLD_TARGET = 1.2
+CHANGED_TARGET = 0.25
 UNCHANGED_TARGET = 0.1
+
+
+def with_one_tool_changed(snapshot: Path) -> Path:
+    """A copy of `snapshot` in which the middle tool's input schema has one more property."""
+    data = json.loads(snapshot.read_text(encoding="utf-8"))
+    schema = data["tools"][len(data["tools"]) // 2]["inputSchema"]
+    schema["properties"] = {**schema.get("properties", {}), "added_by_the_benchmark": {"type": "integer"}}
+    changed = snapshot.with_name("snap_changed.json")
+    changed.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return changed
 
 
 def floor_command(listing: Path, output: Path) -> list[str]:
@@ -54,8 +68,9 @@ def ours_command(snapshot: Path, output: Path) -> list[str]:
 def bench_size(count: int, reps: int, work: Path) -> dict[str, list[Timing]]:
     directory = work / f"n{count}"
     snapshot, listing = write_inputs(count, directory)
+    changed = with_one_tool_changed(snapshot)
     env = python_env()
-    results: dict[str, list[Timing]] = {"floor": [], "cold": [], "unchanged": []}
+    results: dict[str, list[Timing]] = {"floor": [], "cold": [], "one tool changed": [], "unchanged": []}
 
     def floor(rep: int) -> None:
         output = directory / f"floor_{rep}.py"
@@ -71,7 +86,11 @@ def bench_size(count: int, reps: int, work: Path) -> dict[str, list[Timing]]:
         if " error: " in completed.stderr or "wrote " not in completed.stderr:
             raise RuntimeError(f"mcp-codegen generate did not write cleanly:\n{completed.stderr[-2000:]}")
         results["cold"].append(timing)
-        timing, completed = run_timed(ours_command(snapshot, package), cwd=directory, env=cold_env)
+        timing, completed = run_timed(ours_command(changed, package), cwd=directory, env=cold_env)
+        if "wrote " not in completed.stderr:
+            raise RuntimeError(f"the changed listing was not written:\n{completed.stderr[-2000:]}")
+        results["one tool changed"].append(timing)
+        timing, completed = run_timed(ours_command(changed, package), cwd=directory, env=cold_env)
         if "up to date" not in completed.stderr:
             raise RuntimeError(f"the unchanged regeneration was not skipped:\n{completed.stderr[-2000:]}")
         results["unchanged"].append(timing)
@@ -84,6 +103,7 @@ def bench_size(count: int, reps: int, work: Path) -> dict[str, list[Timing]]:
         print(
             f"  N={count} rep {rep + 1}/{reps}: floor {fmt_seconds(results['floor'][-1].wall)}, "
             f"ours cold {fmt_seconds(results['cold'][-1].wall)}, "
+            f"one changed {fmt_seconds(results['one tool changed'][-1].wall)}, "
             f"unchanged {fmt_seconds(results['unchanged'][-1].wall)}",
             flush=True,
         )
@@ -288,15 +308,18 @@ def main() -> None:
             results = bench_size(count, arguments.reps, work)
             floor = median([t.wall for t in results["floor"]])
             cold = median([t.wall for t in results["cold"]])
+            changed = median([t.wall for t in results["one tool changed"]])
             unchanged = median([t.wall for t in results["unchanged"]])
             rows.append(Row(f"generate, {count} tools, cold", cold, floor, "s", COLD_TARGET,
                             baseline_label="datamodel-codegen mcp-tools"))  # fmt: skip
+            rows.append(Row(f"generate, {count} tools, one tool changed", changed, floor, "s", CHANGED_TARGET,
+                            baseline_label="datamodel-codegen mcp-tools"))  # fmt: skip
             rows.append(Row(f"generate, {count} tools, unchanged", unchanged, floor, "s", UNCHANGED_TARGET,
                             baseline_label="datamodel-codegen mcp-tools"))  # fmt: skip
-            for key in ("floor", "cold", "unchanged"):
+            for key in ("floor", "cold", "one tool changed", "unchanged"):
                 walls = [t.wall for t in results[key]]
                 cpus = [t.cpu for t in results[key]]
-                details.append(f"  N={count:<4} {key:10} wall {spread(walls):32} cpu {fmt_seconds(median(cpus))}")
+                details.append(f"  N={count:<4} {key:16} wall {spread(walls):32} cpu {fmt_seconds(median(cpus))}")
             cpu_ratio = median([t.cpu for t in results["cold"]]) / median([t.cpu for t in results["floor"]])
             details.append(f"  N={count:<4} cold/floor by CPU time: {cpu_ratio:.2f}")
         print("\nmedians (min–max):")
