@@ -14,7 +14,7 @@ from helpers import corpus_names, corpus_snapshot
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import cache as cache_module
-from mcp_codegen.generate import formatting, tool_models
+from mcp_codegen.generate import formatting, tool_models, workers
 from mcp_codegen.generate.build_ir import plan_tools
 from mcp_codegen.generate.pipeline import generate_files
 from mcp_codegen.inputs.options import GenerateOptions
@@ -180,3 +180,44 @@ def test_tools_that_could_affect_each_other_are_generated_alone() -> None:
     sizes = [[unit["prefix"] for unit in batch] for batch in tool_models._batches(units)]
     assert ["Get", "GetItems"] not in sizes and ["List", "Push"] not in sizes
     assert tool_models.generate_units(units) == [tool_models.generate_unit(unit) for unit in units]
+
+
+def _github_snapshot(count: int) -> Snapshot:
+    return Snapshot(
+        server_info={"name": "s"}, capabilities={"tools": {}}, tools=corpus_snapshot("github").tools[:count]
+    )
+
+
+def test_inside_warm_workers_the_tools_go_to_the_workers_started_on_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_CODEGEN_NO_CACHE", "1")
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    snapshot = _github_snapshot(3)  # few tools: outside the block, made in this process
+    alone = _generate(snapshot)
+    with workers.warm_workers():
+        started = list(workers._active or [])
+        # Patched after the workers forked: only a tool made in this process would call it.
+        monkeypatch.setattr(tool_models, "generate_units", _fails)
+        inside = _generate(snapshot)
+    assert len(started) == 2
+    assert inside == alone
+    assert all(not worker.process.is_alive() for worker in started)  # stopped when the block ends
+
+
+def test_a_worker_that_dies_only_costs_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_CODEGEN_NO_CACHE", "1")
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    snapshot = _github_snapshot(14)  # enough tools for both workers
+    alone = _generate(snapshot)
+    made_here: list[int] = []
+    real = tool_models.generate_units
+    with workers.warm_workers():
+        for worker in workers._active or []:
+            worker.process.kill()
+            worker.process.join()
+        monkeypatch.setattr(tool_models, "generate_units", lambda units: made_here.append(len(units)) or real(units))
+        assert _generate(snapshot) == alone
+    assert sum(made_here) == 14  # both shares made in this process instead
+
+
+def _fails(units: object) -> list[dict[str, Any]]:
+    raise AssertionError("a tool was made in the main process")

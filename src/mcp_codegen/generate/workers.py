@@ -17,7 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -50,17 +50,18 @@ def warm_workers() -> Iterator[None]:
             worker.stop()
 
 
-def run_units(units: Sequence[Unit], count: int, generate: Callable[[Sequence[Unit]], list[Entry]]) -> list[Entry]:
-    """`generate(units)`, split into `count` contiguous shares over worker processes (the warm ones when a
-    `warm_workers()` block is open); results come back in order whatever the split. In the workers,
-    `generate` is `tool_models.generate_units`, whatever is passed."""
+def run_units(units: Sequence[Unit], count: int) -> list[Entry]:
+    """`tool_models.generate_units(units)`, split into `count` contiguous shares over worker processes (the
+    warm ones when a `warm_workers()` block is open); results come back in order whatever the split."""
+    from mcp_codegen.generate.tool_models import generate_units  # the module that calls this one
+
     if not units:
         return []
     workers = _active
     started: list[Worker] = []
     if workers is None:
         if count <= 1:
-            return generate(units)
+            return generate_units(units)
         import datamodel_code_generator  # noqa: F401 - imported once here, inherited by forked workers
 
         workers = started = [Worker(warm=False) for _ in range(count)]
@@ -72,7 +73,7 @@ def run_units(units: Sequence[Unit], count: int, generate: Callable[[Sequence[Un
         results: list[Entry] = []
         for worker, share, delivered in zip(workers, shares, sent, strict=False):
             answer = worker.receive() if delivered else None
-            results.extend(answer if answer is not None else generate(share))
+            results.extend(answer if answer is not None else generate_units(share))
         return results
     finally:
         for worker in started:
