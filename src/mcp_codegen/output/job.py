@@ -13,7 +13,6 @@ then `finish` each) so that `--strict` writes nothing when any server warns.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from mcp_codegen.output.write import (
     differences,
     is_current,
     recorded_diagnostics,
+    write_bytes_atomically,
     write_package,
 )
 from mcp_codegen.snapshot.model import Snapshot
@@ -168,11 +168,8 @@ def _check_handlers(output: Path, server_module: str, diagnostics: Diagnostics) 
 
 def _create_once(path: Path, data: bytes) -> None:
     """Write `path` (atomically) unless it exists: it is the user's from now on."""
-    if path.exists():
-        return
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+    if not path.exists():
+        write_bytes_atomically(path, data, keep_existing=True)
 
 
 def run_job(

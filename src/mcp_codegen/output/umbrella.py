@@ -36,6 +36,7 @@ from mcp_codegen.output.write import (
     manifest_bytes,
     read_manifest,
     user_files,
+    write_bytes_atomically,
     write_package,
 )
 from mcp_codegen.snapshot.model import read_snapshot
@@ -96,8 +97,8 @@ def write_umbrella_files(directory: Path, files: Mapping[str, bytes]) -> None:
     write_package(directory / "_runtime", runtime, overwrite=True)
     for path, data in files.items():
         if not path.startswith("_runtime/") and path != MANIFEST:
-            _replace(directory / path, data)
-    _replace(directory / MANIFEST, files[MANIFEST])
+            write_bytes_atomically(directory / path, data)
+    write_bytes_atomically(directory / MANIFEST, files[MANIFEST])
 
 
 def orphan_subpackages(directory: Path, packages: Collection[str]) -> list[str]:
@@ -136,18 +137,6 @@ def remove_subpackage(directory: Path) -> list[str]:
     os.rename(directory, doomed)
     shutil.rmtree(doomed, ignore_errors=True)
     return []
-
-
-def _replace(path: Path, data: bytes) -> None:
-    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 __all__ = [

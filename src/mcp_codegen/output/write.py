@@ -257,19 +257,33 @@ def _swap_in(directory: Path, files: Mapping[str, bytes], keep: list[str]) -> No
 
 
 def write_text_atomically(path: Path, text: str) -> None:
-    """Write one file (a snapshot, a config) through a temporary sibling and a rename."""
+    """Write one file (a snapshot, a config) through a uniquely named temporary sibling and a rename."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        write_bytes_atomically(path, text.encode("utf-8"))
     except OSError as error:
         raise OutputLocationError(f"cannot write {path}: {_reason(error)}") from None
+
+
+def write_bytes_atomically(path: Path, data: bytes, *, mode: int = 0o644, keep_existing: bool = False) -> bool:
+    """The one atomic file writer: stage `data` under a unique sibling name, then rename it into place.
+
+    Unique staging names let any number of runs write beside each other. `keep_existing`: never replace a
+    file that is there (a file the user owns from now on); the staged file is linked into place, which fails
+    if another run got there first. Returns whether `path` was written.
+    """
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except OSError as error:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, mode)
+        if not keep_existing:
+            os.replace(temporary, path)
+            return True
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            return False
+        return True
+    finally:
         Path(temporary).unlink(missing_ok=True)
-        raise OutputLocationError(f"cannot write {path}: {_reason(error)}") from None
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
