@@ -29,6 +29,11 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from .errors import AuthRequiredError, ConnectError
 
+try:
+    import fcntl
+except ImportError:  # Windows: see RefreshLock
+    fcntl = None  # type: ignore[assignment]
+
 if TYPE_CHECKING:
     import httpx2
     from mcp.client.auth import TokenStorage
@@ -167,6 +172,39 @@ def _write_private(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+class RefreshLock:
+    """An exclusive lock between processes on a sidecar file, held while a token is refreshed.
+
+    Refresh tokens may be valid once (rotation): two processes refreshing one stored token
+    at once would both send it and the second would be refused. `fcntl.flock` where the
+    platform has it; elsewhere (Windows) a no-op, and concurrent refreshes are not ordered.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._descriptor: int | None = None
+
+    def acquire(self) -> None:
+        """Block until no other process holds the lock."""
+        if fcntl is None or self._descriptor is not None:
+            return
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(descriptor)
+            raise
+        self._descriptor = descriptor
+
+    def release(self) -> None:
+        descriptor, self._descriptor = self._descriptor, None
+        if descriptor is not None and fcntl is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(descriptor, fcntl.LOCK_UN)
+            os.close(descriptor)
 
 
 # ----------------------------------------------------------------------------------- token store
@@ -324,6 +362,16 @@ class TokenStore:
         value = self._load().get("expiresAt")
         return float(value) if isinstance(value, (int, float)) else None
 
+    def refresh_lock(self) -> RefreshLock:
+        """The lock the providers hold while refreshing this server's token (a `.lock` sidecar)."""
+        return RefreshLock(self.path.with_suffix(".lock"))
+
+    def has_refresh_token(self) -> bool:
+        tokens = self._load().get("tokens")
+        return isinstance(tokens, dict) and bool(
+            cast("dict[str, Any]", tokens).get("refresh_token")
+        )
+
     def has_tokens(self) -> bool:
         tokens = self._load().get("tokens")
         return isinstance(tokens, dict) and bool(
@@ -367,6 +415,7 @@ class TokenStore:
             found = True
         except FileNotFoundError:
             pass
+        self.path.with_suffix(".lock").unlink(missing_ok=True)
         return found
 
     def registered_redirect_port(self) -> int:
@@ -583,6 +632,72 @@ async def _open_browser(url: str) -> bool:
 
 # ------------------------------------------------------------------------------------- providers
 
+
+def load_expiry(provider: Any) -> None:
+    """Restore a loaded token's absolute expiry from our store.
+
+    The SDK forgets when a loaded token expires (it keeps `expires_in` only), so an expired
+    token would be sent, refused and answered with a new login instead of a refresh.
+    """
+    storage = provider.context.storage
+    expires_at = getattr(storage, "expires_at", None)
+    if provider.context.current_tokens is not None and isinstance(
+        expires_at, (int, float)
+    ):
+        provider.context.token_expiry_time = float(expires_at)
+
+
+async def _lock_if_refresh_due(provider: Any) -> RefreshLock | None:
+    """Take the store's refresh lock when this request may refresh, then re-read the store:
+    another process may have refreshed (and rotated the refresh token) in the meantime."""
+    import anyio
+
+    storage = provider.context.storage
+    if not isinstance(storage, TokenStore):
+        return None
+    if provider._initialized and provider.context.is_token_valid():
+        return None
+    if not storage.has_refresh_token():
+        return None
+    lock = storage.refresh_lock()
+    try:
+        await anyio.to_thread.run_sync(lock.acquire)
+    except BaseException:
+        lock.release()
+        raise
+    if provider._initialized:
+        provider.context.current_tokens = await storage.get_tokens()
+        load_expiry(provider)
+    return lock
+
+
+async def _refresh_locked(
+    provider: Any,
+    request: httpx2.Request,
+    flow: AsyncGenerator[httpx2.Request, httpx2.Response],
+    inspect: Callable[[httpx2.Request], None] | None = None,
+) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    """Drive the SDK's auth `flow` with the refresh (the requests before `request` itself)
+    under the store's inter-process lock; `inspect` sees each request of the flow's own first."""
+    lock = await _lock_if_refresh_due(provider)
+    try:
+        outgoing = await flow.__anext__()
+        while True:
+            if lock is not None and outgoing is request:
+                lock.release()  # refreshed and stored: others may go on
+                lock = None
+            if inspect is not None and outgoing is not request:
+                inspect(outgoing)
+            response = yield outgoing
+            outgoing = await flow.asend(response)
+    except StopAsyncIteration:
+        return
+    finally:
+        if lock is not None:
+            lock.release()
+        await flow.aclose()
+
+
 _classes: dict[str, type[Any]] = {}
 
 
@@ -596,17 +711,6 @@ def _provider_classes() -> dict[str, type[Any]]:
         PrivateKeyJWTOAuthProvider,
     )
 
-    def load_expiry(provider: Any) -> None:
-        # The SDK forgets when a loaded token expires (it keeps `expires_in` only), so an
-        # expired token would be sent, refused and answered with a new login instead of a
-        # refresh. Our store records the absolute expiry.
-        storage = provider.context.storage
-        expires_at = getattr(storage, "expires_at", None)
-        if provider.context.current_tokens is not None and isinstance(
-            expires_at, (int, float)
-        ):
-            provider.context.token_expiry_time = float(expires_at)
-
     class Interactive(OAuthClientProvider):
         """Authorization code + PKCE; a pre-registered client when one is given."""
 
@@ -615,6 +719,11 @@ def _provider_classes() -> dict[str, type[Any]]:
         async def _perform_authorization(self) -> httpx2.Request:
             _fit_token_auth(self.context)
             return await super()._perform_authorization()
+
+        def _auth_flow(
+            self, request: httpx2.Request
+        ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+            return _refresh_locked(self, request, super()._auth_flow(request))
 
         async def _initialize(self) -> None:
             await super()._initialize()
@@ -652,30 +761,20 @@ def _provider_classes() -> dict[str, type[Any]]:
                 url=normalise_url(url),
             )
 
-        async def _auth_flow(
+        def _auth_flow(
             self, request: httpx2.Request
         ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
             flow = super()._auth_flow(request)
-            try:
-                outgoing = await flow.__anext__()
-                while True:
-                    if (
-                        outgoing is not request
-                        and outgoing.method == "POST"
-                        and self.context.client_info is None
-                    ):
-                        # Only a client registration is sent without a client: not ours to do.
-                        raise self._required(
-                            "no OAuth client registration is stored"
-                            if self.context.current_tokens is None
-                            else "the stored OAuth token was refused"
-                        )
-                    response = yield outgoing
-                    outgoing = await flow.asend(response)
-            except StopAsyncIteration:
-                return
-            finally:
-                await flow.aclose()
+            return _refresh_locked(self, request, flow, self._refuse_registration)
+
+        def _refuse_registration(self, outgoing: httpx2.Request) -> None:
+            # Only a client registration is sent without a client: not ours to do.
+            if outgoing.method == "POST" and self.context.client_info is None:
+                raise self._required(
+                    "no OAuth client registration is stored"
+                    if self.context.current_tokens is None
+                    else "the stored OAuth token was refused"
+                )
 
         async def _perform_authorization(self) -> httpx2.Request:
             # Reached when the server refused the request: a refresh is the only way on.
