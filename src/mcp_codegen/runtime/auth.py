@@ -648,8 +648,10 @@ def load_expiry(provider: Any) -> None:
 
 
 async def _lock_if_refresh_due(provider: Any) -> RefreshLock | None:
-    """Take the store's refresh lock when this request may refresh, then re-read the store:
-    another process may have refreshed (and rotated the refresh token) in the meantime."""
+    """Take the store's refresh lock when this request may refresh, then re-read the store.
+
+    Another process may have refreshed (and rotated the refresh token) in the meantime.
+    """
     import anyio
 
     storage = provider.context.storage
@@ -677,8 +679,11 @@ async def _refresh_locked(
     flow: AsyncGenerator[httpx2.Request, httpx2.Response],
     inspect: Callable[[httpx2.Request], None] | None = None,
 ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-    """Drive the SDK's auth `flow` with the refresh (the requests before `request` itself)
-    under the store's inter-process lock; `inspect` sees each request of the flow's own first."""
+    """Drive the SDK's auth `flow`, its refresh under the store's inter-process lock.
+
+    The lock is released once the flow sends `request` itself (the refresh is stored by
+    then); `inspect` sees each of the flow's own requests first.
+    """
     lock = await _lock_if_refresh_due(provider)
     try:
         outgoing = await flow.__anext__()
