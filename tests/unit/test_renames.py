@@ -123,7 +123,7 @@ def test_text_output_shows_renames_unless_quiet(tmp_path: Path) -> None:
     snapshot = tmp_path / "s.json"
     snapshot.write_text(snapshot_of(TOOLS).to_text(), encoding="utf-8")
     stderr = {}
-    for flags in ((), ("-q",)):
+    for flags in ((), ("-q",), ("-v",)):
         result = subprocess.run(
             [sys.executable, "-m", "mcp_codegen", "generate", *flags, "--snapshot", str(snapshot)]
             + ["-o", str(tmp_path / f"out{len(flags)}")],
@@ -135,5 +135,12 @@ def test_text_output_shows_renames_unless_quiet(tmp_path: Path) -> None:
         )
         assert result.returncode == 0, result.stderr
         stderr[flags] = result.stderr
-    assert "mcp-codegen: info[renamed]: tools.sympy_And: method renamed to sympy_and" in stderr[()]
+    # By default one line per kind of note, with its count; -v lists each one.
+    listed = [line for line in stderr[("-v",)].splitlines() if line.startswith("mcp-codegen: info[renamed]: tools.")]
+    assert any(
+        line.startswith("mcp-codegen: info[renamed]: tools.sympy_And: method renamed to sympy_and") for line in listed
+    )
+    summary = f"mcp-codegen: info[renamed]: {len(listed)} names spelt differently in Python; --verbose lists them"
+    assert summary in stderr[()].splitlines()
+    assert "tools.sympy_And" not in stderr[()]
     assert stderr[("-q",)] == ""  # -q prints only warnings and errors

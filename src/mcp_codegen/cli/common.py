@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import anyio
 import click
 
-from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
 from mcp_codegen.errors import CodegenError, ExitCode, UsageError
 from mcp_codegen.inputs.launch import AuthSpec, ServerLaunch, Transport, auth_spec, parse_http, parse_stdio
 from mcp_codegen.snapshot.model import Snapshot
@@ -21,10 +22,34 @@ from mcp_codegen.wording import counts, plural
 DEFAULT_TIMEOUT = 30.0
 
 
+#: How a kind of note reads when summarized (`{count}` filled in); other kinds read "N notes [code]".
+NOTE_SUMMARIES: dict[str, tuple[str, str]] = {
+    "renamed": ("name spelt differently in Python", "names spelt differently in Python"),
+}
+
+
+def diagnostic_lines(diagnostics: Iterable[Diagnostic], *, quiet: bool, verbose: bool) -> list[str]:
+    """What the text output says: each warning and error on its own line; notes one line per kind
+    with a count (each on its own line with `verbose`; none with `quiet`)."""
+    lines: list[str] = []
+    notes: Counter[str] = Counter()
+    for diagnostic in diagnostics:
+        if diagnostic.level is not Level.INFO or verbose and not quiet:
+            lines.append(str(diagnostic))
+        elif not quiet:
+            notes[diagnostic.code] += 1
+    for code, count in sorted(notes.items()):
+        one, many = NOTE_SUMMARIES.get(code, ("note", "notes"))
+        lines.append(f"info[{code}]: {count} {one if count == 1 else many}; --verbose lists them")
+    return lines
+
+
 @dataclass
 class Reporter:
     quiet: bool
     output_format: str = "text"
+    #: Every note on its own line, instead of one line per kind.
+    verbose: bool = False
 
     def progress(self, message: str) -> None:
         if not self.quiet and self.output_format == "text":
@@ -57,8 +82,8 @@ class Reporter:
             }
             click.echo(json.dumps(report, indent=2, sort_keys=True))
             return
-        for diagnostic in diagnostics.problems if self.quiet else diagnostics:  # -q: no notes
-            click.echo(f"mcp-codegen: {diagnostic}", err=True)
+        for line in diagnostic_lines(diagnostics, quiet=self.quiet, verbose=self.verbose):
+            click.echo(f"mcp-codegen: {line}", err=True)
         if self.quiet:
             return
         warnings = plural(len(diagnostics.warnings), "warning")
@@ -120,6 +145,7 @@ def server_options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="Seconds allowed for connecting and for each request.",
         ),
         click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors."),
+        click.option("-v", "--verbose", is_flag=True, help="List every note (renamed names...), not a count per kind."),
         *AUTH_OPTIONS,
     ]
     for option in reversed(options):

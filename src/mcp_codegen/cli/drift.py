@@ -109,6 +109,7 @@ def check_command(
     cwd: str | None,
     timeout: float,
     quiet: bool,
+    verbose: bool,
     auth_kind: str | None,
     client_id: str | None,
     client_secret_env: str | None,
@@ -130,7 +131,7 @@ def check_command(
     def action() -> None:
         from mcp_codegen.drift import load_side
 
-        reporter = Reporter(quiet or output_format != "text")
+        reporter = Reporter(quiet or output_format != "text", verbose=verbose)
         old = load_side(against)
         launch = launch_from_options(
             url,

@@ -16,6 +16,7 @@ from mcp_codegen.cli import cli
 from mcp_codegen.cli.common import (
     AuthOptions,
     Reporter,
+    diagnostic_lines,
     launch_from_options,
     run_command,
     server_options,
@@ -133,6 +134,7 @@ def generate_command(
     cwd: str | None,
     timeout: float,
     quiet: bool,
+    verbose: bool,
     auth_kind: str | None,
     client_id: str | None,
     client_secret_env: str | None,
@@ -170,7 +172,7 @@ def generate_command(
     def action() -> None:
         from mcp_codegen.inputs.options import GenerateOptions, Selection
 
-        reporter = Reporter(quiet, output_format)
+        reporter = Reporter(quiet, output_format, verbose=verbose)
         if unknown := unknown_codes(allow_warnings):
             what = "code" if len(unknown) == 1 else "codes"
             raise UsageError(f"--allow-warning: unknown {what} {', '.join(unknown)} (see the README's warning codes)")
@@ -397,8 +399,8 @@ def _generate_umbrella(
         click.echo(json.dumps(report, indent=2, sort_keys=True))
     else:
         for name, outcome in run.outcomes.items():
-            for diagnostic in outcome.diagnostics.problems if reporter.quiet else outcome.diagnostics:
-                click.echo(f"mcp-codegen: {name}: {diagnostic}", err=True)
+            for line in diagnostic_lines(outcome.diagnostics, quiet=reporter.quiet, verbose=reporter.verbose):
+                click.echo(f"mcp-codegen: {name}: {line}", err=True)
         if flags.check:
             for path in stale:
                 reporter.line(f"stale: {output / path}")

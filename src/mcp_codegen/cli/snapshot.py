@@ -37,6 +37,7 @@ def snapshot_command(
     cwd: str | None,
     timeout: float,
     quiet: bool,
+    verbose: bool,
     auth_kind: str | None,
     client_id: str | None,
     client_secret_env: str | None,
@@ -50,7 +51,7 @@ def snapshot_command(
     def action() -> None:
         from mcp_codegen.output.write import check_location, write_text_atomically
 
-        reporter = Reporter(quiet)
+        reporter = Reporter(quiet, verbose=verbose)
         launch = launch_from_options(
             url,
             transport,
