@@ -1,4 +1,4 @@
-"""The docs' examples run, so none can rot: every ```python block of docs/**/*.md is executed against a server.
+"""The docs' examples run, so none can rot: every ```python block of docs/**/*.md and README.md runs against a server.
 
 Each block runs on its own, as a script in a fresh interpreter, with a package generated at test time on
 PYTHONPATH: `demo_client` from the demo server (`python -m mcp_codegen.demo`), by default. A line right above the
@@ -64,7 +64,7 @@ class Example:
 
 def _blocks(language: str) -> list[Example]:
     found = []
-    for path in sorted(DOCS.rglob("*.md")):
+    for path in [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]:
         lines = path.read_text(encoding="utf-8").splitlines()
         index = 0
         while index < len(lines):
@@ -76,7 +76,7 @@ def _blocks(language: str) -> list[Example]:
                     marker = MARKER.fullmatch(above.strip())
                     found.append(
                         Example(
-                            page=path.relative_to(DOCS).as_posix(),
+                            page=path.relative_to(DOCS if path.is_relative_to(DOCS) else ROOT).as_posix(),
                             line=index + 1,
                             language=language,
                             code="\n".join(lines[index + 1 : end]) + "\n",
