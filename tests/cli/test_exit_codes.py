@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import click
@@ -60,3 +61,10 @@ def test_every_command_has_its_exit_codes_documented() -> None:
     assert {"generate", "verify", "auth status", "serve"} <= commands
     tabled = {command.strip() for key in COMMAND_EXIT_CODES for command in key.split(",")}
     assert commands <= MAIN_TABLE_COMMANDS | tabled, sorted(commands - MAIN_TABLE_COMMANDS - tabled)
+
+
+def test_the_command_help_lists_the_same_codes() -> None:
+    """`mcp-codegen --help` has a short form of the table: the same codes."""
+    help_text = cli.help or ""
+    listed = {int(code) for code in re.findall(r"^\s+(\d+)\s", help_text.split("Exit codes:")[1], re.MULTILINE)}
+    assert listed == {int(code) for code in ExitCode}
