@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# Install the project with its test extras and the npm test servers into the project-local virtual
+# Install the project with its test and docs extras and the npm test servers into the project-local virtual
 # environment .venv/ (created if missing; $PYTHON picks the interpreter that creates it), check src/ with
-# `mypy --strict` and `ruff check`, then run the test suite.
+# `mypy --strict` and `ruff check`, build the documentation site with `mkdocs build --strict` (a few seconds;
+# broken links, nav entries and reference pages fail it), then run the test suite.
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh tests/servers -x`.
-# Exits non-zero if mypy or ruff fail (pytest is not run), else with pytest's code.
+# Exits non-zero if mypy, ruff or the docs build fail (pytest is not run), else with pytest's code.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/venv.sh
 
-python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+python -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
 python tests/servers/install.py
 
 python -m mypy --strict src
 python -m ruff check src
+NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --quiet --site-dir "${TMPDIR:-/tmp}/mcp-codegen-site"
 
 status=0
 python -m pytest -n 2 -q "$@" || status=$?

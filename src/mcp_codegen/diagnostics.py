@@ -1,8 +1,8 @@
 """Notes, warnings and errors collected along the pipeline, each with a stable code and the location it is about.
 
 A stage that meets a bad item reports it here and goes on without it; the CLI prints one summary.
-Every diagnostic has a code from `CODES` (listed in the README), so `--allow-warning CODE` can accept
-a known, benign warning without giving up `--strict` for the others.
+Every diagnostic has a code from `CODES` (rendered into the docs' warning-codes page), so
+`--allow-warning CODE` can accept a known, benign warning without giving up `--strict` for the others.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import enum
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
-#: Every diagnostic code and what it means (the README's table is checked against this).
+#: Every diagnostic code and what it means: the one table the docs' warning-codes page is rendered from.
 CODES: dict[str, str] = {
     # Snapshot (what the server sent)
     "server-stdout-noise": "a stdio server wrote lines that are not JSON-RPC to stdout; they were skipped",
@@ -33,7 +33,10 @@ CODES: dict[str, str] = {
     "input-schema-permissive": "an inputSchema that is not an object schema; the tool takes any arguments",
     "model-generator-failed": "the model generator cannot handle a tool's schemas; it is untyped",
     # Names and selection
-    "renamed": "(a note, never fails --strict) a name is spelt differently in Python; the wire name is still sent",
+    "renamed": (
+        "(a note, never fails --strict) a name is spelt differently in Python (snake_case, a keyword, taken or"
+        " reserved); the wire name is still sent"
+    ),
     "description-override-unused": "--descriptions names a tool that is not generated",
     "server-handler-missing": "generate --server: handlers.py has no handler for a tool (it answers an error)",
     "package-version-defaulted": "--meta pyproject: the server's version is not a PEP 440 version; 0.0.0 is used",

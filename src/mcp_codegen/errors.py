@@ -13,7 +13,7 @@ _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]
 
 
 class ExitCode(IntEnum):
-    """Exit codes of `mcp-codegen generate` and `snapshot` (documented in the README)."""
+    """Exit codes of `mcp-codegen generate` and `snapshot` (what each means: `EXIT_CODE_MEANINGS`)."""
 
     OK = 0
     #: `--check` found stale output, or `--strict` turned warnings into a failure.
@@ -31,6 +31,59 @@ class ExitCode(IntEnum):
     INTERNAL = 70
     #: Interrupted (Ctrl-C); the previous output is left as it was.
     INTERRUPTED = 130
+
+
+#: What each exit code of `generate` and `snapshot` means: the one table the docs' exit-code page is rendered from.
+EXIT_CODE_MEANINGS: dict[ExitCode, str] = {
+    ExitCode.OK: "success (or the output was already up to date)",
+    ExitCode.FAILED_CHECK: (
+        "`--check` found stale output, or `--strict` and at least one warning not accepted with `--allow-warning`"
+    ),
+    ExitCode.USAGE: "bad usage, an unreadable snapshot or config, a missing `${VAR}`, an unknown warning code",
+    ExitCode.SERVER: (
+        "the server could not be started, reached or listed (command not found, exited with code N plus its last"
+        " stderr lines, HTTP 401 naming the headers sent (or, for a server answering with an OAuth"
+        " `Bearer ... resource_metadata=` challenge, suggesting `--auth oauth` / `mcp-codegen auth login URL`),"
+        " an OAuth login or token request that failed, timed out after N s, ...)"
+    ),
+    ExitCode.OUTPUT_CONFLICT: (
+        "the output location cannot be used: a directory mcp-codegen did not generate (use `--overwrite`; the files"
+        " it removes are named), a file of yours where a generated file goes, a path under a regular file, or a"
+        " place that cannot be written. Checked before the server is contacted where possible; nothing is written"
+    ),
+    ExitCode.PARTIAL: "several servers: some failed (each named in the summary), the others were generated",
+    ExitCode.INTERNAL: ("internal error, a bug of mcp-codegen's (one line; `MCP_CODEGEN_DEBUG=1` shows the traceback)"),
+    ExitCode.INTERRUPTED: "interrupted; the previous output is untouched",
+}
+
+#: The other commands' exit codes: command(s) -> {code: meaning} (rendered into the same page).
+COMMAND_EXIT_CODES: dict[str, dict[int, str]] = {
+    "verify": {
+        0: "every package is current",
+        1: "stale files (each named)",
+        2: "a path holds no generated package, or bad usage",
+    },
+    "diff, check": {
+        0: "no drift at or above `--fail-on`",
+        1: "drift at or above `--fail-on`",
+        2: 'the comparison could not be made (server unreachable, unreadable snapshot): never "no drift"',
+    },
+    "serve": {
+        0: "stopped (Ctrl-C included)",
+        2: "an unreadable snapshot, or handlers that cannot be loaded",
+        3: "the HTTP address is in use",
+    },
+    "auth login, auth logout": {
+        0: "done",
+        2: "bad usage",
+        3: "the server or its authorization server failed or refused",
+    },
+    "auth status": {
+        0: "something is stored (for URL, or for any server)",
+        1: "nothing is stored",
+        2: "bad usage",
+    },
+}
 
 
 class CodegenError(Exception):

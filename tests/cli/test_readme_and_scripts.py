@@ -1,5 +1,8 @@
-"""What the README shows and the quick-start scripts do: the config examples parse as the files they name,
-and the scripts install into a project-local virtual environment (never the system's Python)."""
+"""What the README shows and the quick-start scripts do: the README is a short overview whose links reach the
+docs, and the scripts install into a project-local virtual environment (never the system's Python).
+
+The README's Python example runs with the docs' examples (tests/docs/test_docs_examples.py), which also parse the
+config examples as the files they name."""
 
 from __future__ import annotations
 
@@ -12,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from mcp_codegen.diagnostics import CODES
 from mcp_codegen.errors import UsageError
 from mcp_codegen.inputs.config import load_config
 
@@ -20,40 +22,35 @@ ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def _toml_examples() -> list[tuple[str, str]]:
-    """Every ```toml block of the README that names its file in its first line (`# mcp-codegen.toml`)."""
-    blocks = re.findall(r"^```toml\n(.*?)^```", README, re.MULTILINE | re.DOTALL)
-    named = []
-    for block in blocks:
-        first = block.splitlines()[0]
-        if match := re.fullmatch(r"#\s*(mcp-codegen\.toml|pyproject\.toml)\b.*", first):
-            named.append((match.group(1), block))
-    return named
-
-
-def test_the_readme_shows_both_config_forms() -> None:
-    assert sorted(name for name, _ in _toml_examples()) == ["mcp-codegen.toml", "pyproject.toml"]
-
-
-@pytest.mark.parametrize(("name", "text"), _toml_examples(), ids=lambda value: value if value.endswith("toml") else "")
-def test_readme_config_examples_parse_as_the_file_they_name(tmp_path: Path, name: str, text: str) -> None:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    cfg = load_config(path)
-    assert set(cfg.servers) == {"memory", "time", "docs"}
-    assert set(cfg.allow_warnings) <= set(CODES)
-    # and the other file name rejects it: the two forms are not interchangeable
-    other = tmp_path / ("pyproject.toml" if name == "mcp-codegen.toml" else "mcp-codegen.toml")
-    other.write_text(text, encoding="utf-8")
-    with pytest.raises(UsageError):
-        load_config(other)
-
-
 def test_an_unknown_allow_warnings_code_in_the_config_is_named(tmp_path: Path) -> None:
     path = tmp_path / "mcp-codegen.toml"
     path.write_text('allow_warnings = ["pattern-dropped", "patern-droped"]\n', encoding="utf-8")
     with pytest.raises(UsageError, match="patern-droped"):
         load_config(path)
+
+
+def test_the_readme_quick_start_is_the_two_scripts() -> None:
+    quick_start = README[README.index("## Quick start") : README.index("## Features")]
+    assert "bash scripts/demo.sh" in quick_start and "bash scripts/test.sh" in quick_start
+    for script in ("demo.sh", "test.sh"):
+        assert (ROOT / "scripts" / script).is_file()
+
+
+def test_the_readme_is_an_overview_whose_links_reach_the_docs() -> None:
+    assert len(README.splitlines()) <= 150  # the details live in docs/
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README)
+    docs_links = [link for link in links if link.startswith("docs/")]
+    assert len(docs_links) >= 15  # the features link into the docs
+    missing = [link for link in links if "://" not in link and not (ROOT / link).exists()]
+    assert missing == [], f"README links to files that do not exist: {missing}"
+    # and every docs page it links to is in the site's navigation
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert [link for link in docs_links if link.removeprefix("docs/") not in nav and link != "docs/index.md"] == []
+
+
+def test_exit_codes_and_benchmark_figures_live_in_the_docs_not_the_readme() -> None:
+    assert "| code | meaning |" not in README and "| benchmark |" not in README
+    assert "docs/reference/exit-codes.md" in README and "docs/explanation/speed.md" in README
 
 
 def test_the_readme_install_section_does_not_rely_on_pypi() -> None:
@@ -93,3 +90,6 @@ def test_demo_and_test_scripts_use_the_venv_helper() -> None:
     test_sh = (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
     assert test_sh.index("mypy --strict src") < test_sh.index("python -m pytest")
     assert test_sh.index("ruff check src") < test_sh.index("python -m pytest")
+    # the docs site builds (strictly) after the docs extra is installed, before the tests run
+    build = test_sh.index("python -m mkdocs build --strict")
+    assert test_sh.index("'.[test,docs]'") < build < test_sh.index("python -m pytest")

@@ -99,7 +99,7 @@ class StaleOutputError(CodegenError):
     "allow_warnings",
     multiple=True,
     metavar="CODE",
-    help="With --strict: accept warnings with this code (repeatable; README: 'Warning codes').",
+    help="With --strict: accept warnings with this code (repeatable; docs: reference/warning-codes).",
 )
 @click.option(
     "--check", is_flag=True, help="Write nothing; exit 1 if the output directory is not what would be generated."
@@ -175,7 +175,9 @@ def generate_command(
         reporter = Reporter(quiet, output_format, verbose=verbose)
         if unknown := unknown_codes(allow_warnings):
             what = "code" if len(unknown) == 1 else "codes"
-            raise UsageError(f"--allow-warning: unknown {what} {', '.join(unknown)} (see the README's warning codes)")
+            raise UsageError(
+                f"--allow-warning: unknown {what} {', '.join(unknown)} (see the warning codes in docs/reference/warning-codes.md)"
+            )
         flags = Flags(overwrite=overwrite, strict=strict, check=check, allowed=frozenset(allow_warnings))
         launch = launch_from_options(
             url,

@@ -9,7 +9,7 @@ relative to the directory of that file.
 # mcp-codegen.toml (or the same keys under [tool.mcp-codegen] in pyproject.toml)
 output = "mcp_clients"      # the umbrella package directory (its name is the import name)
 timeout = 30                # seconds for connecting and for each request
-allow_warnings = ["input-schema-empty"]  # warning codes --strict accepts (README: "Warning codes")
+allow_warnings = ["input-schema-empty"]  # warning codes --strict accepts (docs: reference/warning-codes.md)
 
 [servers.github]            # the name: its snake_case form names the subpackage (`github`)
 command = "npx"             # stdio: `command` (+ `args`) ...
@@ -268,7 +268,7 @@ class ProjectConfig(BaseModel):
         if unknown := unknown_codes(codes):
             raise ValueError(
                 f"unknown warning {'code' if len(unknown) == 1 else 'codes'} {', '.join(map(repr, unknown))} "
-                "(see the README's warning codes)"
+                "(see the warning codes in docs/reference/warning-codes.md)"
             )
         return codes
 

@@ -12,7 +12,7 @@ What stays here, and why it differs from the runtime's `AsyncConnection`:
 * `connect()` yields the `mcp.Client` to the caller's block, which lists through a raw
   `JSONRPCDispatcher` (see `snapshot.fetch`: off-spec tools must not abort a listing), and every
   failure, during the handshake or while the block lists, becomes a `ServerError` whose one-line
-  message is documented with exit code 3 (README "Exit codes"): messages name the phase
+  message is documented with exit code 3 (docs: reference/exit-codes.md): messages name the phase
   ("during tools/list (page 2)"), scrub secret values, and differ in wording from the runtime's
   `ConnectError`s, which only cover connecting.
 * the `auto` fallback to legacy SSE happens only when the first POST is refused with a 4xx other

@@ -1,0 +1,68 @@
+"""MkDocs hook: renders the tables kept in code (exit codes, warning codes, drift rules) into the docs pages.
+
+A page asks for a table with a line `<!-- table: NAME -->`; an unknown name fails the build. The tables are read
+from this checkout's `src/` (as mkdocstrings reads the API), so the pages always describe the code beside them.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from mcp_codegen.diagnostics import CODES  # noqa: E402
+from mcp_codegen.drift.rules import rule_table_markdown  # noqa: E402
+from mcp_codegen.errors import COMMAND_EXIT_CODES, EXIT_CODE_MEANINGS  # noqa: E402
+
+MARKER = re.compile(r"^<!-- table: ([a-z-]+) -->$", re.MULTILINE)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def exit_codes_table() -> str:
+    rows = [f"| {int(code)} | {_cell(meaning)} |" for code, meaning in EXIT_CODE_MEANINGS.items()]
+    return "\n".join(["| code | meaning |", "|---|---|", *rows])
+
+
+def command_exit_codes_table() -> str:
+    rows = [
+        f"| `{command}` | {code} | {_cell(meaning)} |"
+        for command, codes in COMMAND_EXIT_CODES.items()
+        for code, meaning in codes.items()
+    ]
+    return "\n".join(["| command | code | meaning |", "|---|---|---|", *rows])
+
+
+def warning_codes_table() -> str:
+    rows = [f"| `{code}` | {_cell(meaning)} |" for code, meaning in CODES.items()]
+    return "\n".join(["| code | meaning |", "|---|---|", *rows])
+
+
+TABLES: dict[str, Callable[[], str]] = {
+    "exit-codes": exit_codes_table,
+    "command-exit-codes": command_exit_codes_table,
+    "warning-codes": warning_codes_table,
+    "drift-rules": rule_table_markdown,
+}
+
+
+def render_tables(markdown: str) -> str:
+    """The page with every table marker replaced by its table (KeyError naming an unknown table)."""
+
+    def table(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in TABLES:
+            raise KeyError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
+        return TABLES[name]()
+
+    return MARKER.sub(table, markdown)
+
+
+def on_page_markdown(markdown: str, **_: Any) -> str:
+    return render_tables(markdown)
