@@ -594,3 +594,65 @@ async def test_the_listener_reports_a_refused_login_in_one_line(token_dir: Path)
             await listener_wait()
     assert str(caught.value) == "the authorization server refused the login: User said no"
     assert pages == [404, 400]
+
+
+# ------------------------------------------------------------- several processes, one record
+
+# Two processes refreshing one expired token at once (refresh tokens are valid once: see the server).
+REFRESH_AT_ONCE = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+
+    import anyio
+    from fakepkg import AsyncClient
+    from mcp_codegen.runtime import stored
+
+    import mcp.client.streamable_http  # imported before the barrier so neither process is held up by it
+    import mcp.client.session
+
+    url, mine, theirs = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    auth = stored(url)
+    mine.touch()
+    while not theirs.exists():  # both start their first request at the same moment
+        time.sleep(0.001)
+
+    async def main() -> None:
+        async with AsyncClient.http(url, auth=auth, drift_check=False, timeout=30) as client:
+            print((await client.call_raw("whoami")).text)
+
+    anyio.run(main)
+    """
+)
+
+
+async def test_two_processes_refreshing_one_stored_token_both_stay_logged_in(
+    server: RunningServer, token_dir: Path, tmp_path: Path
+) -> None:
+    flow = await login(server.url)
+    store = TokenStore.for_url(server.url)
+    client_id = store.describe().client_id
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests" / "runtime")])}
+    for round_ in range(3):
+        record = json.loads(store.path.read_text())
+        record["expiresAt"] = 1.0  # expired: the next request of each process refreshes first
+        store.path.write_text(json.dumps(record))
+        barrier = [tmp_path / f"ready-{round_}-{side}" for side in ("a", "b")]
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-c", REFRESH_AT_ONCE, server.url, str(mine), str(theirs)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=environment,
+            )
+            for mine, theirs in (barrier, barrier[::-1])
+        ]
+        for process in processes:
+            out, err = process.communicate(timeout=120)
+            assert process.returncode == 0, err[-2000:]
+            assert out.strip() == client_id
+        stored_tokens = json.loads(store.path.read_text())["tokens"]
+        assert stored_tokens["refresh_token"] in server.provider.refresh  # the file holds the live one
+    assert flow.logins == 1  # never a second login
+    assert server.provider.issued["refresh_token"] == 3  # one refresh per round, shared by both
