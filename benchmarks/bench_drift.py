@@ -166,11 +166,11 @@ def canonical_floor(listing: Any) -> str:
 
 
 def guard_package(tools: list[Tool], work: Path) -> tuple[ModuleType, Mapping[str, str]]:
-    """Generate a package for `tools`: (its `_runtime.drift` module, its `specs.TOOL_HASHES`)."""
+    """Generate a package for `tools`: (its `_runtime.calls.drift` module, its `specs.TOOL_HASHES`)."""
     import importlib
 
     generate_package(snapshot_dict(tools), work, GUARD_PACKAGE)
-    drift = importlib.import_module(f"{GUARD_PACKAGE}._runtime.drift")
+    drift = importlib.import_module(f"{GUARD_PACKAGE}._runtime.calls.drift")
     specs = importlib.import_module(f"{GUARD_PACKAGE}.specs")
     return drift, specs.TOOL_HASHES
 

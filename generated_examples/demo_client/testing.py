@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from . import specs
-from ._runtime.fake import (
+from ._runtime.serving.fake import (
     FakeCall,
     FakeContext,
     FakeError,
@@ -23,7 +23,7 @@ from ._runtime.fake import (
     ToolHook,
     ToolHooks,
 )
-from ._runtime.fake import FakeServer as FakeServerBase
+from ._runtime.serving.fake import FakeServer as FakeServerBase
 
 if TYPE_CHECKING:
     from ._runtime import ToolResult

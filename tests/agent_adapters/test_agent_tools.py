@@ -17,7 +17,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from mcp_codegen.runtime.agents import NotStrictError, strict_json_schema
-from mcp_codegen.runtime.tracing import ToolCall
+from mcp_codegen.runtime.calls.tracing import ToolCall
 
 pytestmark = pytest.mark.anyio
 

@@ -264,9 +264,9 @@ def test_smolagents_images(everything_pkg: ModuleType, everything_command: list[
     # Text and an image: the text, the image named by a placeholder (an AgentImage would lose the text).
     assert "[image: image/png" in str(result)
     # An image alone is smolagents' native AgentImage.
-    package = type(raw).__module__.rpartition(".")[0]
-    runtime = sys.modules[package + ".agent_smolagents"]
-    part_class = sys.modules[package + ".agent_output"].ContentPart
+    agents = type(raw).__module__.rpartition(".")[0]  # <package>._runtime.agents
+    runtime = sys.modules[agents + ".frameworks.smolagents"]
+    part_class = sys.modules[agents + ".output"].ContentPart
     png = io.BytesIO()
     PIL.Image.new("RGB", (3, 2)).save(png, format="PNG")
     data = base64.b64encode(png.getvalue()).decode()

@@ -11,7 +11,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcp_codegen.runtime.fake import FakeContext, FakeError, FakeServer
+from mcp_codegen.runtime.serving.fake import FakeContext, FakeError, FakeServer
 
 pytestmark = pytest.mark.anyio
 

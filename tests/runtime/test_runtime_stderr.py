@@ -17,7 +17,7 @@ from rt_helpers import HERE, PYTHON
 from rt_server import build_server
 
 from mcp_codegen.runtime import ConnectError
-from mcp_codegen.runtime.toolkit import ToolkitBase
+from mcp_codegen.runtime.client.toolkit import ToolkitBase
 
 pytestmark = pytest.mark.anyio
 

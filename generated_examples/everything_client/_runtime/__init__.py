@@ -8,25 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._connect import AsyncConnection
-from .callbacks import (
-    Accept,
-    Cancel,
-    Completion,
-    Decline,
-    ElicitationRequest,
-    ListChanged,
-    LogMessage,
-    Root,
-    SamplingMessage,
-    SamplingRequest,
-    ServerRequests,
-    accept_defaults,
-    ask_on_terminal,
-)
-from .client import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
-from .drift import DriftSummary, SchemaDriftError
-from .errors import (
+from .calls.drift import DriftSummary, SchemaDriftError
+from .calls.errors import (
     ArgumentsValidationError,
     AuthRequiredError,
     ConnectError,
@@ -43,11 +26,33 @@ from .errors import (
     ToolError,
     UnknownToolError,
 )
-from .options import CallOptions, ProgressCallback
-from .results import PromptResult, ResourceResult, ToolResult
-from .sentinel import NOT_SENT, NotSent
-from .specs import PromptSpec, ResourceSpec, SnapshotData, TemplateSpec, ToolSpec
-from .sync import SyncClientBase, SyncConnection, SyncPromptsBase, SyncResourcesBase
+from .calls.options import CallOptions, ProgressCallback
+from .calls.results import PromptResult, ResourceResult, ToolResult
+from .calls.sentinel import NOT_SENT, NotSent
+from .calls.specs import PromptSpec, ResourceSpec, SnapshotData, TemplateSpec, ToolSpec
+from .client.base import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
+from .client.blocking import (
+    SyncClientBase,
+    SyncConnection,
+    SyncPromptsBase,
+    SyncResourcesBase,
+)
+from .connection.session import AsyncConnection
+from .server_requests.handlers import (
+    Accept,
+    Cancel,
+    Completion,
+    Decline,
+    ElicitationRequest,
+    ListChanged,
+    LogMessage,
+    Root,
+    SamplingMessage,
+    SamplingRequest,
+    ServerRequests,
+    accept_defaults,
+    ask_on_terminal,
+)
 
 #: What every generated package's `__init__` re-exports from its runtime, in import order (constants,
 #: classes, functions): the package template imports exactly these, and the generator keeps model class
@@ -93,9 +98,9 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
 
 if TYPE_CHECKING:
     from .agents import AgentTool, ContentPart, ToolOutput, ToolSet
+    from .agents.names import agent_tool_names
     from .auth import TokenStore, client_credentials, oauth, stored
-    from .toolnames import agent_tool_names
-    from .tracing import ToolCall, TraceRecorder
+    from .calls.tracing import ToolCall, TraceRecorder
 
 #: What every generated package also re-exports, imported on first use: name -> runtime module.
 PACKAGE_LAZY_EXPORTS: dict[str, str] = {
@@ -112,9 +117,9 @@ _LAZY = {
     "ContentPart": "agents",
     "ToolOutput": "agents",
     "ToolSet": "agents",
-    "agent_tool_names": "toolnames",
-    "ToolCall": "tracing",
-    "TraceRecorder": "tracing",
+    "agent_tool_names": "agents.names",
+    "ToolCall": "calls.tracing",
+    "TraceRecorder": "calls.tracing",
 }
 
 

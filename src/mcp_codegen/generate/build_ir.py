@@ -28,7 +28,7 @@ from mcp_codegen.generate.naming import (
 from mcp_codegen.generate.schema_prep import PreparedTool, accepts_null, is_wrapped_primitive, prepare_tool
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
-from mcp_codegen.runtime.drift import tool_fingerprint
+from mcp_codegen.runtime.calls.drift import tool_fingerprint
 from mcp_codegen.snapshot.model import Snapshot
 
 #: Names at the top of the generated client and specs modules, which import model classes: a model

@@ -105,6 +105,9 @@ def _server_package(
 
 
 def runtime_files() -> dict[str, str]:
-    """The runtime support, copied verbatim as the `_runtime` subpackage."""
+    """The runtime support, copied verbatim (its whole tree of subpackages) as the `_runtime` subpackage."""
     runtime = Path(str(resources.files("mcp_codegen"))) / "runtime"
-    return {f"_runtime/{path.name}": path.read_text(encoding="utf-8") for path in sorted(runtime.glob("*.py"))}
+    return {
+        f"_runtime/{path.relative_to(runtime).as_posix()}": path.read_text(encoding="utf-8")
+        for path in sorted(runtime.rglob("*.py"))
+    }

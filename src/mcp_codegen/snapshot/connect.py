@@ -1,6 +1,6 @@
 """Connecting to a server for a snapshot: the generator's side of the one connection stack.
 
-The transports are the ones every generated client ships (`mcp_codegen.runtime._connect`): the
+The transports are the ones every generated client ships (`mcp_codegen.runtime.connection.session`): the
 stdio transport (`stdio_transport`: own process group, exit code, stderr tail, non-JSON stdout
 skipped and counted, stdin EOF then SIGTERM then SIGKILL, always reaped, shielded from
 cancellation), streamable HTTP and legacy SSE with the status-recording response hook
@@ -55,7 +55,8 @@ from mcp.shared.message import SessionMessage
 
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
-from mcp_codegen.runtime._connect import (
+from mcp_codegen.runtime.calls.errors import unwrap_exception_group
+from mcp_codegen.runtime.connection.session import (
     MODERN_OPTIONS,
     HttpWatch,
     ProcessWatch,
@@ -64,7 +65,6 @@ from mcp_codegen.runtime._connect import (
     speaks_only_modern,
     stdio_transport,
 )
-from mcp_codegen.runtime.errors import unwrap_exception_group
 
 Progress = Callable[[str], None]
 

@@ -17,7 +17,7 @@ from mcp_codegen.runtime import (
     accept_defaults,
     ask_on_terminal,
 )
-from mcp_codegen.runtime._connect import AsyncConnection
+from mcp_codegen.runtime.connection.session import AsyncConnection
 
 from .client import AsyncClient, Client
 
