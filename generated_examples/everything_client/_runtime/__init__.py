@@ -31,12 +31,8 @@ from .calls.results import PromptResult, ResourceResult, ToolResult
 from .calls.sentinel import NOT_SENT, NotSent
 from .calls.specs import PromptSpec, ResourceSpec, SnapshotData, TemplateSpec, ToolSpec
 from .client.base import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
-from .client.blocking import (
-    SyncClientBase,
-    SyncConnection,
-    SyncPromptsBase,
-    SyncResourcesBase,
-)
+from .client.blocking import SyncConnection, SyncPromptsBase, SyncResourcesBase
+from .client.sync_client import SyncClientBase
 from .connection.session import AsyncConnection
 from .server_requests.handlers import (
     Accept,

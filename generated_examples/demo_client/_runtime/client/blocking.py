@@ -24,46 +24,32 @@ from contextlib import (
     asynccontextmanager,
     contextmanager,
 )
-from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, ParamSpec, TypeVar
 
 from ..calls.errors import ConnectionClosedError, unwrap_exception_group
-from .base import AsyncClientBase, ClientInfo, prompt_arguments, template_uri
+from .base import AsyncClientBase, prompt_arguments, template_uri
 
 if TYPE_CHECKING:
     from typing import Self
 
-    import httpx2
-    import mcp_types
     from anyio.from_thread import BlockingPortal
     from mcp import Client as McpClient
     from mcp import ClientSession
-    from mcp.server import Server
-    from mcp.server.mcpserver import MCPServer
 
     from ..agents.toolset import ToolSet
-    from ..calls.drift import DriftSummary
     from ..calls.options import ProgressCallback
-    from ..calls.results import PromptResult, ResourceResult, ToolResult
+    from ..calls.results import PromptResult, ResourceResult
     from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec
-    from ..calls.tracing import CallHook
-    from ..connection.session import StderrTarget
     from ..server_requests.handlers import (
-        ChangeHandler,
-        ElicitationHandler,
-        LogHandler,
-        LogLevel,
-        ResourceUpdatedHandler,
-        RootLike,
-        SamplingHandler,
         ServerRequests,
     )
+    from .sync_client import SyncClientBase
 
-__all__ = ["SyncClientBase", "SyncConnection", "SyncPromptsBase", "SyncResourcesBase"]
+__all__ = ["BlockingCore", "SyncConnection", "SyncPromptsBase", "SyncResourcesBase"]
 
 AsyncT = TypeVar("AsyncT", bound=AsyncClientBase)
-SyncT = TypeVar("SyncT", bound="SyncClientBase[Any]")
+SyncT = TypeVar("SyncT", bound="BlockingCore[Any]")
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -181,12 +167,10 @@ class SyncConnection(AbstractContextManager[SyncT]):
         self.close(exc_type, exc, traceback)
 
 
-class SyncClientBase(Generic[AsyncT]):
-    """A blocking MCP client; the generated `Client` adds one method per tool that forwards to `_async`.
+class BlockingCore(Generic[AsyncT]):
+    """The plumbing of the blocking client: its own event-loop thread, and what is not a plain twin.
 
-    Create one with `stdio()`, `http()` or `connect()` (context managers; `.open()` works without
-    `with`, then `close()`). One client may be used from several threads at once.
-    `with_options()` gives a view of the same client whose calls use per-call options.
+    `SyncClientBase` (generated from the async client's parts) adds the twin of every async method.
     """
 
     # A `with_options()` view shares this client's `__dict__` and drives its own async view,
@@ -251,170 +235,6 @@ class SyncClientBase(Generic[AsyncT]):
                 yield client
 
         return SyncConnection(cls, wrapped)
-
-    @classmethod
-    def stdio(
-        cls,
-        command: str,
-        args: Sequence[str] = (),
-        *,
-        env: Mapping[str, str] | None = None,
-        cwd: str | Path | None = None,
-        timeout: float = 60.0,
-        drift_check: bool = True,
-        strict: bool = False,
-        stderr: StderrTarget = None,
-        client_info: ClientInfo | None = None,
-        elicitation: ElicitationHandler | None = None,
-        sampling: SamplingHandler | None = None,
-        roots: Sequence[RootLike] | None = None,
-        on_log: LogHandler | None = None,
-        on_change: ChangeHandler | None = None,
-        on_resource_updated: ResourceUpdatedHandler | None = None,
-    ) -> SyncConnection[Self]:
-        """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
-
-        `drift_check`, `strict`, `stderr` (where the server's stderr goes: None, `"discard"`, a
-        `logging.Logger` or an open file) and `client_info`: see `AsyncClient.stdio`.
-        """
-        async_class = cls._async_class
-        return SyncConnection(
-            cls,
-            lambda: async_class.stdio(
-                command,
-                args,
-                env=env,
-                cwd=cwd,
-                timeout=timeout,
-                drift_check=drift_check,
-                strict=strict,
-                stderr=stderr,
-                client_info=client_info,
-                elicitation=elicitation,
-                sampling=sampling,
-                roots=roots,
-                on_log=on_log,
-                on_change=on_change,
-                on_resource_updated=on_resource_updated,
-            ),
-        )
-
-    @classmethod
-    def http(
-        cls,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 60.0,
-        transport: Literal["auto", "http", "sse"] = "auto",
-        auth: httpx2.Auth | None = None,
-        drift_check: bool = True,
-        strict: bool = False,
-        client_info: ClientInfo | None = None,
-        elicitation: ElicitationHandler | None = None,
-        sampling: SamplingHandler | None = None,
-        roots: Sequence[RootLike] | None = None,
-        on_log: LogHandler | None = None,
-        on_change: ChangeHandler | None = None,
-        on_resource_updated: ResourceUpdatedHandler | None = None,
-    ) -> SyncConnection[Self]:
-        """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`)."""
-        async_class = cls._async_class
-        return SyncConnection(
-            cls,
-            lambda: async_class.http(
-                url,
-                headers=headers,
-                timeout=timeout,
-                transport=transport,
-                auth=auth,
-                drift_check=drift_check,
-                strict=strict,
-                client_info=client_info,
-                elicitation=elicitation,
-                sampling=sampling,
-                roots=roots,
-                on_log=on_log,
-                on_change=on_change,
-                on_resource_updated=on_resource_updated,
-            ),
-        )
-
-    @classmethod
-    def connect(
-        cls,
-        *,
-        env: Mapping[str, str] | None = None,
-        headers: Mapping[str, str] | None = None,
-        timeout: float = 60.0,
-        auth: httpx2.Auth | None = None,
-        drift_check: bool = True,
-        strict: bool = False,
-        stderr: StderrTarget = None,
-        client_info: ClientInfo | None = None,
-        elicitation: ElicitationHandler | None = None,
-        sampling: SamplingHandler | None = None,
-        roots: Sequence[RootLike] | None = None,
-        on_log: LogHandler | None = None,
-        on_change: ChangeHandler | None = None,
-        on_resource_updated: ResourceUpdatedHandler | None = None,
-    ) -> SyncConnection[Self]:
-        """Reach the server this client was generated from (see `AsyncClient.connect`)."""
-        async_class = cls._async_class
-        return SyncConnection(
-            cls,
-            lambda: async_class.connect(
-                env=env,
-                headers=headers,
-                timeout=timeout,
-                auth=auth,
-                drift_check=drift_check,
-                strict=strict,
-                stderr=stderr,
-                client_info=client_info,
-                elicitation=elicitation,
-                sampling=sampling,
-                roots=roots,
-                on_log=on_log,
-                on_change=on_change,
-                on_resource_updated=on_resource_updated,
-            ),
-        )
-
-    @classmethod
-    def in_process(
-        cls,
-        server: Server[Any] | MCPServer,
-        *,
-        timeout: float = 60.0,
-        drift_check: bool = True,
-        strict: bool = False,
-        client_info: ClientInfo | None = None,
-        elicitation: ElicitationHandler | None = None,
-        sampling: SamplingHandler | None = None,
-        roots: Sequence[RootLike] | None = None,
-        on_log: LogHandler | None = None,
-        on_change: ChangeHandler | None = None,
-        on_resource_updated: ResourceUpdatedHandler | None = None,
-    ) -> SyncConnection[Self]:
-        """Talk to a server object in this process (served on the client's event-loop thread)."""
-        async_class = cls._async_class
-        return SyncConnection(
-            cls,
-            lambda: async_class.in_process(
-                server,
-                timeout=timeout,
-                drift_check=drift_check,
-                strict=strict,
-                client_info=client_info,
-                elicitation=elicitation,
-                sampling=sampling,
-                roots=roots,
-                on_log=on_log,
-                on_change=on_change,
-                on_resource_updated=on_resource_updated,
-            ),
-        )
 
     # --------------------------------------------------------------------------------- plumbing
 
@@ -526,18 +346,6 @@ class SyncClientBase(Generic[AsyncT]):
         if connection is not None:
             connection.close()
 
-    def reconnect(self) -> None:
-        """Connect again the way this client connected (see `AsyncClient.reconnect`)."""
-        self._run(self._async.reconnect)
-
-    def subscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
-        """Ask for update notifications about `uri` (see `AsyncClient.subscribe_resource`)."""
-        self._run(self._async.subscribe_resource, uri, timeout=timeout)
-
-    def unsubscribe_resource(self, uri: str, *, timeout: float | None = None) -> None:
-        """Stop the updates `subscribe_resource(uri)` asked for."""
-        self._run(self._async.unsubscribe_resource, uri, timeout=timeout)
-
     def __enter__(self) -> Self:
         return self
 
@@ -555,43 +363,8 @@ class SyncClientBase(Generic[AsyncT]):
     # ------------------------------------------------------------------------------------ requests
 
     @property
-    def server_info(self) -> mcp_types.Implementation | None:
-        return self._async.server_info
-
-    @property
-    def protocol_version(self) -> str | None:
-        return self._async.protocol_version
-
-    @property
-    def instructions(self) -> str | None:
-        return self._async.instructions
-
-    @property
     def closed(self) -> bool:
         return self._closed or self._async.closed
-
-    def call(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> Any:
-        """Call a tool by wire (or Python) name; see `AsyncClient.call`."""
-        return self._run(self._async.call, name, arguments, timeout=timeout)
-
-    def call_raw(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> ToolResult:
-        return self._run(self._async.call_raw, name, arguments, timeout=timeout)
-
-    def on_call(self, callback: CallHook) -> Callable[[], None]:
-        """Observe every tool call (see `AsyncClient.on_call`); `callback` runs on the client's loop thread."""
-        return self._async.on_call(callback)
 
     def tools(
         self,
@@ -625,73 +398,6 @@ class SyncClientBase(Generic[AsyncT]):
             prompts=prompts,
         )
         return async_tools.bind(self, timeout=timeout)
-
-    def handle_openai_tool_calls(
-        self, tool_calls: Sequence[Any] | None, *, timeout: float | None = None
-    ) -> list[dict[str, Any]]:
-        """Run an OpenAI Chat Completions message's tool calls concurrently; the tool messages (see AsyncClient)."""
-        return self._run(
-            self._async.handle_openai_tool_calls, tool_calls, timeout=timeout
-        )
-
-    def handle_openai_responses_calls(
-        self, output: Sequence[Any] | None, *, timeout: float | None = None
-    ) -> list[dict[str, Any]]:
-        """Run the `function_call` items of a Responses API output; the `function_call_output` items."""
-        return self._run(
-            self._async.handle_openai_responses_calls, output, timeout=timeout
-        )
-
-    def handle_anthropic_tool_use(
-        self, content: Sequence[Any] | None, *, timeout: float | None = None
-    ) -> list[dict[str, Any]]:
-        """Run an Anthropic message's `tool_use` blocks concurrently; the `tool_result` blocks."""
-        return self._run(
-            self._async.handle_anthropic_tool_use, content, timeout=timeout
-        )
-
-    def check_drift(self, *, strict: bool = False) -> DriftSummary | None:
-        """See `AsyncClient.check_drift`."""
-        return self._run(self._async.check_drift, strict=strict)
-
-    def set_roots(self, roots: Sequence[RootLike]) -> None:
-        """Replace the roots offered to the server and notify it (see `AsyncClient.set_roots`)."""
-        self._run(self._async_client.set_roots, roots)
-
-    @property
-    def roots(self) -> tuple[str, ...] | None:
-        """The URIs of the roots offered to the server, or None when roots are not offered."""
-        return self._async_client.roots
-
-    def set_log_level(self, level: LogLevel, *, timeout: float | None = None) -> None:
-        """Ask the server for log messages at `level` and above (see `AsyncClient.set_log_level`)."""
-        self._run(self._async_client.set_log_level, level, timeout=timeout)
-
-    def list_tools(self) -> list[mcp_types.Tool]:
-        return self._run(self._async.list_tools)
-
-    def list_resources(self) -> list[mcp_types.Resource]:
-        return self._run(self._async.list_resources)
-
-    def list_resource_templates(self) -> list[mcp_types.ResourceTemplate]:
-        return self._run(self._async.list_resource_templates)
-
-    def list_prompts(self) -> list[mcp_types.Prompt]:
-        return self._run(self._async.list_prompts)
-
-    def read_resource(
-        self, uri: str, *, timeout: float | None = None
-    ) -> ResourceResult:
-        return self._run(self._async.read_resource, uri, timeout=timeout)
-
-    def get_prompt(
-        self,
-        name: str,
-        arguments: Mapping[str, str] | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> PromptResult:
-        return self._run(self._async.get_prompt, name, arguments, timeout=timeout)
 
 
 class SyncPromptsBase:

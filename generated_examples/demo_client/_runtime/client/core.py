@@ -1,0 +1,406 @@
+"""The connection state every part of the client shares: the session, closing, and sending requests."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType, TracebackType
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    NoReturn,
+    TypeVar,
+)
+
+from ..calls.errors import (
+    ConnectionClosedError,
+    McpClientError,
+    translate_error,
+    unwrap_exception_group,
+)
+from ..calls.input_required import resolve_input_required, speaks_multi_round
+from ..calls.options import (
+    CallOptions,
+    ProgressCallback,
+    merge_options,
+    send_with_options,
+)
+from ..connection.session import (
+    AsyncConnection,
+)
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    import mcp_types
+    from mcp import Client, ClientSession
+    from pydantic import BaseModel
+
+    from ..agents.tool import AgentTool
+    from ..calls.specs import PromptSpec, TemplateSpec, ToolSpec
+    from ..calls.tracing import CallHook
+    from ..server_requests.handlers import (
+        ServerRequests,
+    )
+
+
+R = TypeVar("R")
+_log = logging.getLogger(__name__)
+_PageT = TypeVar("_PageT", bound="BaseModel")
+_ItemT = TypeVar("_ItemT")
+
+_MAX_PAGES = 10_000
+
+_mcp_types: ModuleType | None = None
+
+
+def lazy_mcp_types() -> ModuleType:
+    """`mcp_types`, imported on first use (importing it costs ~0.25 s)."""
+    global _mcp_types
+    module = _mcp_types
+    if module is None:
+        import mcp_types
+
+        module = _mcp_types = mcp_types
+    return module
+
+
+def raise_translated(
+    error: Exception, *, method: str, uri: str | None = None, prompt: str | None = None
+) -> NoReturn:
+    context: dict[str, str] = {"method": method}
+    if uri is not None:
+        context["uri"] = uri
+    if prompt is not None:
+        context["prompt"] = prompt
+    translated = translate_error(error, **context)
+    if translated is error:
+        raise error
+    if isinstance(translated, McpClientError):
+        raise translated from None
+    raise translated
+
+
+async def call_hook(hook: Callable[[Any], object], value: object) -> None:
+    try:
+        result = hook(value)
+        if inspect.isawaitable(result):
+            await result
+    except Exception:  # noqa: BLE001 - a failing hook must not end the connection
+        _log.exception("a notification handler failed")
+
+
+def _session_gone(explained: BaseException | None) -> bool:
+    """Whether an HTTP server answered 404 for the session: it expired, or the server restarted."""
+    return getattr(explained, "status", None) == 404
+
+
+def _closed_under_us(error: BaseException) -> bool:
+    """Whether a request failed because the connection closed (the SDK's CONNECTION_CLOSED error)."""
+    return getattr(unwrap_exception_group(error), "code", None) == -32000
+
+
+class ClientCore:
+    """An MCP client session with typed calls; the generated `AsyncClient` adds one method per tool.
+
+    Create one with `stdio()`, `http()` or `connect()` (async context managers that own the
+    connection) or wrap a session you manage with `from_session()`. Calls may run concurrently.
+    `with_options()` gives a view of the same client whose calls use per-call options.
+    """
+
+    # `_call_options` lives outside `__dict__`: a `with_options()` view shares the client's
+    # `__dict__` (session, closed state, hooks) and differs only in this slot.
+    __slots__ = ("__dict__", "__weakref__", "_call_options")
+
+    #: Wire tool name -> spec (the generated class sets it).
+    _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {}
+    #: The prompts and resource templates the package was generated for (agent tools use them).
+    _prompts: ClassVar[Mapping[str, PromptSpec]] = {}
+    _templates: ClassVar[Mapping[str, TemplateSpec]] = {}
+    #: The launch recorded at generation time (secret-free JSON), or None.
+    _launch: ClassVar[Mapping[str, Any] | None] = None
+    #: Wire tool name -> hash of its schemas at generation (`specs.TOOL_HASHES`), for the drift guard.
+    _tool_hashes: ClassVar[Mapping[str, str] | None] = None
+    #: Prefix of the tool names agents see (`--tool-prefix`; the generated class may set it).
+    _tool_prefix: ClassVar[str] = ""
+    #: `on_call` observers; empty (the class default) until one is added, so plain calls pay one check.
+    _call_hooks: tuple[CallHook, ...] = ()
+    #: Agent tools handed out by `tools()`, by the name the model sees (for the `handle_*` methods).
+    _agent_tools: dict[str, AgentTool] | None = None
+    #: The handlers of server requests given at connect (`elicitation=`, `roots=`, ...), or None.
+    _server_requests: ServerRequests | None = None
+    #: Why the connection closed under the last failed request (e.g. the server's exit code), or None.
+    _closed_detail: str | None = None
+
+    def __init__(self, session: Client | ClientSession) -> None:
+        inner: Any = session
+        if not hasattr(inner, "send_request"):
+            inner = inner.session  # an entered mcp.Client
+        self._session: ClientSession = inner
+        self._call_options: CallOptions | None = None
+        self._closed_reason: str | None = None
+        self._connection: AsyncConnection[Any] | None = None
+
+    def with_options(
+        self,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        reset_timeout_on_progress: bool | None = None,
+        max_timeout: float | None = None,
+    ) -> Self:
+        """A view of this client whose requests use these options: `await client.with_options(timeout=5).add(a=1, b=2)`.
+
+        The view shares the session, the closed state and the `on_call` observers; it is cheap
+        to make per call. Options left out (None) keep the value of the client it is made from,
+        so views chain. They apply to every request of the view: typed tool methods, `call()`,
+        `call_raw()`, `prompts`, `resources`, `read_resource()`, `get_prompt()`, listings and
+        agent tools from `view.tools()`.
+
+        - `timeout`: seconds to wait for each response; overrides the connector's `timeout=`.
+          A method's own `timeout=` argument overrides it in turn.
+        - `on_progress(progress, total, message)`: called for each progress notification the
+          server sends for the request (a function or a coroutine function; it runs on the
+          client's event loop, so it should not block). Setting it asks the server for progress.
+        - `reset_timeout_on_progress`: restart the `timeout` at each progress notification, so
+          a long operation that keeps reporting progress is not cut off.
+        - `max_timeout`: an absolute limit in seconds from sending the request, progress or not.
+
+        When a timeout passes, the server is sent `notifications/cancelled` for the request and
+        `RequestTimeoutError` is raised; cancelling the awaiting task sends the same notification.
+        """
+        view = object.__new__(type(self))
+        view.__dict__ = self.__dict__  # the same dict object: state stays shared
+        view._call_options = merge_options(
+            self._call_options,
+            timeout=timeout,
+            on_progress=on_progress,
+            reset_timeout_on_progress=reset_timeout_on_progress,
+            max_timeout=max_timeout,
+        )
+        return view
+
+    def _mark_closed(self, reason: str) -> None:
+        if self._closed_reason is None:
+            self._closed_reason = reason
+
+    def _closed_error(self) -> ConnectionClosedError:
+        return ConnectionClosedError(self._closed_reason or "the connection is closed")
+
+    @property
+    def session(self) -> ClientSession:
+        """The SDK's `ClientSession`, for anything this client does not wrap."""
+        return self._session
+
+    @property
+    def server_info(self) -> mcp_types.Implementation | None:
+        """The server's name and version from `initialize` (None before it is known)."""
+        return self._session.server_info
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The MCP protocol version agreed with the server at `initialize`."""
+        return self._session.protocol_version
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's `instructions` from `initialize`: hints for using it, meant for a model's prompt."""
+        return self._session.instructions
+
+    @property
+    def closed(self) -> bool:
+        """Whether the connection is closed (by `aclose()`, or because the server went away)."""
+        return self._closed_reason is not None
+
+    async def aclose(self) -> None:
+        """Close a connection opened by `stdio()`/`http()`/`connect()`; later calls raise ConnectionClosedError.
+
+        A client made by `from_session()` is only marked closed: the session is yours to close.
+        """
+        self._mark_closed("the client was closed")
+        connection = self._connection
+        if connection is not None:
+            await connection.aclose()
+
+    async def close(self) -> None:
+        """Same as `aclose()`."""
+        await self.aclose()
+
+    async def reconnect(self) -> None:
+        """Connect again the way this client connected (a stdio server is started again; an HTTP
+        server gets a new session), after the server exited, restarted or dropped the session.
+
+        Calls in flight on the old session fail with `ConnectionClosedError` (never replayed); later
+        calls use the new session, as do `with_options()` views. The drift guard runs again.
+        Raises `ConnectError` when the server cannot be reached (the client stays closed), and
+        RuntimeError for a client made by `from_session()` (its session is yours).
+        """
+        connection = self._connection
+        if connection is None:
+            raise RuntimeError(
+                "a client made by from_session() cannot reconnect: open a new session"
+            )
+        self._mark_closed("the client is reconnecting")
+        self._session = await connection.reconnect()
+        self._closed_reason = None
+        guard = connection.after_connect
+        if guard is not None:
+            await guard(self)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        info = self._session.server_info if self._closed_reason is None else None
+        server = f" server={info.name!r}" if info is not None else ""
+        state = " closed" if self._closed_reason is not None else ""
+        return f"<{type(self).__name__}{server}{state}>"
+
+    async def _request(
+        self,
+        request: Any,
+        result_type: type[_PageT],
+        *,
+        method: str,
+        timeout: float | None = None,
+        uri: str | None = None,
+        prompt: str | None = None,
+    ) -> _PageT:
+        if self._closed_reason is not None:
+            raise self._closed_error()
+        try:
+            return await self._send(request, result_type, timeout, method)
+        except Exception as error:  # noqa: BLE001 - translated and re-raised
+            self._after_failure(error, method=method, uri=uri, prompt=prompt)
+
+    async def _send(
+        self,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+    ) -> _PageT:
+        """Send a request with this view's options, answering a 2026-07-28 server's requests for input."""
+        try:
+            return await self._send_answered(request, result_type, timeout, method)
+        except Exception as error:
+            connection = self._connection
+            if connection is None:
+                raise
+            if _closed_under_us(error):
+                self._closed_detail = await connection.closed_detail()
+                raise
+            if not _session_gone(connection.explain(error, method)):
+                raise
+        # The HTTP server no longer knows the session (it expired, or the server restarted): the
+        # request never reached a handler, so it is sent once more, on a new session.
+        await self.reconnect()
+        return await self._send_answered(request, result_type, timeout, method)
+
+    async def _send_answered(
+        self,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+    ) -> _PageT:
+        session = self._session
+        if speaks_multi_round(session):
+            send = functools.partial(self._send_once, timeout=timeout, method=method)
+            return await resolve_input_required(session, request, result_type, send)
+        sent: _PageT = await self._send_once(
+            request, result_type, timeout=timeout, method=method
+        )
+        return sent
+
+    async def _send_once(
+        self, request: Any, result_type: Any, *, timeout: float | None, method: str
+    ) -> Any:
+        """One request and its answer: the SDK's own timeout, or this view's `with_options()`."""
+        options = self._call_options
+        if options is not None:
+            return await send_with_options(
+                self._session,
+                request,
+                result_type,
+                options,
+                timeout,
+                what=f"{method} request",
+            )
+        return await self._session.send_request(
+            request, result_type, request_read_timeout_seconds=timeout
+        )
+
+    def _after_failure(
+        self,
+        error: Exception,
+        *,
+        method: str,
+        uri: str | None = None,
+        prompt: str | None = None,
+    ) -> NoReturn:
+        connection = self._connection
+        if connection is not None:
+            better = connection.explain(error, method)
+            if better is not None:
+                raise better from None
+        try:
+            raise_translated(error, method=method, uri=uri, prompt=prompt)
+        except ConnectionClosedError as closed:
+            detail, self._closed_detail = self._closed_detail, None
+            if detail is None:
+                self._mark_closed(str(closed))
+                raise
+            self._mark_closed(detail)
+            raise ConnectionClosedError(detail) from None
+
+    async def _list_all(
+        self,
+        method: str,
+        request_class: Any,
+        result_class: type[_PageT],
+        items: Callable[[_PageT], Sequence[_ItemT]],
+    ) -> list[_ItemT]:
+        types = lazy_mcp_types()
+        found: list[_ItemT] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(_MAX_PAGES):
+            params = (
+                types.PaginatedRequestParams(cursor=cursor)
+                if cursor is not None
+                else None
+            )
+            page = await self._request(
+                request_class(params=params), result_class, method=method
+            )
+            found.extend(items(page))
+            cursor = getattr(page, "next_cursor", None)
+            if not cursor or cursor in seen:
+                break
+            seen.add(cursor)
+        return found
+
+    async def ping(self, *, timeout: float | None = None) -> None:
+        """Check that the server answers (MCP `ping`); raises `RequestTimeoutError` after `timeout` s."""
+        types = lazy_mcp_types()
+        await self._request(
+            types.PingRequest(), types.EmptyResult, method="ping", timeout=timeout
+        )
+
+    def _translated(self, error: Exception, method: str | None) -> BaseException:
+        """What a request's failure is raised as (see `_after_failure`), without raising it."""
+        connection = self._connection
+        better = connection.explain(error, method) if connection is not None else None
+        return better if better is not None else translate_error(error, method=method)

@@ -1,0 +1,369 @@
+"""Making a client: `stdio()`, `http()`, `connect()`, `in_process()` and `from_session()`."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    Union,
+)
+
+from ..connection.session import (
+    AsyncConnection,
+    StderrTarget,
+    http_attempts,
+    in_process_attempt,
+    launch_attempts,
+    stdio_attempt,
+)
+from ..server_requests.handlers import list_changed_kind, updated_resource
+from .core import call_hook
+from .server_features import ServerFeatures
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    import httpx2
+    import mcp_types
+    from mcp import Client, ClientSession
+    from mcp.server import Server
+    from mcp.server.mcpserver import MCPServer
+
+    from ..server_requests.handlers import (
+        ChangeHandler,
+        ElicitationHandler,
+        LogHandler,
+        ResourceUpdatedHandler,
+        RootLike,
+        SamplingHandler,
+        ServerRequests,
+    )
+
+
+#: What `client_info=` takes: `(name, version)` or the SDK's `mcp_types.Implementation`.
+ClientInfo = Union[tuple[str, str], "mcp_types.Implementation"]
+
+
+@functools.cache
+def _installed_version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except (PackageNotFoundError, ValueError):
+        return "0.0.0"
+
+
+def _server_requests(
+    elicitation: ElicitationHandler | None,
+    sampling: SamplingHandler | None,
+    roots: Sequence[RootLike] | None,
+    on_log: LogHandler | None,
+) -> ServerRequests | None:
+    if elicitation is None and sampling is None and roots is None and on_log is None:
+        return None
+    from ..server_requests.handlers import ServerRequests
+
+    return ServerRequests(
+        elicitation=elicitation, sampling=sampling, roots=roots, on_log=on_log
+    )
+
+
+class Connectors(ServerFeatures):
+    """Making a client: `stdio()`, `http()`, `connect()`, `in_process()` and `from_session()`."""
+
+    __slots__ = ()
+
+    @classmethod
+    def from_session(
+        cls,
+        session: Client | ClientSession,
+        *,
+        server_requests: ServerRequests | None = None,
+    ) -> Self:
+        """Wrap an initialized session (an entered `mcp.Client` or `ClientSession`); you keep its lifetime.
+
+        To answer server requests, build the session with a `callbacks.ServerRequests`'s
+        `sdk_options()` (`mcp.Client(server, **requests.sdk_options())`) and pass it here as
+        `server_requests` (so `set_roots()` and `roots` work).
+        """
+        client = cls(session)
+        client._server_requests = server_requests
+        return client
+
+    @classmethod
+    def _connection_for(
+        cls,
+        attempts: Callable[[], Sequence[Any]],
+        timeout: float,
+        *,
+        drift_check: bool = True,
+        strict: bool = False,
+        client_info: ClientInfo | None = None,
+        server_requests: ServerRequests | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
+    ) -> AsyncConnection[Self]:
+        made: list[Self] = []
+
+        def make_client(session: Any, connection: AsyncConnection[Self]) -> Self:
+            client = cls(session)
+            client._connection = connection
+            client._server_requests = server_requests
+            connection.on_close = client._mark_closed
+            made.append(client)
+            return client
+
+        options: dict[str, Any] = {}
+        if on_change is not None or on_resource_updated is not None:
+
+            async def on_message(message: object) -> None:
+                connection = made[0]._connection if made else None
+                if connection is None:
+                    return
+                # Work a notification starts runs beside the session's receive loop, never in it.
+                kind = list_changed_kind(message)
+                if kind is not None and on_change is not None:
+                    connection.spawn(made[0]._relist, kind, on_change)
+                uri = updated_resource(message)
+                if uri is not None and on_resource_updated is not None:
+                    connection.spawn(call_hook, on_resource_updated, uri)
+
+            options["message_handler"] = on_message
+
+        async def guard(client: Self) -> object:
+            return await client.check_drift(strict=strict)
+
+        return AsyncConnection(
+            make_client,
+            attempts,
+            timeout=timeout,
+            after_connect=(
+                guard if drift_check and cls._tool_hashes is not None else None
+            ),
+            client_options={
+                "client_info": cls._implementation(client_info),
+                **(server_requests.sdk_options() if server_requests else {}),
+                **options,
+            },
+        )
+
+    @classmethod
+    def default_client_info(cls) -> tuple[str, str]:
+        """The `(name, version)` sent as `clientInfo` at initialize unless `client_info=` is given.
+
+        The generated package's name, and the version of the installed distribution of that
+        name ("0.0.0" when the package is not installed as a distribution).
+        """
+        package = __name__.rpartition("._runtime")[0]  # <package>._runtime.client
+        if (
+            not package
+        ):  # the runtime used in place (mcp_codegen.runtime): the class's package
+            package = cls.__module__.rpartition(".")[0] or cls.__module__
+        return package, _installed_version(package)
+
+    @classmethod
+    def _implementation(
+        cls, client_info: ClientInfo | None
+    ) -> mcp_types.Implementation:
+        import mcp_types
+
+        if isinstance(client_info, mcp_types.Implementation):
+            return client_info
+        name, version = (
+            cls.default_client_info() if client_info is None else client_info
+        )
+        return mcp_types.Implementation(name=name, version=version)
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        timeout: float = 60.0,
+        drift_check: bool = True,
+        strict: bool = False,
+        stderr: StderrTarget = None,
+        client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
+    ) -> AsyncConnection[Self]:
+        """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
+
+        The child sees only a minimal environment (PATH, HOME, ...) plus `env`. `timeout` bounds the
+        connect and is the default timeout of every request.
+
+        On connect the live tools are compared with the snapshot this package was generated from: a
+        removed tool or a changed schema logs one warning, or raises `SchemaDriftError` with
+        `strict=True`; `drift_check=False` skips the comparison (and its `tools/list` request).
+
+        `stderr` says where the server's stderr goes: None (default) to this process's stderr,
+        `"discard"`, a `logging.Logger` (one INFO record per line) or an open text or binary file.
+        Its last lines appear in connect errors either way.
+
+        `client_info` is the `(name, version)` (or an `mcp_types.Implementation`) sent at
+        initialize; default: `default_client_info()`, this package's name.
+
+        Server requests (see `server_requests`): `elicitation` answers `elicitation/create` (the
+        handler gets an `ElicitationRequest`, returns `Accept(content)`, `Decline()` or
+        `Cancel()`; accepted content is checked against the requested schema and its defaults
+        are filled in), `sampling` answers `sampling/createMessage` (gets a `SamplingRequest`,
+        returns text or a `Completion`), `roots` are the paths or `file://` URIs answered to
+        `roots/list` (change them with `set_roots()`), `on_log` receives each `LogMessage`.
+        `on_change` is called with a `ListChanged` after the server says its tools, resources or
+        prompts changed (`notifications/*/list_changed`): the client has listed them again and,
+        for tools, run the drift check on the new listing (a warning names what drifted).
+        `on_resource_updated` receives the URI of each `notifications/resources/updated` (for the
+        resources subscribed to with `client.resources.subscribe(uri)`).
+        Only the capabilities given are advertised. Handlers may be plain functions (run on
+        the event loop thread: keep them quick) or `async def`.
+        """
+        args = tuple(args)
+        return cls._connection_for(
+            lambda: [
+                stdio_attempt(
+                    command, args, env=env, cwd=cwd, timeout=timeout, stderr=stderr
+                )
+            ],
+            timeout,
+            drift_check=drift_check,
+            strict=strict,
+            client_info=client_info,
+            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            on_change=on_change,
+            on_resource_updated=on_resource_updated,
+        )
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+        transport: Literal["auto", "http", "sse"] = "auto",
+        auth: httpx2.Auth | None = None,
+        drift_check: bool = True,
+        strict: bool = False,
+        client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
+    ) -> AsyncConnection[Self]:
+        """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
+
+        `auth` is any `httpx2.Auth` applied to every request: `auth.oauth(url)` (log in when
+        needed), `auth.stored(url)` (the token `mcp-codegen auth login` stored),
+        `auth.client_credentials(url, client_id=..., client_secret=...)`, or the SDK's providers.
+        A request the server refuses after connecting (say, expired credentials) raises
+        `HttpStatusError` with the HTTP status and the names of the headers sent.
+        `drift_check`, `strict`, `client_info` and the server-request handlers
+        (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
+        """
+        return cls._connection_for(
+            lambda: http_attempts(
+                url, headers=headers, timeout=timeout, transport=transport, auth=auth
+            ),
+            timeout,
+            drift_check=drift_check,
+            strict=strict,
+            client_info=client_info,
+            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            on_change=on_change,
+            on_resource_updated=on_resource_updated,
+        )
+
+    @classmethod
+    def connect(
+        cls,
+        *,
+        env: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 60.0,
+        auth: httpx2.Auth | None = None,
+        drift_check: bool = True,
+        strict: bool = False,
+        stderr: StderrTarget = None,
+        client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
+    ) -> AsyncConnection[Self]:
+        """Reach the server this client was generated from, reading recorded secrets from the environment.
+
+        Environment variables named at generation are passed to a stdio server when set; header
+        templates such as `Bearer ${TOKEN}` are expanded from `os.environ` (a missing variable is a
+        `ConnectError`). `env=` and `headers=` add to or override what was recorded.
+        An HTTP server generated with `--auth` uses the token `mcp-codegen auth login` stored
+        (or client credentials, the secret read from the recorded environment variable); one
+        that answers 401 with a Bearer challenge uses the stored token for its URL. Without
+        one, `AuthRequiredError` names the login command. `auth=` overrides all of this.
+        `drift_check`, `strict`, `stderr` (a stdio server's), `client_info` and the
+        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
+        """
+        launch = cls._launch
+        return cls._connection_for(
+            lambda: launch_attempts(
+                launch,
+                env=env,
+                headers=headers,
+                timeout=timeout,
+                stderr=stderr,
+                auth=auth,
+            ),
+            timeout,
+            drift_check=drift_check,
+            strict=strict,
+            client_info=client_info,
+            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            on_change=on_change,
+            on_resource_updated=on_resource_updated,
+        )
+
+    @classmethod
+    def in_process(
+        cls,
+        server: Server[Any] | MCPServer,
+        *,
+        timeout: float = 60.0,
+        drift_check: bool = True,
+        strict: bool = False,
+        client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
+    ) -> AsyncConnection[Self]:
+        """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
+
+        `drift_check`, `strict`, `client_info` and the server-request handlers: see `stdio()`.
+        """
+        return cls._connection_for(
+            lambda: [in_process_attempt(server, timeout=timeout)],
+            timeout,
+            drift_check=drift_check,
+            strict=strict,
+            client_info=client_info,
+            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            on_change=on_change,
+            on_resource_updated=on_resource_updated,
+        )

@@ -1,0 +1,308 @@
+"""Calling tools: validating arguments, sending `tools/call`, typing results, and `on_call` observers."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    TypeVar,
+    cast,
+)
+
+from pydantic import ValidationError
+
+from ..calls.errors import (
+    ArgumentsValidationError,
+    ResultValidationError,
+    ToolError,
+    UnknownToolError,
+)
+from ..calls.results import ToolResult
+from ..calls.sentinel import NOT_SENT
+from .core import ClientCore, lazy_mcp_types
+
+if TYPE_CHECKING:
+
+    import mcp_types
+    from pydantic import BaseModel
+    from pydantic_core import ErrorDetails
+
+    from ..calls.specs import ToolSpec
+    from ..calls.tracing import CallHook
+
+
+R = TypeVar("R")
+
+
+def _error(kind: str, location: str, message: str, value: object) -> ErrorDetails:
+    return {"type": kind, "loc": (location,), "msg": message, "input": value}
+
+
+def _structured_from_text(raw: mcp_types.CallToolResult, unwrap: bool) -> object:
+    """Structured content for a result without `structuredContent`: the first text block parsed as JSON."""
+    import json
+
+    text = next((block.text for block in raw.content if block.type == "text"), None)
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"result": text} if unwrap else None
+    parsed = cast(object, value)
+    if unwrap and not _has_result_key(parsed):
+        return {"result": parsed}
+    return parsed
+
+
+def _has_result_key(value: object) -> bool:
+    return isinstance(value, dict) and "result" in value
+
+
+class ToolCalls(ClientCore):
+    """Calling tools: validating arguments, sending `tools/call`, typing results, and `on_call` observers."""
+
+    __slots__ = ()
+
+    async def _call_tool(
+        self,
+        spec: ToolSpec[Any, R],
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+    ) -> R:
+        """Validate `arguments` (Python field names; NOT_SENT values left out), call the tool, type the result."""
+        if self._call_hooks:
+            return await self._observed(
+                spec.name,
+                arguments,
+                lambda: self._call_tool_now(spec, arguments, timeout=timeout),
+            )
+        return await self._call_tool_now(spec, arguments, timeout=timeout)
+
+    async def _call_tool_now(
+        self,
+        spec: ToolSpec[Any, R],
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+    ) -> R:
+        raw = await self._send_tool_call(spec, arguments, timeout)
+        return cast(R, self._tool_outcome(spec, raw))
+
+    async def _send_tool_call(
+        self,
+        spec: ToolSpec[Any, Any],
+        arguments: Mapping[str, object],
+        timeout: float | None,
+    ) -> mcp_types.CallToolResult:
+        """Validate `arguments` with the tool's model (NOT_SENT values left out) and send `tools/call`."""
+        if self._closed_reason is not None:
+            raise self._closed_error()
+        values = {
+            key: value for key, value in arguments.items() if value is not NOT_SENT
+        }
+        try:
+            model = spec.arguments_model.model_validate(values)
+        except ValidationError as error:
+            raise ArgumentsValidationError(
+                error.errors(include_url=False), tool=spec.name
+            ) from error
+        payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        types = lazy_mcp_types()
+        request = types.CallToolRequest(
+            params=types.CallToolRequestParams(name=spec.name, arguments=payload)
+        )
+        try:
+            return await self._send(
+                request, types.CallToolResult, timeout, "tools/call"
+            )
+        except Exception as error:  # noqa: BLE001 - translated and re-raised
+            self._after_failure(error, method="tools/call")
+
+    def _tool_outcome(
+        self, spec: ToolSpec[Any, Any], raw: mcp_types.CallToolResult
+    ) -> object:
+        if raw.is_error:
+            raise ToolError(ToolResult(raw), tool=spec.name)
+        result_model = spec.result_model
+        if result_model is None:
+            return ToolResult(raw)
+        structured: object = raw.structured_content
+        if structured is None:
+            structured = _structured_from_text(raw, spec.unwrap_result)
+            if structured is None:
+                raise ResultValidationError(
+                    [],
+                    tool=spec.name,
+                    result=ToolResult(raw),
+                    reason="the result has no structured content",
+                )
+        try:
+            validated: BaseModel = result_model.model_validate(structured)
+        except ValidationError as error:
+            raise ResultValidationError(
+                error.errors(include_url=False), tool=spec.name, result=ToolResult(raw)
+            ) from None
+        if spec.unwrap_result:
+            field = spec.result_field
+            if field is not None:
+                return getattr(validated, field)
+        return validated
+
+    def _tool_spec(self, name: str) -> ToolSpec[Any, Any]:
+        tools = self._tools
+        spec = tools.get(name)
+        if spec is not None:
+            return spec
+        for candidate in tools.values():
+            if candidate.python_name == name:
+                return candidate
+        import difflib
+
+        choices = [*tools, *(candidate.python_name for candidate in tools.values())]
+        raise UnknownToolError(
+            name, list(dict.fromkeys(difflib.get_close_matches(name, choices, n=3)))
+        )
+
+    async def call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> Any:
+        """Call a tool by wire (or Python) name; `arguments` may use wire or Python field names.
+
+        Returns what the typed method returns: the result model, the unwrapped value, or a ToolResult.
+        """
+        return await self._call_tool(
+            self._tool_spec(name), arguments or {}, timeout=timeout
+        )
+
+    async def call_raw(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> ToolResult:
+        """Call any tool (even one this client was not generated with) without validation.
+
+        The result is returned as is, also when `is_error` is set.
+        """
+        values = {
+            key: value
+            for key, value in (arguments or {}).items()
+            if value is not NOT_SENT
+        }
+        if self._call_hooks:
+            return await self._observed(
+                name,
+                values,
+                lambda: self._call_raw_now(name, values, timeout),
+                source="raw",
+            )
+        return await self._call_raw_now(name, values, timeout)
+
+    async def _call_raw_now(
+        self, name: str, values: dict[str, Any], timeout: float | None
+    ) -> ToolResult:
+        types = lazy_mcp_types()
+        request = types.CallToolRequest(
+            params=types.CallToolRequestParams(name=name, arguments=values)
+        )
+        raw = await self._request(
+            request, types.CallToolResult, method="tools/call", timeout=timeout
+        )
+        return ToolResult(raw)
+
+    def on_call(self, callback: CallHook) -> Callable[[], None]:
+        """Call `callback(ToolCall)` after every tool call (typed, `call()`, `call_raw()`, agent adapters).
+
+        The `ToolCall` carries the wire name, the arguments, the result or the error and the
+        duration. `callback` may be a coroutine function (it is awaited, on the client's loop);
+        its exceptions are logged, never raised. Returns a function that removes the callback.
+        `TraceRecorder().attach(client)` keeps every call and renders a transcript.
+        """
+        self._call_hooks = (*self._call_hooks, callback)
+
+        def remove() -> None:
+            self._call_hooks = tuple(
+                hook for hook in self._call_hooks if hook is not callback
+            )
+
+        return remove
+
+    async def _observed(
+        self,
+        tool: str,
+        arguments: Mapping[str, object],
+        call: Callable[[], Awaitable[R]],
+        *,
+        source: str = "client",
+        agent_name: str | None = None,
+        framework: str | None = None,
+    ) -> R:
+        from ..calls.tracing import observed
+
+        values = {
+            key: value for key, value in arguments.items() if value is not NOT_SENT
+        }
+        return await observed(
+            self._call_hooks,
+            tool,
+            values,
+            call,
+            source=source,
+            agent_name=agent_name,
+            framework=framework,
+        )
+
+    async def call_spec(
+        self,
+        spec: ToolSpec[Any, Any],
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+    ) -> Any:
+        """Internal (`protocols.ToolCaller`, for agent tools): the typed call of `spec`."""
+        return await self._call_tool(spec, arguments, timeout=timeout)
+
+    async def call_spec_result(
+        self,
+        spec: ToolSpec[Any, Any],
+        arguments: Mapping[str, object],
+        *,
+        timeout: float | None = None,
+        agent_name: str | None = None,
+        framework: str | None = None,
+    ) -> ToolResult:
+        """Internal (`protocols.ToolCaller`): validate `arguments` like `_call_tool`, call the tool
+        and return the whole `ToolResult`.
+
+        What agent tool adapters use: the model gets every content block and the structured
+        content as sent. Raises ToolError for a result with `isError`.
+        """
+        if self._call_hooks:
+            return await self._observed(
+                spec.name,
+                arguments,
+                lambda: self._call_tool_result_now(spec, arguments, timeout),
+                source="agent",
+                agent_name=agent_name,
+                framework=framework,
+            )
+        return await self._call_tool_result_now(spec, arguments, timeout)
+
+    async def _call_tool_result_now(
+        self,
+        spec: ToolSpec[Any, Any],
+        arguments: Mapping[str, object],
+        timeout: float | None,
+    ) -> ToolResult:
+        raw = await self._send_tool_call(spec, arguments, timeout)
+        if raw.is_error:
+            raise ToolError(ToolResult(raw), tool=spec.name)
+        return ToolResult(raw)
