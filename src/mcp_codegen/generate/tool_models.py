@@ -42,7 +42,7 @@ def tool_models(plans: Sequence[ToolPlan], diagnostics: Diagnostics, *, workers:
     `workers` forces the number of worker processes (1: none); by default both cores are used when at least
     `PARALLEL_FROM` tools miss the cache.
     """
-    from mcp_codegen.inputs.options import generator_fingerprint
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
 
     store = ResultCache.open("models", generator_fingerprint(), _valid)
     units = [_unit(plan) for plan in plans]
