@@ -194,7 +194,7 @@ def _entry(output: ModelsOutput, unit: dict[str, Any], failed: str | None, diagn
 
 def _generate(units: Sequence[dict[str, Any]], workers: int | None) -> list[dict[str, Any]]:
     count = workers if workers is not None else (cores() if len(units) >= PARALLEL_FROM else 1)
-    return run_units(units, count)
+    return run_units(units, count, generate_units)
 
 
 def _field_json(info: FieldInfo) -> dict[str, Any]:
