@@ -17,7 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -25,8 +25,6 @@ from typing import Any
 
 Unit = dict[str, Any]
 Entry = dict[str, Any]
-#: What a worker runs on a share of units: a module-level function, so it pickles by name.
-Work = Callable[[Sequence[Unit]], list[Entry]]
 
 _active: list[Worker] | None = None
 
@@ -52,18 +50,18 @@ def warm_workers() -> Iterator[None]:
             worker.stop()
 
 
-def run_units(units: Sequence[Unit], count: int, work: Work) -> list[Entry]:
-    """`work(units)` (`tool_models.generate_units`), split into `count` contiguous shares over worker processes
-    (the warm ones when a `warm_workers()` block is open); results come back in order whatever the split.
+def run_units(units: Sequence[Unit], count: int) -> list[Entry]:
+    """`model_units.generate_units(units)`, split into `count` contiguous shares over worker processes (the
+    warm ones when a `warm_workers()` block is open); results come back in order whatever the split."""
+    from mcp_codegen.generate.model_units import generate_units
 
-    `work` goes to the workers with each share (pickled by name), so this module never imports its caller."""
     if not units:
         return []
     workers = _active
     started: list[Worker] = []
     if workers is None:
         if count <= 1:
-            return work(units)
+            return generate_units(units)
         import datamodel_code_generator  # noqa: F401 - imported once here, inherited by forked workers
 
         workers = started = [Worker(warm=False) for _ in range(count)]
@@ -71,11 +69,11 @@ def run_units(units: Sequence[Unit], count: int, work: Work) -> list[Entry]:
         count = max(1, min(count, len(workers), len(units)))
         size = -(-len(units) // count)
         shares = [list(units[start : start + size]) for start in range(0, len(units), size)]
-        sent = [worker.send(work, share) for worker, share in zip(workers, shares, strict=False)]
+        sent = [worker.send(share) for worker, share in zip(workers, shares, strict=False)]
         results: list[Entry] = []
         for worker, share, delivered in zip(workers, shares, sent, strict=False):
             answer = worker.receive() if delivered else None
-            results.extend(answer if answer is not None else work(share))
+            results.extend(answer if answer is not None else generate_units(share))
         return results
     finally:
         for worker in started:
@@ -98,9 +96,9 @@ class Worker:
         self.process.start()
         child.close()
 
-    def send(self, work: Work, units: list[Unit]) -> bool:
+    def send(self, units: list[Unit]) -> bool:
         try:
-            self.connection.send((work, units))
+            self.connection.send(units)
         except (OSError, ValueError):
             return False
         return True
@@ -123,17 +121,19 @@ class Worker:
 
 
 def _serve(connection: Connection, warm: bool) -> None:
+    from mcp_codegen.generate.model_units import generate_units
+
     if warm:
         from mcp_codegen.generate.models import run_datamodel_codegen
 
         run_datamodel_codegen({"$defs": {"Warm": {"type": "object", "properties": {"x": {"type": "integer"}}}}}, {})
     while True:
         try:
-            work, units = connection.recv()
+            units = connection.recv()
         except (EOFError, OSError):
             return
         try:
-            answer: tuple[bool, Any] = (True, work(units))
+            answer: tuple[bool, Any] = (True, generate_units(units))
         except Exception as error:  # raised again in the main process
             answer = (False, error)
         connection.send(answer)
