@@ -133,7 +133,7 @@ def profile_child(snapshot_path: Path, work: Path, use_cprofile: bool) -> None:
     import mcp_codegen.cli  # noqa: F401  (what the command imports before doing anything)
     from mcp_codegen.diagnostics import Diagnostics
     from mcp_codegen.generate import pipeline
-    from mcp_codegen.inputs import options
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
     from mcp_codegen.output.write import is_current, write_package
     from mcp_codegen.snapshot.model import read_snapshot
 
@@ -187,9 +187,9 @@ def profile_child(snapshot_path: Path, work: Path, use_cprofile: bool) -> None:
 
     # The unchanged path, as the CLI runs it (fresh caches are not possible in-process: the
     # generator fingerprint is cached, so time it through a new function call on a cleared cache).
-    options.generator_fingerprint.cache_clear()
+    generator_fingerprint.cache_clear()
     begin = time.perf_counter()
-    fingerprint = options.generator_fingerprint()
+    fingerprint = generator_fingerprint()
     fingerprinted = time.perf_counter() - begin
     begin = time.perf_counter()
     again = read_snapshot(snapshot_path)

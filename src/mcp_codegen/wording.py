@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from mcp_codegen.snapshot.model import Snapshot
+from collections.abc import Sized
+from typing import Protocol
+
+
+class Listing(Protocol):
+    """What `counts` reads of a server's listing (a `snapshot.model.Snapshot`): below the stages, it names none."""
+
+    @property
+    def tools(self) -> Sized: ...
+    @property
+    def resources(self) -> Sized: ...
+    @property
+    def resource_templates(self) -> Sized: ...
+    @property
+    def prompts(self) -> Sized: ...
 
 
 def plural(count: int, word: str) -> str:
@@ -10,14 +24,14 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def counts(snapshot: Snapshot, *, tools: int | None = None) -> str:
-    """`12 tools, 3 resources, 1 resource template, 2 prompts`; `tools` replaces the snapshot's count
+def counts(listing: Listing, *, tools: int | None = None) -> str:
+    """`12 tools, 3 resources, 1 resource template, 2 prompts`; `tools` replaces the listing's count
     (the tools actually generated, after --include/--exclude)."""
     return ", ".join(
         [
-            plural(len(snapshot.tools) if tools is None else tools, "tool"),
-            plural(len(snapshot.resources), "resource"),
-            plural(len(snapshot.resource_templates), "resource template"),
-            plural(len(snapshot.prompts), "prompt"),
+            plural(len(listing.tools) if tools is None else tools, "tool"),
+            plural(len(listing.resources), "resource"),
+            plural(len(listing.resource_templates), "resource template"),
+            plural(len(listing.prompts), "prompt"),
         ]
     )

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from cli.test_cli import LOOSE_SNAPSHOT, TINY_SNAPSHOT, assert_fails, files, run, state, write_json
+from mcp_codegen.generate.manifest import MANIFEST
 from mcp_codegen.output.umbrella import remove_subpackage
-from mcp_codegen.output.write import MANIFEST, write_package
+from mcp_codegen.output.write import write_package
 
 THREE_TOOLS: dict[str, Any] = {
     **TINY_SNAPSHOT,

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import keyword
 
+from mcp_codegen.casing import snake_case
 from mcp_codegen.generate.naming import (
     RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
     NameRegistry,
     class_prefixes,
     pascal_from_snake,
-    snake_case,
 )
 
 

@@ -14,9 +14,9 @@ from typing import Any
 from helpers import generate_into, imported_package, snapshot_of
 from pydantic import BaseModel
 
+from mcp_codegen.casing import words
 from mcp_codegen.diagnostics import Level
-from mcp_codegen.generate.naming import words
-from mcp_codegen.output.write import recorded_diagnostics
+from mcp_codegen.generate.manifest import recorded_diagnostics
 
 ENTITY = {
     "type": "object",

@@ -9,8 +9,9 @@ from pathlib import Path
 from helpers import ROOT
 
 from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.generate.fingerprint import input_hash
 from mcp_codegen.generate.pipeline import generate_files
-from mcp_codegen.inputs.options import GenerateOptions, Selection, input_hash
+from mcp_codegen.inputs.options import GenerateOptions, Selection
 from mcp_codegen.output.write import write_package
 from mcp_codegen.snapshot.model import read_snapshot
 

@@ -14,7 +14,7 @@ from helpers import corpus_names, corpus_snapshot
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import cache as cache_module
-from mcp_codegen.generate import formatting, tool_models, workers
+from mcp_codegen.generate import formatting, model_units, tool_models, workers
 from mcp_codegen.generate.build_ir import plan_tools
 from mcp_codegen.generate.pipeline import generate_files
 from mcp_codegen.inputs.options import GenerateOptions
@@ -71,8 +71,8 @@ def test_one_changed_tool_is_the_only_one_generated_again(cache: Path, monkeypat
     _generate(merged_corpus())
     before = set(_entries(cache))
     generated: list[object] = []
-    real = tool_models.generate_unit
-    monkeypatch.setattr(tool_models, "generate_unit", lambda unit: generated.append(unit) or real(unit))
+    real = model_units.generate_unit
+    monkeypatch.setattr(model_units, "generate_unit", lambda unit: generated.append(unit) or real(unit))
     formatted = _record_formatting(monkeypatch)
     incremental = _generate(merged_corpus(change=changed))
     assert len(generated) == 1
@@ -154,9 +154,9 @@ def test_tools_generated_together_get_the_entries_they_get_alone() -> None:
     diagnostics = Diagnostics()
     plans = plan_tools(merged_corpus(), diagnostics, GenerateOptions().selection)
     units = [tool_models._unit(plan) for plan in plans]
-    batches = tool_models._batches(units)
+    batches = model_units._batches(units)
     assert len(batches) < len(units) / 4  # most tools share a generator call
-    assert tool_models.generate_units(units) == [tool_models.generate_unit(unit) for unit in units]
+    assert model_units.generate_units(units) == [model_units.generate_unit(unit) for unit in units]
 
 
 def test_tools_that_could_affect_each_other_are_generated_alone() -> None:
@@ -177,9 +177,9 @@ def test_tools_that_could_affect_each_other_are_generated_alone() -> None:
     )
     plans = plan_tools(snapshot, Diagnostics(), GenerateOptions().selection)
     units = [tool_models._unit(plan) for plan in plans]
-    sizes = [[unit["prefix"] for unit in batch] for batch in tool_models._batches(units)]
+    sizes = [[unit["prefix"] for unit in batch] for batch in model_units._batches(units)]
     assert ["Get", "GetItems"] not in sizes and ["List", "Push"] not in sizes
-    assert tool_models.generate_units(units) == [tool_models.generate_unit(unit) for unit in units]
+    assert model_units.generate_units(units) == [model_units.generate_unit(unit) for unit in units]
 
 
 def _github_snapshot(count: int) -> Snapshot:
@@ -196,7 +196,7 @@ def test_inside_warm_workers_the_tools_go_to_the_workers_started_on_entry(monkey
     with workers.warm_workers():
         started = list(workers._active or [])
         # Patched after the workers forked: only a tool made in this process would call it.
-        monkeypatch.setattr(tool_models, "generate_units", _fails)
+        monkeypatch.setattr(model_units, "generate_units", _fails)
         inside = _generate(snapshot)
     assert len(started) == 2
     assert inside == alone
@@ -209,12 +209,12 @@ def test_a_worker_that_dies_only_costs_time(monkeypatch: pytest.MonkeyPatch) -> 
     snapshot = _github_snapshot(14)  # enough tools for both workers
     alone = _generate(snapshot)
     made_here: list[int] = []
-    real = tool_models.generate_units
+    real = model_units.generate_units
     with workers.warm_workers():
         for worker in workers._active or []:
             worker.process.kill()
             worker.process.join()
-        monkeypatch.setattr(tool_models, "generate_units", lambda units: made_here.append(len(units)) or real(units))
+        monkeypatch.setattr(model_units, "generate_units", lambda units: made_here.append(len(units)) or real(units))
         assert _generate(snapshot) == alone
     assert sum(made_here) == 14  # both shares made in this process instead
 

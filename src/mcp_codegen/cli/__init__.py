@@ -10,6 +10,13 @@ import sys
 import click
 
 from mcp_codegen import __version__
+from mcp_codegen.cli.auth import auth_group
+from mcp_codegen.cli.drift import check_command, diff_command
+from mcp_codegen.cli.generate import generate_command
+from mcp_codegen.cli.init import init_command
+from mcp_codegen.cli.serve import serve_command
+from mcp_codegen.cli.snapshot import snapshot_command
+from mcp_codegen.cli.verify import verify_command
 from mcp_codegen.errors import ExitCode
 
 
@@ -82,7 +89,15 @@ def cli() -> None:
     """
 
 
-# Each module registers its commands on `cli`.
-from mcp_codegen.cli import auth, drift, generate, init, serve, snapshot, verify  # noqa: E402
+# The commands live in their own modules and know nothing of the group: it adds them here, so the
+# package imports its modules and none of them imports the package back.
+cli.add_command(auth_group)
+cli.add_command(check_command)
+cli.add_command(diff_command)
+cli.add_command(generate_command)
+cli.add_command(init_command)
+cli.add_command(serve_command)
+cli.add_command(snapshot_command)
+cli.add_command(verify_command)
 
-__all__ = ["auth", "cli", "drift", "generate", "init", "main", "serve", "snapshot", "verify"]
+__all__ = ["cli", "main", "version_text"]

@@ -15,14 +15,13 @@ from typing import Any, Literal
 
 import click
 
-from mcp_codegen.cli import cli
 from mcp_codegen.cli.common import AUTH_OPTIONS, DEFAULT_TIMEOUT, AuthOptions, Reporter, connect_once, run_command
 from mcp_codegen.inputs.launch import parse_http, redact_url
 
 _STORES = click.Choice(["auto", "file", "keyring"])
 
 
-@cli.group("auth")
+@click.group("auth")
 def auth_group() -> None:
     """Log in to OAuth-protected servers and manage the stored tokens.
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import click
 
-from mcp_codegen.cli import cli
 from mcp_codegen.cli.common import (
     AuthOptions,
     Reporter,
@@ -72,7 +71,7 @@ def _report_drift(old: Snapshot, new: Snapshot, fail_on: str, output_format: str
         sys.exit(code)
 
 
-@cli.command("diff")
+@click.command("diff")
 @click.argument("old", type=click.Path(path_type=Path))
 @click.argument("new", type=click.Path(path_type=Path))
 @_drift_options
@@ -91,7 +90,7 @@ def diff_command(old: Path, new: Path, fail_on: str, output_format: str, allow_f
     run_command(action, error_code=COMPARISON_FAILED)
 
 
-@cli.command("check")
+@click.command("check")
 @server_options
 @click.option(
     "--against",

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from mcp_codegen.cli import cli
 from mcp_codegen.cli.common import (
     AuthOptions,
     Reporter,
@@ -40,7 +39,7 @@ class StaleOutputError(CodegenError):
     exit_code = ExitCode.FAILED_CHECK
 
 
-@cli.command("generate")
+@click.command("generate")
 @server_options
 @click.option(
     "--snapshot",

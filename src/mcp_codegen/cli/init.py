@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from mcp_codegen.cli import cli
 from mcp_codegen.cli.common import run_command
 from mcp_codegen.errors import OutputConflictError
 from mcp_codegen.wording import plural
@@ -14,7 +13,7 @@ from mcp_codegen.wording import plural
 CONFIG_FILE = "mcp-codegen.toml"  # `inputs.config.CONFIG_FILE` (that module imports pydantic: imported late)
 
 
-@cli.command("init")
+@click.command("init")
 @click.option(
     "--from",
     "source",

@@ -17,13 +17,12 @@ from typing import Any
 
 import click
 
-from mcp_codegen.cli import cli
 from mcp_codegen.cli.common import run_command
 from mcp_codegen.errors import ServerError, UsageError
 from mcp_codegen.snapshot.model import read_snapshot
 
 
-@cli.command("serve")
+@click.command("serve")
 @click.option(
     "--snapshot",
     "source",

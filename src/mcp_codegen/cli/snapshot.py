@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from mcp_codegen.cli import cli
 from mcp_codegen.cli.common import (
     AuthOptions,
     Reporter,
@@ -19,7 +18,7 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
 
 
-@cli.command("snapshot")
+@click.command("snapshot")
 @server_options
 @click.option(
     "-o",

@@ -14,14 +14,13 @@ from pathlib import Path
 
 import click
 
-from mcp_codegen.cli import cli
 from mcp_codegen.cli.common import run_command
 from mcp_codegen.errors import ExitCode, UsageError
 
 _SKIPPED_DIRECTORIES = {".git", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".mypy_cache"}
 
 
-@cli.command("verify")
+@click.command("verify")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("-q", "--quiet", is_flag=True, help="Print only stale files and errors.")
 def verify_command(paths: tuple[Path, ...], quiet: bool) -> None:
@@ -34,9 +33,10 @@ def verify_command(paths: tuple[Path, ...], quiet: bool) -> None:
 
     def action() -> None:
         from mcp_codegen.diagnostics import Diagnostics
+        from mcp_codegen.generate.manifest import read_manifest
         from mcp_codegen.inputs.options import GenerateOptions
         from mcp_codegen.output.job import prepare
-        from mcp_codegen.output.write import differences, read_manifest
+        from mcp_codegen.output.write import differences
         from mcp_codegen.snapshot.model import read_snapshot
 
         packages = sorted(set(_packages(paths or (Path.cwd(),))))
@@ -75,7 +75,7 @@ def verify_command(paths: tuple[Path, ...], quiet: bool) -> None:
 
 
 def _packages(paths: tuple[Path, ...]) -> Iterator[Path]:
-    from mcp_codegen.output.write import MANIFEST
+    from mcp_codegen.generate.manifest import MANIFEST
 
     for path in paths:
         if path.is_file() or not path.exists():

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_codegen import __version__
+from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, names_in
@@ -23,7 +24,6 @@ from mcp_codegen.generate.naming import (
     RESERVED_NAMESPACE_MEMBERS,
     NameRegistry,
     class_prefixes,
-    snake_case,
 )
 from mcp_codegen.generate.schema_prep import PreparedTool, accepts_null, is_wrapped_primitive, prepare_tool
 from mcp_codegen.inputs.options import Selection

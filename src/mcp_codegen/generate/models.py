@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.generate.naming import PYDANTIC_MODEL_ATTRIBUTES, RESERVED_IDENTIFIERS, NameRegistry, snake_case
+from mcp_codegen.generate.naming import PYDANTIC_MODEL_ATTRIBUTES, RESERVED_IDENTIFIERS, NameRegistry
 
 SHARED_MODULE = "_shared"
 

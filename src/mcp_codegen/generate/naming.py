@@ -8,18 +8,11 @@ from __future__ import annotations
 
 import builtins
 import keyword
-import re
-import unicodedata
 from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 
 from mcp_codegen import runtime
-
-#: A new word starts at a capital after a lowercase letter (`getSum`), at a capitalized word after a digit or
-#: a capital (`v2Response`, `HTTPResponse`); a digit's capital suffix stays with it (`Point3D`: one word).
-_WORD_BOUNDARY = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z0-9])(?=[A-Z][a-z])")
-_NOT_IDENTIFIER_CHAR = re.compile(r"[^0-9a-zA-Z]+")
 
 #: Attributes of pydantic models, their metaclass's included: datamodel-code-generator renames a field
 #: `mro` or `register` too.
@@ -49,34 +42,6 @@ RESERVED_CLIENT_MEMBERS: frozenset[str] = (
 RESERVED_NAMESPACE_MEMBERS: frozenset[str] = public_members(
     runtime.AsyncPromptsBase, runtime.AsyncResourcesBase, runtime.SyncPromptsBase, runtime.SyncResourcesBase
 )
-
-
-def words(name: str) -> list[str]:
-    """Split any wire name into lowercase ASCII words: `getHTTPResponse-v2` -> get, http, response, v2."""
-    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    spaced = _WORD_BOUNDARY.sub(" ", ascii_name)
-    return [word.lower() for word in _NOT_IDENTIFIER_CHAR.split(spaced) if word]
-
-
-def snake_case(name: str, *, fallback: str) -> str:
-    """A lowercase identifier for `name`; `fallback` when nothing usable is left, or as a prefix to a digit."""
-    parts = words(name)
-    if not parts:
-        return fallback
-    result = "_".join(parts)
-    if result[0].isdigit():
-        result = f"{fallback}_{result}"
-    return result
-
-
-def pascal_case(name: str, *, fallback: str) -> str:
-    parts = words(name)
-    if not parts:
-        return fallback
-    result = "".join(part[:1].upper() + part[1:] for part in parts)
-    if result[0].isdigit():
-        result = fallback + result
-    return result
 
 
 class NameRegistry:

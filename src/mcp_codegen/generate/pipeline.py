@@ -17,13 +17,14 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import build_client_spec, plan_tools
+from mcp_codegen.generate.fingerprint import input_hash
 from mcp_codegen.generate.formatting import format_python
+from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes
 from mcp_codegen.generate.models import ModelsOutput
 from mcp_codegen.generate.project import project_files, project_version
 from mcp_codegen.generate.render import header_line, render_package, render_server
 from mcp_codegen.generate.tool_models import tool_models
-from mcp_codegen.inputs.options import GenerateOptions, input_hash, validate_package_name
-from mcp_codegen.output.write import MANIFEST, manifest_bytes
+from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
 from mcp_codegen.snapshot.model import Snapshot
 
 

@@ -17,10 +17,10 @@ from typing import Any
 import jinja2
 
 from mcp_codegen.generate import ir
+from mcp_codegen.generate.fingerprint import templates_dir
 from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.naming import suffixed_class_names
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
-from mcp_codegen.inputs.options import templates_dir
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic_core import SchemaError, SchemaValidator, core_schema
 
+from mcp_codegen.casing import pascal_case
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.generate.naming import pascal_case
 
 JsonSchema = dict[str, Any]
 

@@ -51,9 +51,9 @@ def warm_workers() -> Iterator[None]:
 
 
 def run_units(units: Sequence[Unit], count: int) -> list[Entry]:
-    """`tool_models.generate_units(units)`, split into `count` contiguous shares over worker processes (the
+    """`model_units.generate_units(units)`, split into `count` contiguous shares over worker processes (the
     warm ones when a `warm_workers()` block is open); results come back in order whatever the split."""
-    from mcp_codegen.generate.tool_models import generate_units  # the module that calls this one
+    from mcp_codegen.generate.model_units import generate_units
 
     if not units:
         return []
@@ -121,7 +121,7 @@ class Worker:
 
 
 def _serve(connection: Connection, warm: bool) -> None:
-    from mcp_codegen.generate.tool_models import generate_units
+    from mcp_codegen.generate.model_units import generate_units
 
     if warm:
         from mcp_codegen.generate.models import run_datamodel_codegen

@@ -80,9 +80,9 @@ from typing import TYPE_CHECKING, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from mcp_codegen.casing import snake_case, words
 from mcp_codegen.diagnostics import unknown_codes
 from mcp_codegen.errors import UsageError
-from mcp_codegen.generate.naming import snake_case, words
 from mcp_codegen.inputs.launch import (
     AuthKind,
     HttpLaunch,

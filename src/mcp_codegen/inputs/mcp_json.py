@@ -37,8 +37,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from mcp_codegen.casing import words
 from mcp_codegen.errors import UsageError
-from mcp_codegen.generate.naming import words
 from mcp_codegen.inputs.config import (
     InputConfig,
     ProjectConfig,

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import StrictModeError
+from mcp_codegen.generate.manifest import recorded_diagnostics
 from mcp_codegen.output.write import (
     Difference,
     check_location,
     check_ownership,
     differences,
     is_current,
-    recorded_diagnostics,
     write_bytes_atomically,
     write_package,
 )
@@ -91,7 +91,7 @@ def prepare(
 ) -> Prepared:
     """Generate the package's files, unless (outside --check) `output` is already what they would be:
     then its recorded diagnostics are added to `diagnostics` (so --strict still sees them)."""
-    from mcp_codegen.inputs.options import input_hash
+    from mcp_codegen.generate.fingerprint import input_hash
 
     tools = sum(1 for tool in snapshot.tools if options.selection.selects(str(tool.get("name"))))
     left_out = len(snapshot.tools) - tools

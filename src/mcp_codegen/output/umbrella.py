@@ -25,16 +25,15 @@ from mcp_codegen import __version__
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import SnapshotFormatError
 from mcp_codegen.generate import ir
+from mcp_codegen.generate.fingerprint import generator_fingerprint
 from mcp_codegen.generate.formatting import format_python
+from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes, read_manifest
 from mcp_codegen.generate.pipeline import runtime_files
 from mcp_codegen.generate.render import render_umbrella
-from mcp_codegen.inputs.options import generator_fingerprint, validate_package_name
+from mcp_codegen.inputs.options import validate_package_name
 from mcp_codegen.output.write import (
-    MANIFEST,
     check_ownership,
     generated_paths,
-    manifest_bytes,
-    read_manifest,
     user_files,
     write_bytes_atomically,
     write_package,

@@ -1,8 +1,9 @@
 """Stage 6: write the package atomically, and only over a directory mcp-codegen owns.
 
 Files are written to a temporary sibling directory and swapped in with renames, so a failed or
-interrupted run leaves the previous output exactly as it was. A manifest inside the package marks
-it as generated (and records file hashes, so an unchanged regeneration can be skipped).
+interrupted run leaves the previous output exactly as it was. A manifest inside the package
+(`generate/manifest.py`) marks it as generated (and records file hashes, so an unchanged regeneration can be
+skipped).
 
 Files the user added inside a generated package (any file its manifest does not list, say
 `my_extra.py` next to `client.py`) are kept: copied into the new package before the swap, like
@@ -13,65 +14,15 @@ generated files; what it removes is returned (`WriteResult.removed`) so the CLI 
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
 from mcp_codegen.errors import OutputConflictError, OutputLocationError
-
-MANIFEST = ".mcp-codegen.json"
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def manifest_bytes(
-    files: Mapping[str, bytes],
-    input_hash: str,
-    generator_version: str,
-    diagnostics: Diagnostics,
-    options: Mapping[str, object] | None = None,
-) -> bytes:
-    manifest = {
-        "generator": "mcp-codegen",
-        "generatorVersion": generator_version,
-        "inputHash": input_hash,
-        # How to generate this package again from its own snapshot (`mcp-codegen verify`).
-        "options": dict(options or {}),
-        "files": {path: digest(data) for path, data in sorted(files.items())},
-        # Kept so a run that finds the output up to date still reports (and --strict still sees) them.
-        "diagnostics": [d.as_json() for d in diagnostics],
-    }
-    return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
-
-
-def read_manifest(directory: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("generator") == "mcp-codegen" else None
-
-
-def recorded_diagnostics(directory: Path) -> list[Diagnostic]:
-    """The diagnostics of the run that generated `directory`."""
-    manifest = read_manifest(directory) or {}
-    recorded = manifest.get("diagnostics")
-    result = []
-    for item in recorded if isinstance(recorded, list) else []:
-        if isinstance(item, dict) and {"level", "location", "message"} <= item.keys():
-            level = {"error": Level.ERROR, "info": Level.INFO}.get(item["level"], Level.WARNING)
-            code = str(item.get("code", ""))
-            result.append(Diagnostic(str(item["location"]), str(item["message"]), level, code))
-    return result
+from mcp_codegen.generate.manifest import MANIFEST, digest, read_manifest
 
 
 def is_current(directory: Path, input_hash: str) -> bool:
