@@ -35,10 +35,6 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 
 
-def _error(kind: str, location: str, message: str, value: object) -> ErrorDetails:
-    return {"type": kind, "loc": (location,), "msg": message, "input": value}
-
-
 def _structured_from_text(raw: mcp_types.CallToolResult, unwrap: bool) -> object:
     """Structured content for a result without `structuredContent`: the first text block parsed as JSON."""
     import json
