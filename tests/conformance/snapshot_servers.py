@@ -83,7 +83,11 @@ def _record(harness: Harness) -> int:
             client = [*_snapshot_command(target), "--url"]
         with tempfile.TemporaryDirectory() as results:
             completed = subprocess.run(
-                harness_command(harness, client, scenario, Path(results)), env=env, capture_output=True, text=True, check=False
+                harness_command(harness, client, scenario, Path(results)),
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
             )
         if not target.is_file():
             print(f"error: no snapshot of {server} ({scenario}):\n{completed.stderr}", file=sys.stderr)

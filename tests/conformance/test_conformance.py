@@ -35,15 +35,16 @@ from mcp_codegen.cli import cli
 
 _LEGACY_FIRST = (
     "runtime change pending: runtime/_connect.py sdk_client() always opens with mode='legacy' (an `initialize` "
-    "handshake), even when the package's snapshot recorded protocolVersion 2026-07-28; it should start with "
-    "mode='auto' (as the plain SDK Client does) for such a snapshot"
+    "handshake), even when the package's snapshot recorded protocolVersion 2026-07-28, and this server accepts "
+    "the handshake; it should start with mode='auto' (as the plain SDK Client does) for such a snapshot (checked: "
+    "with mode='auto' the scenario passes)"
 )
-_NO_RETRY_ON_HTTP_400 = (
-    "runtime change pending: the harness's 2026-07-28 auth server answers the legacy `initialize` (sent with a "
-    "valid token) with HTTP 400; runtime/_connect.py speaks_only_modern() recognises only JSON-RPC -32022/-32601 "
-    "and an unknown version, so the connect fails instead of retrying with MODERN_OPTIONS (mode='auto'); it "
-    "should also treat an HTTP 400 answer to `initialize` as a modern-only server (or start with mode='auto' for "
-    "a 2026-07-28 snapshot). OAuth itself (issuer, iss, offline_access) completes: the harness's checks pass"
+_NO_RETRY_ON_MISSING_VERSION_HEADER = (
+    "runtime change pending: OAuth completes (the harness's issuer/iss/offline_access checks pass), then the "
+    "harness's 2026-07-28 (stateless) server answers the legacy `initialize` with HTTP 400 and JSON-RPC error "
+    "-32020 'Missing MCP-Protocol-Version header' (SEP-2243); runtime/_connect.py speaks_only_modern() knows "
+    "only -32022 and -32601 (_MODERN_ONLY_CODES), so the connect fails instead of retrying with MODERN_OPTIONS; "
+    "adding -32020 to _MODERN_ONLY_CODES makes the scenario pass (checked)"
 )
 #: Scenarios expected to fail, per harness version, and why: what the plain `mcp` SDK client fails too, and
 #: (marked "runtime change pending") what needs a change to an existing runtime module or the generator.
@@ -79,18 +80,17 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
         "request-metadata": _LEGACY_FIRST
         + ": the legacy handshake sends no per-request _meta (SEP-2575) and no MCP-Protocol-Version header",
         "http-standard-headers": _LEGACY_FIRST + ": the legacy `initialize` carries no Mcp-Method header (SEP-2243)",
-        "auth/offline-access-scope": _NO_RETRY_ON_HTTP_400,
-        "auth/offline-access-not-supported": _NO_RETRY_ON_HTTP_400,
-        "auth/iss-supported": _NO_RETRY_ON_HTTP_400,
-        "auth/iss-not-advertised": _NO_RETRY_ON_HTTP_400,
-        "auth/authorization-server-migration": _NO_RETRY_ON_HTTP_400
-        + "; after it, re-registration at the new authorization server (SEP-2352) is still to be checked",
+        "auth/offline-access-scope": _NO_RETRY_ON_MISSING_VERSION_HEADER,
+        "auth/offline-access-not-supported": _NO_RETRY_ON_MISSING_VERSION_HEADER,
+        "auth/iss-supported": _NO_RETRY_ON_MISSING_VERSION_HEADER,
+        "auth/iss-not-advertised": _NO_RETRY_ON_MISSING_VERSION_HEADER,
+        "auth/authorization-server-migration": _NO_RETRY_ON_MISSING_VERSION_HEADER,
         "json-schema-ref-no-deref": (
             "runtime change pending: the scenario's tool schema holds a network $ref whose URL carries the "
             "server's per-run port, so every run differs from the snapshot, and runtime/drift.py reports "
             "'schema changed: lookup_user' (SchemaDriftError under strict=True); drift.py should treat a change "
             "of a non-local $ref the generator typed as any value (warning ref-not-local) as compatible. The "
-            "client never fetches the $ref"
+            "client never fetches the $ref: with strict=False the scenario passes (checked)"
         ),
         "http-invalid-tool-headers": (
             "generator change pending: the snapshot and the generated package keep the tools whose x-mcp-header "
@@ -175,7 +175,9 @@ def test_install_provides_node_22_and_the_pinned_harness(version: str) -> None:
 
 
 @_VERSIONS
-def test_install_skips_npm_when_the_pinned_versions_are_installed(version: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_install_skips_npm_when_the_pinned_versions_are_installed(
+    version: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     installed = _installed(version)
 
     def no_npm(*args: object, **kwargs: object) -> None:
