@@ -3,10 +3,14 @@
 Run by the MCP conformance harness as ``python tests/conformance/client.py URL``: the harness appends its
 scenario server's URL as the last argument and names the scenario in ``MCP_CONFORMANCE_SCENARIO`` (auth
 scenarios add ``MCP_CONFORMANCE_CONTEXT``, JSON). The scenario name is the contract: it says what the harness
-expects the client to do. This program imports nothing but the standard library and the packages
-``mcp-codegen generate --snapshot tests/conformance/snapshots/<server>.json`` writes (``conformance_<server>``,
-found on ``PYTHONPATH``), and uses only their public API: ``AsyncClient.http(url, ...)``, typed methods and the
-vendored runtime's OAuth (``<package>._runtime.auth``).
+expects the client to do (for both pinned harness versions, 0.1.16 and 0.2.0-alpha: call a tool, list tools,
+call every tool, send a tool's schema back, call the tools the context's ``toolCalls`` names with its
+arguments): ``SCENARIOS`` maps it to those steps and the server's package, ``connect_options`` to the handlers
+the scenario needs (elicitation, OAuth); beyond that only the auth method choice below reads it. This program imports nothing but the standard library and the packages
+``mcp-codegen generate --snapshot tests/conformance/snapshots[-next]/<server>.json`` writes
+(``conformance_<server>``, found on ``PYTHONPATH``), and uses only their public API: ``AsyncClient.http(url,
+...)``, typed methods, ``call()``, ``tool_specs``, the listings, and the vendored runtime's OAuth
+(``<package>._runtime.auth``).
 
 Auth scenarios: the client configures OAuth from what the harness gives it, as a real client would from its
 settings. The context's credentials say which method to use (a private key: client credentials with a signed
