@@ -25,6 +25,7 @@ from mcp.client.auth.extensions.client_credentials import (
     PrivateKeyJWTOAuthProvider,
     SignedJWTParameters,
 )
+from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
@@ -75,10 +76,47 @@ def _context() -> dict[str, Any]:
     return dict(json.loads(raw)) if raw else {}
 
 
-def _auth(scenario: str, url: str) -> httpx2.Auth:
+async def _authorization_server(url: str) -> str:
+    """The MCP server's authorization server (its protected resource metadata), which the SDK's identity
+    assertion provider takes as configuration: what a user would look up once."""
+    parts = urlparse(url)
+    async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+        response = await http.get(f"{parts.scheme}://{parts.netloc}/.well-known/oauth-protected-resource{parts.path}")
+    return str(response.json()["authorization_servers"][0])
+
+
+def _id_jag_exchange(context: dict[str, Any]) -> Any:
+    """RFC 8693 at the identity provider: the context's ID token for an ID-JAG (SEP-990)."""
+
+    async def exchange(audience: str, resource: str) -> str:
+        form = {
+            "grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+            "subject_token": context["idp_id_token"],
+            "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+            "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+            "audience": audience,
+            "resource": resource,
+        }
+        if context.get("idp_client_id"):
+            form["client_id"] = context["idp_client_id"]
+        async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
+            response = await http.post(context["idp_token_endpoint"], data=form)
+        return str(response.json()["access_token"])
+
+    return exchange
+
+
+async def _auth(scenario: str, url: str) -> httpx2.Auth:
     context = _context()
     storage = MemoryStorage()
     client_id, secret = context.get("client_id"), context.get("client_secret")
+    if context.get("idp_id_token"):
+        issuer = await _authorization_server(url)
+        # client_secret_basic: the method the harness's authorization server metadata lists.
+        exchange = _id_jag_exchange(context)
+        return IdentityAssertionOAuthProvider(
+            url, storage, client_id, secret, issuer, exchange, token_endpoint_auth_method="client_secret_basic"
+        )
     if context.get("private_key_pem"):
         jwt = SignedJWTParameters(
             issuer=client_id,
@@ -144,7 +182,7 @@ async def _steps(client: Client, scenario: str) -> None:
 
 
 async def run(scenario: str, url: str) -> None:
-    auth = _auth(scenario, url) if scenario.startswith("auth/") else None
+    auth = await _auth(scenario, url) if scenario.startswith("auth/") else None
     async with httpx2.AsyncClient(auth=auth, timeout=TIMEOUT) as http:
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, read_timeout_seconds=TIMEOUT, elicitation_callback=_accept_defaults) as client:
