@@ -87,16 +87,19 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
         "auth/authorization-server-migration": _NO_RETRY_ON_MISSING_VERSION_HEADER,
         "json-schema-ref-no-deref": (
             "runtime change pending: the scenario's tool schema holds a network $ref whose URL carries the "
-            "server's per-run port, so every run differs from the snapshot, and runtime/drift.py reports "
-            "'schema changed: lookup_user' (SchemaDriftError under strict=True); drift.py should treat a change "
-            "of a non-local $ref the generator typed as any value (warning ref-not-local) as compatible. The "
-            "client never fetches the $ref: with strict=False the scenario passes (checked)"
+            "server's per-run port, so every run differs from the snapshot; runtime/drift.py tool_fingerprint() "
+            "hashes the whole schema, so the drift check reports 'schema changed: lookup_user' (SchemaDriftError "
+            "under strict=True). tool_fingerprint() (which the generator shares) should hash non-local $ref "
+            "values as one placeholder: the generator types them as any value (warning ref-not-local), so their "
+            "target never changes the package. The client never fetches the $ref: with strict=False the "
+            "scenario passes (checked)"
         ),
         "http-invalid-tool-headers": (
-            "generator change pending: the snapshot and the generated package keep the tools whose x-mcp-header "
-            "declarations are invalid (SEP-2243), which the SDK's tools/list drops, so the drift check fails "
-            "('removed: invalid_array_header, ...'); snapshot/generate should leave them out with a warning, as "
-            "the SDK does"
+            "generator change pending: the snapshot (src/mcp_codegen/snapshot/fetch.py keeps the raw tools/list) "
+            "and the generated package keep the tools whose x-mcp-header declarations are invalid (SEP-2243), "
+            "which the SDK's tools/list drops, so the live drift check fails ('removed: invalid_array_header, "
+            "...'); snapshot should leave them out with a warning, as the SDK does (with strict=False the client "
+            "then calls the invalid tools, which the scenario also fails)"
         ),
     },
 }
