@@ -3,10 +3,14 @@
 Run by the MCP conformance harness as ``python tests/conformance/client.py URL``: the harness appends its
 scenario server's URL as the last argument and names the scenario in ``MCP_CONFORMANCE_SCENARIO`` (auth
 scenarios add ``MCP_CONFORMANCE_CONTEXT``, JSON). The scenario name is the contract: it says what the harness
-expects the client to do. This program imports nothing but the standard library and the packages
-``mcp-codegen generate --snapshot tests/conformance/snapshots/<server>.json`` writes (``conformance_<server>``,
-found on ``PYTHONPATH``), and uses only their public API: ``AsyncClient.http(url, ...)``, typed methods and the
-vendored runtime's OAuth (``<package>._runtime.auth``).
+expects the client to do (for both pinned harness versions, 0.1.16 and 0.2.0-alpha: call a tool, list tools,
+call every tool, send a tool's schema back, call the tools the context's ``toolCalls`` names with its
+arguments): ``SCENARIOS`` maps it to those steps and the server's package, ``connect_options`` to the handlers
+the scenario needs (elicitation, OAuth); beyond that only the auth method choice below reads it. This program imports nothing but the standard library and the packages
+``mcp-codegen generate --snapshot tests/conformance/snapshots[-next]/<server>.json`` writes
+(``conformance_<server>``, found on ``PYTHONPATH``), and uses only their public API: ``AsyncClient.http(url,
+...)``, typed methods, ``call()``, ``tool_specs``, the listings, and the vendored runtime's OAuth
+(``<package>._runtime.auth``).
 
 Auth scenarios: the client configures OAuth from what the harness gives it, as a real client would from its
 settings. The context's credentials say which method to use (a private key: client credentials with a signed
@@ -70,14 +74,63 @@ async def _protected_tool(client: Any) -> object:
     return await client.test_tool()
 
 
+async def _listed(client: Any) -> object:
+    """List the tools (the scenario checks the requests themselves: their metadata, headers, what is fetched)."""
+    return [tool.name for tool in await client.list_tools()]
+
+
+async def _every_tool_resource_and_prompt(client: Any) -> object:
+    """One request of each kind that names something: every tool, resource and prompt, through the typed API."""
+    results: list[object] = []
+    for name in sorted(client.tool_specs):
+        results.append(await client.call(name, {}))
+    for resource in await client.list_resources():
+        results.append(await client.read_resource(str(resource.uri)))
+    for prompt in await client.list_prompts():
+        results.append(await client.get_prompt(prompt.name))
+    return len(results)
+
+
+async def _context_tool_calls(client: Any) -> object:
+    """Call the tools the harness's context lists, with its arguments (the values are the scenario's test data)."""
+    calls = _harness_context().get("toolCalls", [])
+    return [await client.call(call["name"], call.get("arguments", {})) for call in calls]
+
+
+async def _every_tool(client: Any) -> object:
+    """Call every tool the generated client offers, without arguments (each tool's behaviour is the test)."""
+    return [await client.call(name, {}) for name in sorted(client.tool_specs)]
+
+
+async def _echo_schema(client: Any) -> object:
+    """Send the schema the client holds for the focal tool back through the echo tool, verbatim."""
+    focal = next(spec for name, spec in client.tool_specs.items() if name != "json_schema_echo")
+    return await client.json_schema_echo(schema_=focal.input_schema)
+
+
 #: Scenario (or ``auth/`` family) -> (server whose generated package it uses, the scenario's steps).
 SCENARIOS: dict[str, tuple[str, Step]] = {
     "initialize": ("initialize", _connected),
     "tools_call": ("tools_call", _add_numbers),
     "sse-retry": ("sse_retry", _reconnection),
     "elicitation-sep1034-client-defaults": ("elicitation_defaults", _elicitation_defaults),
+    "request-metadata": ("request_metadata", _listed),
+    "sep-2322-client-request-state": ("sep_2322_client_request_state", _every_tool),
+    "http-standard-headers": ("http_standard_headers", _every_tool_resource_and_prompt),
+    "http-custom-headers": ("http_custom_headers", _context_tool_calls),
+    "http-invalid-tool-headers": ("http_invalid_tool_headers", _every_tool),
+    "json-schema-ref-no-deref": ("json_schema_ref_no_deref", _listed),
+    "json-schema-2020-12-preservation": ("json_schema_2020_12_preservation", _echo_schema),
+    **{
+        f"sep-2640-client-{name}": (f"sep_2640_client_{name.replace('-', '_')}", _listed)
+        for name in ("no-prefetch", "verify-digest", "verify-size", "verify-frontmatter")
+    },
     "auth/": ("auth", _protected_tool),
 }
+
+
+#: The scenarios whose server asks the client for input (elicitation).
+ANSWERS_ELICITATION = frozenset({"elicitation-sep1034-client-defaults", "sep-2322-client-request-state"})
 
 
 def accept_with_defaults(request: Any) -> dict[str, Any]:
@@ -166,7 +219,7 @@ def connect_options(package: ModuleType, scenario: str, url: str = "", store_dir
     ``AsyncClient.http`` gains a parameter this program does not know)."""
     accepted = inspect.signature(package.AsyncClient.http).parameters
     options: dict[str, Any] = {"timeout": TIMEOUT, "transport": "http", "strict": True}
-    if scenario == "elicitation-sep1034-client-defaults" and "elicitation" in accepted:
+    if scenario in ANSWERS_ELICITATION and "elicitation" in accepted:
         options["elicitation"] = accept_with_defaults
     if scenario.startswith("auth/") and "auth" in accepted:
         options["auth"] = auth_for(package, scenario, url, store_directory)

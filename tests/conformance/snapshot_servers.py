@@ -1,6 +1,8 @@
 """Re-record the snapshots of the conformance harness's scenario servers (a maintainer tool, not run by tests).
 
-Usage: ``python tests/conformance/snapshot_servers.py`` (after ``python tests/servers/install.py``).
+Usage: ``python tests/conformance/snapshot_servers.py`` (after ``python tests/servers/install.py``): records the
+servers of both pinned harness versions (tests/conformance/snapshots and tests/conformance/snapshots-next);
+``snapshot_servers.py 0.2.0-alpha.12`` records only the servers of the harness versions named.
 
 The harness starts its reference server only while it runs a client scenario, so each snapshot is taken by
 running the harness with ``mcp-codegen snapshot --url`` as the "client": the harness appends the server's URL as
@@ -24,19 +26,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-SNAPSHOTS = HERE / "snapshots"
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conformance.harness import SCENARIO_SERVERS, harness_command, harness_env  # noqa: E402
+from conformance.harness import HARNESSES, Harness, harness_command, harness_env  # noqa: E402
 
-#: The scenario each server is recorded through (the first scenario that serves it).
-_RECORD_THROUGH = {
-    "initialize": "initialize",
-    "tools_call": "tools_call",
-    "elicitation_defaults": "elicitation-sep1034-client-defaults",
-    "sse_retry": "sse-retry",
-    "auth": "auth/client-credentials-basic",
-}
+#: The server of the ``auth/`` scenarios is recorded through this one (its context has a client id and secret).
+_AUTH_RECORD_THROUGH = "auth/client-credentials-basic"
 _SECRET_VARIABLE = "CONFORMANCE_CLIENT_SECRET"
 
 
@@ -61,14 +56,26 @@ def _as_auth_client(output: str, server_url: str) -> int:
         return subprocess.run([*command, "--url", server_url], env=env, check=False).returncode
 
 
+def _record_through(harness: Harness, server: str) -> str:
+    """The scenario a server is recorded through: the first that serves it (for auth, the one with a secret)."""
+    if server == "auth":
+        return _AUTH_RECORD_THROUGH
+    return next(name for name, served in harness.client_scenarios.items() if served == server)
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--as-auth-client"]:
         return _as_auth_client(sys.argv[2], sys.argv[3])
-    SNAPSHOTS.mkdir(exist_ok=True)
-    env = harness_env([ROOT / "src"])
-    for server in SCENARIO_SERVERS:
-        scenario = _RECORD_THROUGH[server]
-        target = SNAPSHOTS / f"{server}.json"
+    wanted = set(sys.argv[1:])  # harness versions to record; none: all
+    return max(_record(harness) for harness in HARNESSES if not wanted or harness.version in wanted)
+
+
+def _record(harness: Harness) -> int:
+    harness.snapshots.mkdir(exist_ok=True)
+    env = harness_env(harness, [ROOT / "src"])
+    for server in harness.servers:
+        scenario = _record_through(harness, server)
+        target = harness.snapshots / f"{server}.json"
         target.unlink(missing_ok=True)
         if server == "auth":
             client = [sys.executable, str(Path(__file__).resolve()), "--as-auth-client", str(target)]
@@ -76,7 +83,11 @@ def main() -> int:
             client = [*_snapshot_command(target), "--url"]
         with tempfile.TemporaryDirectory() as results:
             completed = subprocess.run(
-                harness_command(client, scenario, Path(results)), env=env, capture_output=True, text=True, check=False
+                harness_command(harness, client, scenario, Path(results)),
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
             )
         if not target.is_file():
             print(f"error: no snapshot of {server} ({scenario}):\n{completed.stderr}", file=sys.stderr)

