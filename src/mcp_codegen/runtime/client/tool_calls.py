@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
     import mcp_types
     from pydantic import BaseModel
-    from pydantic_core import ErrorDetails
 
     from ..calls.specs import ToolSpec
     from ..calls.tracing import CallHook
