@@ -38,7 +38,7 @@ from .client.blocking import (
     SyncResourcesBase,
 )
 from .connection.session import AsyncConnection
-from .server_requests.handlers import (
+from .server_requests import (
     Accept,
     Cancel,
     Completion,

@@ -50,7 +50,7 @@ from ..connection.session import (
     launch_attempts,
     stdio_attempt,
 )
-from ..server_requests.handlers import ListChanged, list_changed_kind, updated_resource
+from ..server_requests import ListChanged, list_changed_kind, updated_resource
 
 if TYPE_CHECKING:
     from typing import Self
@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from ..calls.drift import DriftSummary
     from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
     from ..calls.tracing import CallHook
-    from ..server_requests.handlers import (
+    from ..server_requests import (
         ChangeHandler,
         ChangeKind,
         ElicitationHandler,
@@ -169,7 +169,7 @@ def _server_requests(
 ) -> ServerRequests | None:
     if elicitation is None and sampling is None and roots is None and on_log is None:
         return None
-    from ..server_requests.handlers import ServerRequests
+    from ..server_requests import ServerRequests
 
     return ServerRequests(
         elicitation=elicitation, sampling=sampling, roots=roots, on_log=on_log

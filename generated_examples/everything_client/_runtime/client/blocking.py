@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec
     from ..calls.tracing import CallHook
     from ..connection.session import StderrTarget
-    from ..server_requests.handlers import (
+    from ..server_requests import (
         ChangeHandler,
         ElicitationHandler,
         LogHandler,
