@@ -52,14 +52,15 @@ PINNED_METHODS: dict[tuple[type[Any], str], tuple[str, str]] = {
 
 #: Which private methods each provider overrides; a new override must be pinned above.
 OVERRIDES: dict[type[Any], set[str]] = {
+    providers.RefreshLocking: set(),
     providers.Interactive: {"_initialize", "_perform_authorization", "_auth_flow"},
     providers.Stored: {"_initialize", "_perform_authorization", "_auth_flow", "_handle_token_response"},
     providers.Credentials: {"_initialize", "_perform_authorization"},
     providers.KeyCredentials: {"_initialize"},
 }
 
-#: The providers' own private helpers (not the SDK's).
-OWN_HELPERS = {"_required", "_refuse_registration"}
+#: The providers' own private helpers: names the SDK must not take.
+OWN_HELPERS = {"_required", "_refuse_registration", "_lock_if_refresh_due", "_refresh_locked"}
 
 #: `mcp.client.auth.utils` functions `CrossAppAccess` discovers the authorization server with.
 PINNED_UTILS = {
@@ -122,6 +123,17 @@ def test_every_override_is_pinned_and_matches_the_sdk(provider: type[Any]) -> No
         # An async generator may be overridden by a function returning one (the flow wrappers).
         assert kind_of(ours) in {kind_of(theirs), "function" if kind_of(theirs) == ASYNC_GENERATOR else ""}, name
         assert parameters(ours) == parameters(theirs), name
+
+
+def test_the_providers_own_helpers_do_not_shadow_the_sdk() -> None:
+    for sdk_class in (OAuthClientProvider, ClientCredentialsOAuthProvider, PrivateKeyJWTOAuthProvider):
+        assert not OWN_HELPERS & set(dir(sdk_class)), sdk_class.__name__
+    assert OWN_HELPERS == {
+        name
+        for provider in OVERRIDES
+        for name, value in vars(provider).items()
+        if name.startswith("_") and not name.startswith("__") and callable(value) and name not in OVERRIDES[provider]
+    }
 
 
 def test_the_sdk_flow_still_calls_the_overridden_steps() -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "Credentials",
     "Interactive",
     "KeyCredentials",
+    "RefreshLocking",
     "Stored",
     "load_expiry",
 ]
@@ -74,60 +75,6 @@ def load_expiry(provider: OAuthClientProvider) -> None:
         provider.context.token_expiry_time = float(expires_at)
 
 
-async def _lock_if_refresh_due(provider: OAuthClientProvider) -> RefreshLock | None:
-    """Take the store's refresh lock when this request may refresh, then re-read the store.
-
-    Another process may have refreshed (and rotated the refresh token) in the meantime.
-    """
-    storage = provider.context.storage
-    if not isinstance(storage, TokenStore):
-        return None
-    if provider._initialized and provider.context.is_token_valid():
-        return None
-    if not storage.has_refresh_token():
-        return None
-    lock = storage.refresh_lock()
-    try:
-        await anyio.to_thread.run_sync(lock.acquire)
-    except BaseException:
-        lock.release()
-        raise
-    if provider._initialized:
-        provider.context.current_tokens = await storage.get_tokens()
-        load_expiry(provider)
-    return lock
-
-
-async def _refresh_locked(
-    provider: OAuthClientProvider,
-    request: httpx2.Request,
-    flow: AsyncGenerator[httpx2.Request, httpx2.Response],
-    inspect: Callable[[httpx2.Request], None] | None = None,
-) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-    """Drive the SDK's auth `flow`, its refresh under the store's inter-process lock.
-
-    The lock is released once the flow sends `request` itself (the refresh is stored by
-    then); `inspect` sees each of the flow's own requests first.
-    """
-    lock = await _lock_if_refresh_due(provider)
-    try:
-        outgoing = await flow.__anext__()
-        while True:
-            if lock is not None and outgoing is request:
-                lock.release()  # refreshed and stored: others may go on
-                lock = None
-            if inspect is not None and outgoing is not request:
-                inspect(outgoing)
-            response = yield outgoing
-            outgoing = await flow.asend(response)
-    except StopAsyncIteration:
-        return
-    finally:
-        if lock is not None:
-            lock.release()
-        await flow.aclose()
-
-
 def _fit_token_auth(context: OAuthContext) -> None:
     """Send the client secret a way the authorization server takes: when its metadata lists
     the methods it supports and not the client's, the first secret method it lists."""
@@ -150,7 +97,63 @@ def _fit_token_auth(context: OAuthContext) -> None:
 # ---------------------------------------------------------------------------------- providers
 
 
-class Interactive(OAuthClientProvider):
+class RefreshLocking(OAuthClientProvider):
+    """The SDK's provider with its refresh under the token store's inter-process lock."""
+
+    async def _lock_if_refresh_due(self) -> RefreshLock | None:
+        """Take the store's refresh lock when this request may refresh, then re-read the store.
+
+        Another process may have refreshed (and rotated the refresh token) in the meantime.
+        """
+        storage = self.context.storage
+        if not isinstance(storage, TokenStore):
+            return None
+        if self._initialized and self.context.is_token_valid():
+            return None
+        if not storage.has_refresh_token():
+            return None
+        lock = storage.refresh_lock()
+        try:
+            await anyio.to_thread.run_sync(lock.acquire)
+        except BaseException:
+            lock.release()
+            raise
+        if self._initialized:
+            self.context.current_tokens = await storage.get_tokens()
+            load_expiry(self)
+        return lock
+
+    async def _refresh_locked(
+        self,
+        request: httpx2.Request,
+        flow: AsyncGenerator[httpx2.Request, httpx2.Response],
+        inspect: Callable[[httpx2.Request], None] | None = None,
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """Drive the SDK's auth `flow`, its refresh under the store's inter-process lock.
+
+        The lock is released once the flow sends `request` itself (the refresh is stored by
+        then); `inspect` sees each of the flow's own requests first.
+        """
+        lock = await self._lock_if_refresh_due()
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                if lock is not None and outgoing is request:
+                    lock.release()  # refreshed and stored: others may go on
+                    lock = None
+                if inspect is not None and outgoing is not request:
+                    inspect(outgoing)
+                response = yield outgoing
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            if lock is not None:
+                lock.release()
+            await flow.aclose()
+
+
+class Interactive(RefreshLocking):
     """Authorization code + PKCE (`oauth()`); a pre-registered client when one is given."""
 
     #: The pre-registered client (`oauth(client_id=...)`), used instead of a registration.
@@ -163,7 +166,7 @@ class Interactive(OAuthClientProvider):
     def _auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        return _refresh_locked(self, request, super()._auth_flow(request))
+        return self._refresh_locked(request, super()._auth_flow(request))
 
     async def _initialize(self) -> None:
         await super()._initialize()
@@ -186,7 +189,7 @@ class Interactive(OAuthClientProvider):
         return f"oauth({self.context.server_url!r})"
 
 
-class Stored(OAuthClientProvider):
+class Stored(RefreshLocking):
     """Stored tokens only (`stored()`): refresh when they expire or are refused, never a login."""
 
     _refreshing = False
@@ -206,7 +209,7 @@ class Stored(OAuthClientProvider):
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         flow = super()._auth_flow(request)
-        return _refresh_locked(self, request, flow, self._refuse_registration)
+        return self._refresh_locked(request, flow, self._refuse_registration)
 
     def _refuse_registration(self, outgoing: httpx2.Request) -> None:
         # Only a client registration is sent without a client: not ours to do.
