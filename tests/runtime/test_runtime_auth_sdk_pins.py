@@ -115,7 +115,8 @@ def test_every_override_is_pinned_and_matches_the_sdk(provider: type[Any]) -> No
     }
     assert own - OWN_HELPERS == OVERRIDES[provider]
     for name in OVERRIDES[provider]:
-        base = next(cls for cls in provider.__mro__[1:] if name in cls.__dict__)
+        base = next((cls for cls in provider.__mro__[1:] if name in cls.__dict__), None)
+        assert base is not None, f"{provider.__name__}.{name} overrides nothing in the SDK any more"
         assert (base, name) in PINNED_METHODS, (
             f"{provider.__name__}.{name} overrides an unpinned {base.__name__}.{name}"
         )
