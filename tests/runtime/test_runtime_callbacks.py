@@ -23,7 +23,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
 from mcp_codegen.cli import cli
-from mcp_codegen.runtime.server_requests.handlers import (
+from mcp_codegen.runtime.server_requests import (
     Accept,
     Cancel,
     Completion,
@@ -141,7 +141,7 @@ def test_ask_on_terminal_declines_and_cancels() -> None:
 
 
 def test_roots_accept_paths_uris_and_one_string(tmp_path: Path) -> None:
-    from mcp_codegen.runtime.server_requests.handlers import ServerRequests
+    from mcp_codegen.runtime.server_requests import ServerRequests
 
     assert ServerRequests(roots="file:///one").roots == (Root("file:///one"),)
     assert ServerRequests(roots=[tmp_path, Root("file:///x", "x")]).roots == (

@@ -34,7 +34,7 @@ from .client.base import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
 from .client.blocking import SyncConnection, SyncPromptsBase, SyncResourcesBase
 from .client.sync_client import SyncClientBase
 from .connection.session import AsyncConnection
-from .server_requests.handlers import (
+from .server_requests import (
     Accept,
     Cancel,
     Completion,

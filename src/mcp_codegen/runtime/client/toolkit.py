@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from ..agents.tool import AgentTool
     from ..agents.toolset import ToolSet
     from ..connection.session import StderrTarget
-    from ..server_requests.handlers import (
+    from ..server_requests import (
         ElicitationHandler,
         LogHandler,
         RootLike,
