@@ -346,7 +346,7 @@ def _package_launch(package: Mapping[str, Any], environ: Mapping[str, str]) -> S
         name = variable.get("name")
         if not isinstance(name, str) or not _ENV_NAME.fullmatch(name):
             raise _Unusable("an environment variable has no valid name")
-        value = environ.get(name)
+        value = environ.get(name) or None  # set but empty counts as not set
         if value is None and variable.get("isSecret") is not True:
             default = _text(variable.get("value")) or _text(variable.get("default"))
             value = values.fill(default, variable.get("variables"), secret_allowed=True) if default else None
