@@ -19,9 +19,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from servers.helpers import serve_app
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
+
+from servers.helpers import serve_app
 
 OFFICIAL = "io.modelcontextprotocol.registry/official"
 
