@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from servers.registry_stand_in import serve_registry
 
 from mcp_codegen.demo.server import build_server
 from mcp_codegen.errors import UsageError
+from mcp_codegen.inputs.config import load_config
 from mcp_codegen.inputs.launch import HttpLaunch, StdioLaunch
 from mcp_codegen.inputs.registry import (
     RegistryLookupError,
@@ -335,6 +337,15 @@ def test_config_registry_key(registry: Any, tmp_path: Path) -> None:
     config.write_text(f'[servers.weather]\nregistry = "{WEATHER}"\nregistry_url = "{registry.url}"\n', encoding="utf-8")
     failed = run("generate", "--server", "weather", "-o", str(output), cwd=tmp_path)
     assert_fails(failed, 2, "servers.weather: registry server com.example.mcp/weather needs values not set")
+
+
+def test_the_docs_config_example_is_a_valid_config(tmp_path: Path) -> None:
+    page = (ROOT / "docs" / "how-to" / "registry.md").read_text(encoding="utf-8")
+    [block] = re.findall(r"```toml\n(.*?)```", page, re.DOTALL)
+    (tmp_path / "mcp-codegen.toml").write_text(block, encoding="utf-8")
+    cfg = load_config(tmp_path / "mcp-codegen.toml")
+    assert cfg.servers["github"].registry == "io.github.github/github-mcp-server@0.24.1"
+    assert cfg.servers["time"].registry_url == "https://registry.modelcontextprotocol.io"
 
 
 def test_resolve_registry_records_the_exact_version_read(registry: Any) -> None:
