@@ -46,6 +46,7 @@ EVERYTHING = "io.github.modelcontextprotocol/server-everything"
 WEATHER = "com.example.mcp/weather"
 GITHUB = "io.github.github/github-mcp-server"
 TIME = "io.github.modelcontextprotocol/server-time"
+TOKENED = "io.github.example/everything-with-token"
 SECRET = "SENTINEL-REGISTRY-SECRET-314"
 
 
@@ -63,6 +64,16 @@ def older_everything() -> dict[str, Any]:
     older = copy.deepcopy(document("server-everything"))
     older["version"] = older["packages"][0]["version"] = "2025.11.25"
     return older
+
+
+def everything_with_token() -> dict[str, Any]:
+    """The everything entry as a server needing an API token would publish it (required, secret)."""
+    entry = copy.deepcopy(document("server-everything"))
+    entry["name"] = TOKENED
+    entry["packages"][0]["environmentVariables"].append(
+        {"name": "EVERYTHING_API_TOKEN", "description": "API token", "isRequired": True, "isSecret": True}
+    )
+    return entry
 
 
 def run(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -108,6 +119,7 @@ def registry(guarded_demo: str) -> Iterator[Any]:
         remote_document(guarded_demo),
         document("github-oci"),
         document("time-pypi"),
+        everything_with_token(),
     ]
     with serve_registry(documents) as stand_in:
         yield stand_in
@@ -328,6 +340,11 @@ def test_config_registry_key(registry: Any, tmp_path: Path) -> None:
     assert SECRET not in snapshot_text
     assert json.loads(snapshot_text)["registry"] == {"name": WEATHER, "url": registry.url, "version": "1.4.0"}
 
+    umbrella = run("generate", cwd=tmp_path)  # every configured server, into the umbrella package
+    assert umbrella.returncode == 0, umbrella.stderr
+    member = json.loads((tmp_path / "mcp_clients" / "weather" / "snapshot.json").read_text(encoding="utf-8"))
+    assert member["registry"]["version"] == "1.4.0"
+
     config.write_text(f'[servers.weather]\nregistry = "{WEATHER}"\ncommand = "npx"\n', encoding="utf-8")
     assert_fails(
         run("generate", cwd=tmp_path),
@@ -351,3 +368,23 @@ def test_the_docs_config_example_is_a_valid_config(tmp_path: Path) -> None:
 def test_resolve_registry_records_the_exact_version_read(registry: Any) -> None:
     launch = resolve_registry(EVERYTHING, registry.url, timeout=10, environ={})
     assert launch.registry is not None and launch.registry.describe() == f"{EVERYTHING}@2026.8.31"
+
+
+@pytest.mark.anyio
+async def test_a_secret_environment_variable_reaches_the_server_and_is_recorded_by_name_only(
+    registry: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """server-everything's `get-env` tool answers the environment its process got."""
+    from mcp_codegen.snapshot.connect import connect
+
+    monkeypatch.chdir(NODE_SERVERS)  # npx finds the pinned package installed here
+    with pytest.raises(UsageError, match="set EVERYTHING_API_TOKEN$"):
+        resolve_registry(TOKENED, registry.url, timeout=10, environ={})
+    launch = resolve_registry(TOKENED, registry.url, timeout=10, environ={"EVERYTHING_API_TOKEN": SECRET})
+    async with connect(launch, timeout=60) as connection:
+        result = await connection.client.call_tool("get-env", {})
+    [content] = result.content
+    assert json.loads(content.text)["EVERYTHING_API_TOKEN"] == SECRET  # type: ignore[union-attr]
+    record = json.dumps(launch.record().as_json())
+    assert SECRET not in record + repr(launch)
+    assert launch.record().env_names == ("EVERYTHING_API_TOKEN", "EVERYTHING_LOG_LEVEL")
