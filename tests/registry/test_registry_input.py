@@ -230,6 +230,30 @@ def test_remote_wins_when_its_secret_is_set_else_the_package_and_else_the_names_
     )
 
 
+def test_a_header_without_a_value_is_read_from_its_own_variable_and_recorded_as_a_template() -> None:
+    entry = {
+        "name": "com.example/keyed",
+        "version": "2.0.0",
+        "remotes": [
+            {
+                "type": "streamable-http",
+                "url": "https://mcp.example.com/{region}/mcp",
+                "variables": {"region": {"default": "eu"}},
+                "headers": [{"name": "X-API-Key", "isRequired": True, "isSecret": True}],
+            }
+        ],
+    }
+    with pytest.raises(UsageError, match="set X_API_KEY$"):
+        launch_from_server_json(entry, environ={})
+    launch = launch_from_server_json(entry, environ={"X_API_KEY": SECRET, "REGION": "us"})
+    assert isinstance(launch, HttpLaunch)
+    assert launch.url == "https://mcp.example.com/us/mcp"
+    assert [header.as_json() for header in launch.record().headers] == [
+        {"name": "X-API-Key", "template": "${X_API_KEY}"}
+    ]
+    assert launch_from_server_json(entry, environ={"X_API_KEY": SECRET}).url == "https://mcp.example.com/eu/mcp"  # type: ignore[union-attr]
+
+
 def test_untrusted_entries_run_only_known_launchers_and_never_put_secrets_on_a_command_line() -> None:
     hostile = document("server-everything")
     hostile["packages"][0]["runtimeHint"] = "sh"

@@ -221,13 +221,10 @@ def launch_from_server_json(server: Mapping[str, Any], environ: Mapping[str, str
     environ = os.environ if environ is None else environ
     reasons: list[str] = []
     missing: list[str] = []
+    preference = list(_REMOTE_TRANSPORTS)  # streamable HTTP first; unsupported types last (to say why)
     candidates = sorted(
         _items(server.get("remotes")),
-        key=lambda remote: (
-            list(_REMOTE_TRANSPORTS).index(remote.get("type", "sse"))
-            if remote.get("type") in _REMOTE_TRANSPORTS
-            else len(_REMOTE_TRANSPORTS)
-        ),
+        key=lambda remote: preference.index(remote["type"]) if remote.get("type") in preference else len(preference),
     )
     for remote in candidates:
         try:
@@ -269,11 +266,10 @@ def _remote_launch(remote: Mapping[str, Any], environ: Mapping[str, str]) -> Htt
         name = header.get("name")
         if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
             raise _Unusable("a header has no valid name")
-        template = _header_template(name, header)
-        value = _expand_template(template, header, values)
-        if value is None:
+        value, template, unset = _header_value(name, header, environ)
+        if unset:
             if header.get("isRequired") is True:
-                values.missing.append(env_name_for(name) if template == "" else _first_reference(template))
+                values.missing.extend(unset)
             continue
         headers[name] = value
         templates[name] = template
@@ -284,44 +280,39 @@ def _remote_launch(remote: Mapping[str, Any], environ: Mapping[str, str]) -> Htt
     )
 
 
-def _header_template(name: str, header: Mapping[str, Any]) -> str:
-    """The header as a `${VAR}` template: `{placeholder}`s become `${PLACEHOLDER}`; no value, `${HEADER_NAME}`.
+def _header_value(name: str, header: Mapping[str, Any], environ: Mapping[str, str]) -> tuple[str, str, list[str]]:
+    """A remote's header: its value, the template the snapshot may keep, and the variables it needs that are unset.
 
-    A literal value (no placeholder) is kept as it is: the registry published it, so it is no secret."""
-    value = _text(header.get("value"))
-    if value is None:
-        return ""
-    return _PLACEHOLDER.sub(lambda match: "${" + env_name_for(match.group(1)) + "}", value)
-
-
-def _first_reference(template: str) -> str:
-    match = re.search(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", template)
-    return match.group(1) if match else template
-
-
-def _expand_template(template: str, header: Mapping[str, Any], values: _Values) -> str | None:
-    """The header's value, or None when a variable it needs is unset."""
-    if template == "":
-        value = values.environ.get(env_name_for(str(header["name"]))) or _text(header.get("default"))
-        return value
+    Each `{placeholder}` (a header without a value: the header itself) is read from the environment and kept in
+    the template as `${VAR}`, which the generated client expands at run time; one filled from its default keeps
+    the default. Literal text is the registry's own, so it is no secret."""
+    given = _text(header.get("value"))
     variables = header.get("variables")
-    spec_of = variables if isinstance(variables, dict) else {}
-    unset = False
-
-    def substitute(match: re.Match[str]) -> str:
-        nonlocal unset
-        variable = match.group(1)
-        original = next((key for key in spec_of if env_name_for(key) == variable), None)
-        spec = spec_of.get(original) if original is not None else None
-        spec = spec if isinstance(spec, dict) else {}
-        value = values.environ.get(variable) or _text(spec.get("default"))
-        if value is None:
-            unset = True
-            return ""
-        return value
-
-    expanded = re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", substitute, template)
-    return None if unset else expanded
+    specs: Mapping[str, Any] = variables if isinstance(variables, dict) else {}
+    if given is None:
+        given, specs = "{" + name + "}", {name: header}
+    value: list[str] = []
+    template: list[str] = []
+    unset: list[str] = []
+    position = 0
+    for match in _PLACEHOLDER.finditer(given):
+        value.append(given[position : match.start()])
+        template.append(given[position : match.start()])
+        position = match.end()
+        variable = env_name_for(match.group(1))
+        spec = specs.get(match.group(1))
+        default = _text(spec.get("default")) if isinstance(spec, dict) else None
+        if environ.get(variable):
+            value.append(environ[variable])
+            template.append("${" + variable + "}")
+        elif default is not None:
+            value.append(default)
+            template.append(default)
+        else:
+            unset.append(variable)
+    value.append(given[position:])
+    template.append(given[position:])
+    return "".join(value), "".join(template), unset
 
 
 def _package_launch(package: Mapping[str, Any], environ: Mapping[str, str]) -> StdioLaunch:
