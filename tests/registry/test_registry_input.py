@@ -344,6 +344,11 @@ def test_one_line_errors_with_their_exit_codes(registry: Any, tmp_path: Path) ->
     assert_fails(
         run("snapshot", "--registry-url", registry.url, "-o", output), 2, "--registry-url goes with --registry"
     )
+    assert_fails(
+        run("snapshot", "--registry", WEATHER, "-H", "Authorization: Bearer x", "-o", output),
+        2,
+        "-H, -e, --cwd, --auth and --transport do not go with --registry",
+    )
     secret_env = {"GITHUB_PERSONAL_ACCESS_TOKEN": ""}
     line = assert_fails(run("snapshot", "--registry", GITHUB, *url, "-o", output, env=secret_env), 2)
     assert line.endswith("set GITHUB_PAT GITHUB_PERSONAL_ACCESS_TOKEN")

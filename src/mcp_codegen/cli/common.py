@@ -238,9 +238,10 @@ def launch_from_options(
     if registry:
         if url or stdio:
             raise UsageError("give one of --url, --stdio or --registry")
-        if headers or env or cwd or auth.given:
+        if headers or env or cwd or auth.given or transport != "auto":
             raise UsageError(
-                "-H, -e, --cwd and --auth do not go with --registry: its values are read from the environment"
+                "-H, -e, --cwd, --auth and --transport do not go with --registry: the entry says how to reach the"
+                " server, and its values are read from the environment"
             )
         from mcp_codegen.inputs.registry import resolve_registry
 
