@@ -39,12 +39,16 @@ EXIT_CODE_MEANINGS: dict[ExitCode, str] = {
     ExitCode.FAILED_CHECK: (
         "`--check` found stale output, or `--strict` and at least one warning not accepted with `--allow-warning`"
     ),
-    ExitCode.USAGE: "bad usage, an unreadable snapshot or config, a missing `${VAR}`, an unknown warning code",
+    ExitCode.USAGE: (
+        "bad usage, an unreadable snapshot or config, a missing `${VAR}`, an unknown warning code, a `--registry`"
+        " name or version the registry does not have, a value a registry server needs that is not set"
+    ),
     ExitCode.SERVER: (
         "the server could not be started, reached or listed (command not found, exited with code N plus its last"
         " stderr lines, HTTP 401 naming the headers sent (or, for a server answering with an OAuth"
         " `Bearer ... resource_metadata=` challenge, suggesting `--auth oauth` / `mcp-codegen auth login URL`),"
-        " an OAuth login or token request that failed, timed out after N s, ...)"
+        " an OAuth login or token request that failed, timed out after N s, ...), or the `--registry` registry did"
+        " not answer (or not with a server.json)"
     ),
     ExitCode.OUTPUT_CONFLICT: (
         "the output location cannot be used: a directory mcp-codegen did not generate (use `--overwrite`; the files"

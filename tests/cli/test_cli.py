@@ -162,7 +162,7 @@ def guarded_url() -> Iterator[str]:
 
 def test_no_server_option(tmp_path: Path) -> None:
     assert_fails(run("generate", "-o", str(tmp_path / "out")), 2, "--url", "--stdio", "--snapshot")
-    assert_fails(run("snapshot", "-o", str(tmp_path / "s.json")), 2, "--url or --stdio")
+    assert_fails(run("snapshot", "-o", str(tmp_path / "s.json")), 2, "--url, --stdio or --registry")
     assert not (tmp_path / "out").exists() and not (tmp_path / "s.json").exists()
 
 

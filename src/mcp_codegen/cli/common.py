@@ -138,6 +138,16 @@ def server_options(function: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for --stdio."),
         click.option(
+            "--registry",
+            metavar="NAME[@VERSION]",
+            help="A server of the MCP registry (default: latest version): its remote, or its npm/PyPI/OCI package.",
+        ),
+        click.option(
+            "--registry-url",
+            metavar="URL",
+            help="With --registry: the registry to read (default: https://registry.modelcontextprotocol.io).",
+        ),
+        click.option(
             "--timeout",
             type=click.FloatRange(min=0.1),
             default=DEFAULT_TIMEOUT,
@@ -217,8 +227,25 @@ def launch_from_options(
     env: tuple[str, ...],
     cwd: str | None,
     auth: AuthOptions | None = None,
+    *,
+    registry: str | None = None,
+    registry_url: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> ServerLaunch | None:
     auth = auth or AuthOptions()
+    if registry_url and not registry:
+        raise UsageError("--registry-url goes with --registry")
+    if registry:
+        if url or stdio:
+            raise UsageError("give one of --url, --stdio or --registry")
+        if headers or env or cwd or auth.given or transport != "auto":
+            raise UsageError(
+                "-H, -e, --cwd, --auth and --transport do not go with --registry: the entry says how to reach the"
+                " server, and its values are read from the environment"
+            )
+        from mcp_codegen.inputs.registry import resolve_registry
+
+        return resolve_registry(registry, registry_url, timeout=timeout)
     if url and stdio:
         raise UsageError("give either --url or --stdio, not both")
     if url:

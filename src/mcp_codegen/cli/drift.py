@@ -106,6 +106,8 @@ def check_command(
     stdio: str | None,
     env: tuple[str, ...],
     cwd: str | None,
+    registry: str | None,
+    registry_url: str | None,
     timeout: float,
     quiet: bool,
     verbose: bool,
@@ -123,7 +125,8 @@ def check_command(
     """Snapshot the live server and classify its drift from what a client was generated from.
 
     \b
-    Without --url/--stdio, the server recorded in the package's snapshot is used.
+    Without --url/--stdio/--registry, the server recorded in the package's snapshot is used (a registry
+    entry recorded there is read again, at the recorded version).
     Exit codes: 0 no drift at or above --fail-on; 1 drift; 2 the comparison could not be made.
     """
 
@@ -140,20 +143,28 @@ def check_command(
             env,
             cwd,
             AuthOptions(auth_kind, client_id, client_secret_env, client_secret, scopes, no_browser),
-        ) or _recorded_launch(old)
+            registry=registry,
+            registry_url=registry_url,
+            timeout=timeout,
+        ) or _recorded_launch(old, timeout)
         new = take_snapshot(launch, timeout, reporter, Diagnostics())
         _report_drift(old, new, fail_on, output_format, allow_file)
 
     run_command(action, error_code=COMPARISON_FAILED)
 
 
-def _recorded_launch(snapshot: Snapshot) -> ServerLaunch:
+def _recorded_launch(snapshot: Snapshot, timeout: float) -> ServerLaunch:
     """The launch spec a snapshot recorded, with env and header values read from the environment."""
     from mcp_codegen.inputs.launch import HttpLaunch, StdioLaunch, auth_spec, expand_env
 
+    if snapshot.registry is not None:  # read the same registry entry again (its exact version)
+        from mcp_codegen.inputs.registry import resolve_registry
+
+        entry = snapshot.registry
+        return resolve_registry(f"{entry.name}@{entry.version}", entry.url, timeout=timeout)
     record = snapshot.launch
     if record is None:
-        raise UsageError("the snapshot records no launch spec: give --url or --stdio")
+        raise UsageError("the snapshot records no launch spec: give --url, --stdio or --registry")
     if record.transport == "stdio":
         env = {name: os.environ[name] for name in record.env_names if name in os.environ}
         return StdioLaunch(command=record.command or "", args=record.args, env=env, cwd=record.cwd)

@@ -131,6 +131,8 @@ def generate_command(
     stdio: str | None,
     env: tuple[str, ...],
     cwd: str | None,
+    registry: str | None,
+    registry_url: str | None,
     timeout: float,
     quiet: bool,
     verbose: bool,
@@ -162,7 +164,7 @@ def generate_command(
     """Generate a typed client package from a live server, a snapshot file, or the servers of a config.
 
     \b
-    One server:      generate --url URL | --stdio CMD | --snapshot FILE  -o DIR
+    One server:      generate --url URL | --stdio CMD | --registry NAME[@VERSION] | --snapshot FILE  -o DIR
     Config servers:  generate [--server NAME ...]        ([tool.mcp-codegen] or mcp-codegen.toml)
     An mcp.json:     generate --mcp-json FILE [--server NAME ...] -o DIR
     One server selected with -o writes a plain package; several write an umbrella package with a Toolkit.
@@ -178,6 +180,8 @@ def generate_command(
                 f"--allow-warning: unknown {what} {', '.join(unknown)} (see the warning codes in docs/reference/warning-codes.md)"
             )
         flags = Flags(overwrite=overwrite, strict=strict, check=check, allowed=frozenset(allow_warnings))
+        if registry and (snapshot_file or mcp_json or config_file or server_names):
+            raise UsageError("--registry names one server: not with --snapshot, --mcp-json, --config or --server")
         launch = launch_from_options(
             url,
             transport,
@@ -186,11 +190,14 @@ def generate_command(
             env,
             cwd,
             AuthOptions(auth_kind, client_id, client_secret_env, client_secret, scopes, no_browser),
+            registry=registry,
+            registry_url=registry_url,
+            timeout=timeout,
         )
         descriptions = _read_descriptions(descriptions_file) if descriptions_file is not None else {}
         single = launch is not None or snapshot_file is not None
         if launch is not None and snapshot_file is not None:
-            raise UsageError("give one of --url, --stdio or --snapshot")
+            raise UsageError("give one of --url, --stdio, --registry or --snapshot")
         if single and (mcp_json or config_file or server_names):
             raise UsageError(
                 "--mcp-json, --config and --server take servers from a file: not with --url, --stdio or --snapshot"
@@ -212,7 +219,7 @@ def generate_command(
 
         if meta != "none" or package_version is not None or server_package:
             raise UsageError(
-                "--meta, --package-version and --server-skeleton: for one server (--url, --stdio or --snapshot)"
+                "--meta, --package-version and --server-skeleton: for one server (--url, --stdio, --registry or --snapshot)"
             )
 
         explicit_timeout = context.get_parameter_source("timeout") is not click.core.ParameterSource.DEFAULT
@@ -345,7 +352,7 @@ def _project_config(mcp_json: Path | None, config_file: Path | None) -> ProjectC
     path = config_file or find_config(Path.cwd())
     if path is None:
         raise UsageError(
-            "generate needs --url, --stdio, --snapshot, --mcp-json, or a config "
+            "generate needs --url, --stdio, --registry, --snapshot, --mcp-json, or a config "
             f"({CONFIG_FILE} or [tool.mcp-codegen] in pyproject.toml)"
         )
     return load_config(path)

@@ -34,6 +34,8 @@ def snapshot_command(
     stdio: str | None,
     env: tuple[str, ...],
     cwd: str | None,
+    registry: str | None,
+    registry_url: str | None,
     timeout: float,
     quiet: bool,
     verbose: bool,
@@ -59,9 +61,12 @@ def snapshot_command(
             env,
             cwd,
             AuthOptions(auth_kind, client_id, client_secret_env, client_secret, scopes, no_browser),
+            registry=registry,
+            registry_url=registry_url,
+            timeout=timeout,
         )
         if launch is None:
-            raise UsageError("snapshot needs --url or --stdio")
+            raise UsageError("snapshot needs --url, --stdio or --registry")
         to_stdout = str(output) == "-"
         if not to_stdout:
             check_location(output)

@@ -33,6 +33,11 @@ url = "https://mcp.example.com/protected/mcp"
 auth = { kind = "oauth", client_id = "my-app", scopes = ["read"] }   # kind "oauth" or "client-credentials"
 # auth = { kind = "client-credentials", client_id = "ci", client_secret_env = "MCP_CLIENT_SECRET" }
 
+[servers.weather]           # ... or a server of the MCP registry (its remote, or its npm/PyPI/OCI package)
+registry = "io.github.example/weather@1.2.0"   # NAME[@VERSION]; default: the latest version
+registry_url = "https://registry.modelcontextprotocol.io"   # optional; this is the default
+env_file = ".env"           # values the entry needs are read from the environment (then this file)
+
 [servers.old]
 command = "python"
 args = ["-m", "old_server"]
@@ -45,7 +50,8 @@ password = true
 
 Every table rejects keys it does not know, naming the key with its location and the closest valid
 one (`unknown key servers.github.comand (did you mean 'command'?)`). A server has exactly one of
-`command` (stdio; `transport` may only be "stdio") and `url` (`transport` "http", "sse" or "auto");
+`command` (stdio; `transport` may only be "stdio"), `url` (`transport` "http", "sse" or "auto") and
+`registry` (with `env_file` and `registry_url` only: see `inputs.registry`);
 `env`, `cwd` go with `command`, `headers` and `auth` with `url`; `env_file` with either. Server names must
 contain a letter or digit, their snake_case form must not be a Python keyword, and no two may share it.
 
@@ -82,7 +88,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from mcp_codegen.casing import snake_case, words
 from mcp_codegen.diagnostics import unknown_codes
-from mcp_codegen.errors import UsageError
+from mcp_codegen.errors import CodegenError, UsageError
 from mcp_codegen.inputs.launch import (
     AuthKind,
     HttpLaunch,
@@ -155,6 +161,10 @@ class ServerConfig(BaseModel):
     command: str | None = None
     args: list[str] = Field(default_factory=list)
     url: str | None = None
+    #: `NAME[@VERSION]` of a server in an MCP registry (instead of `command` or `url`).
+    registry: str | None = None
+    #: The registry to read `registry` from (default: the official one).
+    registry_url: str | None = None
     #: Default: "stdio" with `command`, "auto" with `url`.
     transport: TransportName | None = None
     env: dict[str, str] = Field(default_factory=dict)
@@ -203,8 +213,18 @@ class ServerConfig(BaseModel):
 
     @model_validator(mode="after")
     def _one_transport(self) -> ServerConfig:
+        if self.registry is not None or self.registry_url is not None:
+            if self.registry is None:
+                raise ValueError("'registry_url' goes with 'registry'")
+            given = [key for key in ("command", "url", "transport", "cwd", "auth") if getattr(self, key) is not None]
+            given += [key for key in ("args", "env", "headers") if getattr(self, key)]
+            if given:
+                raise ValueError(
+                    f"{', '.join(repr(k) for k in given)} do not go with 'registry' (its values come from the environment)"
+                )
+            return self
         if (self.command is None) == (self.url is None):
-            raise ValueError("give exactly one of 'command' (stdio) or 'url' (http/sse)")
+            raise ValueError("give exactly one of 'command' (stdio), 'url' (http/sse) or 'registry'")
         if self.command is not None:
             if self.transport not in (None, "stdio"):
                 raise ValueError(f"transport {self.transport!r} goes with 'url'; with 'command' it is 'stdio'")
@@ -518,6 +538,19 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
         package_version=server.package_version,
     )
     package = server.package_name or subpackage_name(name)
+    if server.registry is not None:
+        from mcp_codegen.inputs.registry import resolve_registry
+
+        try:
+            return (
+                resolve_registry(
+                    server.registry, server.registry_url, timeout=cfg.timeout, environ={**file_vars, **os.environ}
+                ),
+                options,
+                package,
+            )
+        except CodegenError as error:  # the same kind (and exit code), the line naming the server
+            raise type(error)(f"{where}: {error}") from None
     if server.command is not None:
         env = dict(file_vars)
         for key, value in server.env.items():

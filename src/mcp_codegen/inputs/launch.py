@@ -173,6 +173,27 @@ def auth_spec(
 
 
 @dataclass(frozen=True)
+class RegistryRecord:
+    """Which MCP registry entry a server was found by: kept in the snapshot so `check` and regeneration
+    read the same entry (the exact version, never "latest") and launch the same server."""
+
+    name: str
+    version: str
+    #: The registry's base URL (`--registry-url`; the official registry by default).
+    url: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"name": self.name, "version": self.version, "url": self.url}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RegistryRecord:
+        return cls(name=str(data["name"]), version=str(data["version"]), url=str(data["url"]))
+
+    def describe(self) -> str:
+        return f"{self.name}@{self.version}"
+
+
+@dataclass(frozen=True)
 class LaunchRecord:
     """The secret-free description of a server, kept in snapshots and generated packages."""
 
@@ -234,6 +255,8 @@ class StdioLaunch:
     #: Resolved values: secrets live here, so this object is never written or printed.
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     cwd: str | None = None
+    #: The registry entry this launch was read from (`--registry`), recorded in the snapshot.
+    registry: RegistryRecord | None = None
 
     def record(self) -> LaunchRecord:
         return LaunchRecord(
@@ -254,6 +277,8 @@ class HttpLaunch:
     header_templates: Mapping[str, str] = field(default_factory=dict, repr=False)
     #: OAuth for this server (`--auth`): the record keeps its secret-free part.
     auth: AuthSpec | None = field(default=None, repr=False)
+    #: The registry entry this launch was read from (`--registry`), recorded in the snapshot.
+    registry: RegistryRecord | None = None
 
     def record(self, transport: Literal["http", "sse"] | None = None) -> LaunchRecord:
         headers = []

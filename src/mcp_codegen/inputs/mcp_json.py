@@ -267,6 +267,10 @@ def starter_config_toml(cfg: ProjectConfig) -> str:
                 scalars.append(f"args = {_array(_safe_args(server.args, prefix, table, replace))}")
         if server.url is not None:
             scalars.append(f"url = {_string(_safe_url(server.url, prefix, table, replace))}")
+        if server.registry is not None:
+            scalars.append(f"registry = {_string(server.registry)}")
+        if server.registry_url is not None:
+            scalars.append(f"registry_url = {_string(server.registry_url)}")
         if server.transport is not None and server.transport != ("stdio" if server.command else "auto"):
             scalars.append(f"transport = {_string(server.transport)}")
         if server.env_file is not None:

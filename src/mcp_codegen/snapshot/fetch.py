@@ -10,7 +10,7 @@ everything else, off-spec schemas included, is kept for later stages to judge.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import mcp_types
@@ -86,6 +86,8 @@ async def take_snapshot(
     """
     async with connect(launch, timeout=timeout, progress=progress) as connection:
         snapshot = await _list_everything(connection, diagnostics, progress)
+    if launch.registry is not None:
+        snapshot = replace(snapshot, registry=launch.registry)
     return snapshot
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from mcp_codegen.errors import SnapshotFormatError
-from mcp_codegen.inputs.launch import LaunchRecord
+from mcp_codegen.inputs.launch import LaunchRecord, RegistryRecord
 
 FORMAT_VERSION = 2
 #: Versions this code reads: version 1 differs only in having sorted `properties` too.
@@ -42,6 +42,8 @@ class Snapshot:
     resources: tuple[JsonObject, ...] = ()
     resource_templates: tuple[JsonObject, ...] = ()
     prompts: tuple[JsonObject, ...] = ()
+    #: The MCP registry entry the server was found by (`--registry`): `check` and regeneration read it again.
+    registry: RegistryRecord | None = None
 
     @property
     def server_name(self) -> str:
@@ -94,6 +96,8 @@ class Snapshot:
         }
         if self.launch is not None:
             data["launch"] = self.launch.as_json()
+        if self.registry is not None:
+            data["registry"] = self.registry.as_json()
         return data
 
     def to_text(self) -> str:
@@ -132,6 +136,11 @@ class Snapshot:
             launch = LaunchRecord.from_json(launch_data) if isinstance(launch_data, Mapping) else None
         except (KeyError, TypeError) as error:
             raise SnapshotFormatError(f"{source}: launch is malformed ({error})") from None
+        registry_data = data.get("registry")
+        try:
+            registry = RegistryRecord.from_json(registry_data) if isinstance(registry_data, Mapping) else None
+        except KeyError as error:
+            raise SnapshotFormatError(f"{source}: registry is malformed (no {error})") from None
         instructions = data.get("instructions")
         protocol_version = data.get("protocolVersion")
         return cls(
@@ -144,6 +153,7 @@ class Snapshot:
             resources=_item_list(data, "resources", source),
             resource_templates=_item_list(data, "resourceTemplates", source),
             prompts=_item_list(data, "prompts", source),
+            registry=registry,
         ).canonical()
 
     @classmethod
