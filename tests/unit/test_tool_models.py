@@ -87,8 +87,10 @@ def test_one_changed_tool_is_the_only_one_generated_again(cache: Path, monkeypat
 def _record_formatting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths the formatter is run on from now on."""
     paths: list[str] = []
-    real = formatting._run_ruff
-    monkeypatch.setattr(formatting, "_run_ruff", lambda python: paths.extend(python) or real(python))
+    real = formatting._run_formatter
+    monkeypatch.setattr(
+        formatting, "_run_formatter", lambda python, settings: paths.extend(python) or real(python, settings)
+    )
     return paths
 
 

@@ -93,6 +93,7 @@ def prepare(
     then its recorded diagnostics are added to `diagnostics` (so --strict still sees them)."""
     from mcp_codegen.inputs.options import input_hash
 
+    options = options.located(output)  # the formatter's settings, from the user's pyproject.toml
     tools = sum(1 for tool in snapshot.tools if options.selection.selects(str(tool.get("name"))))
     left_out = len(snapshot.tools) - tools
     if not check and output.is_dir() and is_current(output, input_hash(snapshot, package_name, options)):
