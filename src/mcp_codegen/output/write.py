@@ -1,8 +1,11 @@
 """Stage 6: write the package atomically, and only over a directory mcp-codegen owns.
 
-Files are written to a temporary sibling directory and swapped in with renames, so a failed or
-interrupted run leaves the previous output exactly as it was. A manifest inside the package marks
-it as generated (and records file hashes, so an unchanged regeneration can be skipped).
+A new package is written to a temporary sibling directory and swapped in with a rename. A package
+mcp-codegen wrote before is updated in place: only the files whose bytes changed are written (each through
+a uniquely named sibling and a rename), files no longer generated are removed, and the manifest is written
+last, so an interrupted run is never taken for up to date (the old manifest's input hash no longer matches).
+A manifest inside the package marks it as generated (and records file hashes, so an unchanged regeneration
+can be skipped).
 
 Files the user added inside a generated package (any file its manifest does not list, say
 `my_extra.py` next to `client.py`) are kept: copied into the new package before the swap, like
@@ -214,10 +217,54 @@ def write_package(directory: Path, files: Mapping[str, bytes], *, overwrite: boo
                 "to replace everything not generated"
             )
     try:
-        _swap_in(directory, files, found)
+        if _updatable_in_place(directory, files):
+            _update_in_place(directory, files, remove=result.removed)
+        else:
+            _swap_in(directory, files, found)
     except OSError as error:
         raise OutputLocationError(f"cannot write {directory}: {_reason(error)}") from None
     return result
+
+
+def _updatable_in_place(directory: Path, files: Mapping[str, bytes]) -> bool:
+    """A package mcp-codegen wrote, where every generated file can take its place (no folder where a file
+    goes, no file where a folder goes): it is updated file by file instead of swapped whole."""
+    if directory.is_symlink() or not directory.is_dir() or read_manifest(directory) is None:
+        return False
+    folders = {parent for path in files for parent in Path(path).parents if parent != Path(".")}
+    for folder in folders:
+        target = directory / folder
+        if target.is_symlink() or (target.exists() and not target.is_dir()):
+            return False
+    return not any((directory / path).is_dir() and not (directory / path).is_symlink() for path in files)
+
+
+def _update_in_place(directory: Path, files: Mapping[str, bytes], *, remove: list[str]) -> None:
+    """Write only the files whose bytes changed (each atomically), remove the generated files no longer
+    generated (and `remove`: the user's files `--overwrite` replaces), and the manifest last.
+
+    An interrupted update leaves the previous manifest: its input hash no longer matches, so the next run
+    regenerates and `--check`/`verify` report the package stale; it never passes for up to date."""
+    previous = generated_paths(directory) or set()
+    for path, data in files.items():
+        if path == MANIFEST:
+            continue
+        target = directory / path
+        if target.is_symlink():
+            target.unlink()
+        elif target.is_file() and target.read_bytes() == data:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomically(target, data)
+    gone = sorted((previous - files.keys()) | set(remove))
+    for path in gone:
+        if path != MANIFEST:
+            (directory / path).unlink(missing_ok=True)
+    for folder in sorted({parent for path in gone for parent in Path(path).parents}, key=lambda p: -len(p.parts)):
+        if folder != Path(".") and (directory / folder).is_dir() and not any((directory / folder).iterdir()):
+            (directory / folder).rmdir()
+    if MANIFEST in files:
+        write_bytes_atomically(directory / MANIFEST, files[MANIFEST])
 
 
 def _under_file(path: str, files: Mapping[str, bytes]) -> bool:
