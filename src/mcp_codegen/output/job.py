@@ -26,6 +26,7 @@ from mcp_codegen.output.write import (
     check_ownership,
     differences,
     is_current,
+    read_manifest,
     recorded_diagnostics,
     write_bytes_atomically,
     write_package,
@@ -102,9 +103,16 @@ def prepare(
         if options.server:
             _check_handlers(output, (output / "server.py").read_text(encoding="utf-8"), diagnostics)
         return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, None)
+    from mcp_codegen.generate.cache import has_results
     from mcp_codegen.generate.workers import warm_workers
+    from mcp_codegen.inputs.options import generator_fingerprint
 
-    with warm_workers():  # the model generator starts in workers while the pipeline is imported and plans
+    # Regenerating a package whose tools' models this generator has cached: one worker for the few that changed
+    # (a second would compete with this process for a core); otherwise one per core.
+    regenerating = (
+        output.is_dir() and read_manifest(output) is not None and has_results("models", generator_fingerprint())
+    )
+    with warm_workers(1 if regenerating else None):  # the model generator starts while the pipeline is imported
         from mcp_codegen.generate.pipeline import HandlersFile, generate_files
 
         handlers = None
