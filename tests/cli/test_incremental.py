@@ -76,3 +76,21 @@ def test_one_tool_changed_rewrites_its_files_only_and_matches_a_fresh_generation
     assert incremental.pop("NOTES.md") == b"mine\n"
     assert incremental == _fresh(snapshot, tmp_path / "fresh_c" / "github_client")
     assert not (package / "models" / f"{gone}.py").exists()
+
+
+def test_a_crafted_manifest_cannot_make_the_update_remove_files_outside_the_package(tmp_path: Path) -> None:
+    package = tmp_path / "out" / "github_client"
+    snapshot = write_json(tmp_path / "a.json", GITHUB)
+    _generate(snapshot, package)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep\n", encoding="utf-8")
+    (package / "linked").symlink_to(outside)
+    manifest = json.loads((package / ".mcp-codegen.json").read_text(encoding="utf-8"))
+    manifest["files"] |= {"../../outside/keep.txt": "0", str(outside / "keep.txt"): "0", "linked/keep.txt": "0"}
+    (package / ".mcp-codegen.json").write_text(json.dumps(manifest), encoding="utf-8")
+    changed = copy.deepcopy(GITHUB)
+    changed["tools"][0]["description"] = "Changed."
+    _generate(write_json(tmp_path / "b.json", changed), package)
+    assert (outside / "keep.txt").read_text(encoding="utf-8") == "keep\n"
+    assert "Changed." in (package / "client.py").read_text(encoding="utf-8")

@@ -239,6 +239,11 @@ def _updatable_in_place(directory: Path, files: Mapping[str, bytes]) -> bool:
     return not any((directory / path).is_dir() and not (directory / path).is_symlink() for path in files)
 
 
+def _plain_relative(path: str) -> bool:
+    parts = Path(path).parts
+    return bool(parts) and not Path(path).is_absolute() and ".." not in parts and "\\" not in path
+
+
 def _update_in_place(directory: Path, files: Mapping[str, bytes], *, remove: list[str]) -> None:
     """Write only the files whose bytes changed (each atomically), remove the generated files no longer
     generated (and `remove`: the user's files `--overwrite` replaces), and the manifest last.
@@ -256,9 +261,10 @@ def _update_in_place(directory: Path, files: Mapping[str, bytes], *, remove: lis
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         write_bytes_atomically(target, data)
-    gone = sorted((previous - files.keys()) | set(remove))
+    # The previous manifest is a file on disk: only paths plainly inside the package are taken from it.
+    gone = sorted({path for path in previous - files.keys() if _plain_relative(path)} | set(remove))
     for path in gone:
-        if path != MANIFEST:
+        if path != MANIFEST and not any((directory / folder).is_symlink() for folder in Path(path).parents):
             (directory / path).unlink(missing_ok=True)
     for folder in sorted({parent for path in gone for parent in Path(path).parents}, key=lambda p: -len(p.parts)):
         if folder != Path(".") and (directory / folder).is_dir() and not any((directory / folder).iterdir()):
