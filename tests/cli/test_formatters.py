@@ -1,6 +1,6 @@
 """`generate --formatter ruff|black|none`: each one's output type-checks, and the user's pyproject.toml settings count.
 
-The demo server's package is generated with each formatter and checked with `mypy --strict`; ruff's and black's
+The demo server's package is generated with each formatter and checked with `mypy --strict` (and pyright strict); ruff's and black's
 outputs are checked with the formatters themselves at the settings a `pyproject.toml` above the output gives.
 """
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import mypy_strict
+from helpers import mypy_strict, pyright_strict
 
 from mcp_codegen.errors import UsageError
 from mcp_codegen.inputs.formatter import FormatterSettings, formatter_settings
@@ -74,6 +74,8 @@ def test_each_formatter_writes_a_package_that_passes_mypy_strict(tmp_path: Path)
     for text in unformatted.values():
         ast.parse(text)
     checked = mypy_strict(tmp_path, "demo_ruff", "demo_black", "demo_none")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    checked = pyright_strict(tmp_path, "demo_black", "demo_none")
     assert checked.returncode == 0, checked.stdout + checked.stderr
     # The recorded formatter is what `verify` and the up-to-date check regenerate with.
     verified = _run("-m", "mcp_codegen", "verify", str(tmp_path / "demo_black"), str(tmp_path / "demo_none"))
