@@ -99,9 +99,12 @@ def scale(seconds: float, unit: str) -> float:
 
 
 def python_env(extra_path: Path | None = None) -> dict[str, str]:
-    """The environment for child Pythons: unbuffered, no user site tweaks, optional PYTHONPATH entry."""
+    """The environment for child Pythons: no user site tweaks, bytecode cached, optional PYTHONPATH entry."""
     env = dict(os.environ)
     env.pop("PYTHONSTARTUP", None)
+    # Bytecode caches written, as for an installed package: else a source checkout compiles itself every run,
+    # while the baselines in site-packages load theirs.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if extra_path is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(extra_path), env.get("PYTHONPATH", "")]))
     return env

@@ -4,13 +4,17 @@
 
 The demo server runs over stdio from this checkout; npm server-everything is installed at its pinned
 version by tests/servers/install.py. Each example keeps the snapshot it came from, so the tests can
-regenerate it offline and compare byte for byte.
+regenerate it offline and compare byte for byte. The examples are generated outside this checkout and moved
+in, so they show the formatter's defaults (this project's own `[tool.ruff]`/`[tool.black]` settings are for
+its sources, and `generate` honours the nearest pyproject.toml above the output).
 """
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,12 +30,15 @@ SERVERS = {
 
 def main() -> int:
     subprocess.run([sys.executable, "tests/servers/install.py"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    for package, command in SERVERS.items():
-        subprocess.run(
-            ["mcp-codegen", "generate", "--stdio", command, "-o", str(EXAMPLES / package), "-q"],
-            cwd=ROOT,
-            check=True,
-        )
+    with tempfile.TemporaryDirectory(prefix="mcp-codegen-examples-") as directory:
+        for package, command in SERVERS.items():
+            subprocess.run(
+                ["mcp-codegen", "generate", "--stdio", command, "-o", str(Path(directory) / package), "-q"],
+                cwd=ROOT,
+                check=True,
+            )
+            shutil.rmtree(EXAMPLES / package, ignore_errors=True)
+            shutil.copytree(Path(directory) / package, EXAMPLES / package)
     return 0
 
 

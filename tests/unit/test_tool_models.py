@@ -87,8 +87,10 @@ def test_one_changed_tool_is_the_only_one_generated_again(cache: Path, monkeypat
 def _record_formatting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths the formatter is run on from now on."""
     paths: list[str] = []
-    real = formatting._run_ruff
-    monkeypatch.setattr(formatting, "_run_ruff", lambda python: paths.extend(python) or real(python))
+    real = formatting._run_formatter
+    monkeypatch.setattr(
+        formatting, "_run_formatter", lambda python, settings: paths.extend(python) or real(python, settings)
+    )
     return paths
 
 
@@ -201,6 +203,19 @@ def test_inside_warm_workers_the_tools_go_to_the_workers_started_on_entry(monkey
     assert len(started) == 2
     assert inside == alone
     assert all(not worker.process.is_alive() for worker in started)  # stopped when the block ends
+
+
+def test_a_block_of_one_worker_takes_a_second_when_many_tools_miss(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MCP_CODEGEN_NO_CACHE", "1")
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    snapshot = _github_snapshot(14)  # enough tools for both workers
+    alone = _generate(snapshot)
+    with workers.warm_workers(1):
+        assert len(workers._active or []) == 1
+        assert _generate(snapshot) == alone
+        started = list(workers._active or [])
+    assert len(started) == 2
+    assert all(not worker.process.is_alive() for worker in started)
 
 
 def test_a_worker_that_dies_only_costs_time(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -117,6 +117,13 @@ class StaleOutputError(CodegenError):
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out tools whose wire name matches (repeatable).")
 @click.option("--tool-prefix", default=None, help="Prefix of the tool names agents see (letters, digits, _ and -).")
 @click.option(
+    "--formatter",
+    type=click.Choice(["ruff", "black", "none"]),
+    default=None,
+    help="Formatter of the generated code (default: ruff); ruff and black take their settings (line-length, ...) "
+    "from your pyproject.toml. none: the code as rendered.",
+)
+@click.option(
     "--descriptions",
     "descriptions_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -159,6 +166,7 @@ def generate_command(
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     tool_prefix: str | None,
+    formatter: str | None,
     descriptions_file: Path | None,
 ) -> None:
     """Generate a typed client package from a live server, a snapshot file, or the servers of a config.
@@ -211,6 +219,7 @@ def generate_command(
                 meta=meta,
                 package_version=package_version,
                 server=server_package,
+                formatter=formatter or "ruff",
             )
             source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=timeout)
             _generate_one(source, output, package_name, options, reporter, flags)
@@ -234,6 +243,8 @@ def generate_command(
             overrides["tool_prefix"] = tool_prefix
         if descriptions:
             overrides["descriptions"] = descriptions
+        if formatter is not None:
+            overrides["formatter"] = formatter
         names = select_servers(cfg, server_names)
         cfg = apply_overrides(
             cfg,

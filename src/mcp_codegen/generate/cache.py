@@ -29,6 +29,16 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mcp-codegen"
 
 
+def has_results(kind: str, fingerprint: str) -> bool:
+    """Whether the cache holds `kind` results made under `fingerprint` (cheap: one directory looked at)."""
+    if os.environ.get("MCP_CODEGEN_NO_CACHE"):
+        return False
+    try:
+        return any((cache_root() / kind / fingerprint[:20]).iterdir())
+    except (OSError, RuntimeError):
+        return False
+
+
 class ResultCache:
     """The results of one kind made under one fingerprint; `valid` tells an entry this version wrote."""
 

@@ -53,7 +53,8 @@ def generate_files(
     spec = build_client_spec(snapshot, plans, models, package_name=client_name, diagnostics=diagnostics)
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
     texts = format_python(
-        render_package(spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime)
+        render_package(spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime),
+        options.formatting(),
     )
     if not options.shared_runtime:
         # Copied verbatim (its sources are kept black-clean at the default line length).
@@ -62,7 +63,7 @@ def generate_files(
     files["snapshot.json"] = snapshot_text.encode("utf-8")
     files["py.typed"] = b""
     if options.server:
-        files = _server_package(files, spec, models, header, package_name, handlers, diagnostics)
+        files = _server_package(files, spec, models, header, package_name, handlers, options)
     if options.meta == "pyproject":
         version = project_version(snapshot, options.package_version, diagnostics)
         files = project_files(files, snapshot, package_name, version)
@@ -93,10 +94,10 @@ def _server_package(
     header: str,
     package_name: str,
     handlers: HandlersFile | None,
-    diagnostics: Diagnostics,
+    options: GenerateOptions,
 ) -> dict[str, bytes]:
     generated, handlers_text = render_server(spec, models, header, package_name)
-    texts = format_python({**generated, "handlers.py": handlers_text})
+    texts = format_python({**generated, "handlers.py": handlers_text}, options.formatting())
     files = {f"{SERVER_CLIENT_PACKAGE}/{path}": data for path, data in client.items()}
     files |= {path: text.encode("utf-8") for path, text in texts.items() if path != "handlers.py"}
     files["py.typed"] = b""

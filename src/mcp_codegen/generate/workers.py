@@ -2,8 +2,9 @@
 
 Importing datamodel-code-generator and its first call cost about 0.4 s, as much as generating dozens of
 tools. A run that is about to generate opens `warm_workers()` before it even imports the pipeline: one
-worker per core is started at once, imports the generator and makes a throwaway call while the main process
-plans the tools and reads the model cache. `tool_models` then hands the tools that missed the cache to
+worker per core (one only when regenerating a package whose models are probably cached: the few tools that
+changed) is started at once, imports the generator and makes a throwaway call while the main process plans
+the tools and reads the model cache. `tool_models` then hands the tools that missed the cache to
 these workers (the main process never imports the generator); when every tool hits, they are never used
 and are stopped when the block ends. Outside such a block, workers are started only for many misses, after
 the generator is imported, so forked workers inherit it.
@@ -35,13 +36,14 @@ def cores() -> int:
 
 
 @contextmanager
-def warm_workers() -> Iterator[None]:
-    """Within the block, `tool_models` uses workers started (and warmed up) on entry; they stop on exit."""
+def warm_workers(count: int | None = None) -> Iterator[None]:
+    """Within the block, `tool_models` uses `count` workers (default: one per core) started (and warmed up) on
+    entry, and more, up to one per core, if it then has many tools to generate; they all stop on exit."""
     global _active
     if _active is not None or cores() < 2:  # nested, or nothing to overlap with
         yield
         return
-    _active = [Worker(warm=True) for _ in range(cores())]
+    _active = [Worker(warm=True) for _ in range(max(1, min(count or cores(), cores())))]
     try:
         yield
     finally:
@@ -59,6 +61,9 @@ def run_units(units: Sequence[Unit], count: int) -> list[Entry]:
         return []
     workers = _active
     started: list[Worker] = []
+    if workers is not None and len(workers) < min(count, cores()):
+        # More to generate than the block expected: the others join (stopped with the block's).
+        workers.extend(Worker(warm=True) for _ in range(min(count, cores()) - len(workers)))
     if workers is None:
         if count <= 1:
             return generate_units(units)

@@ -22,6 +22,7 @@ exclude = ["*_delete"]
 tool_prefix = "gh"
 descriptions = { search_code = "Search code in all repositories." }
 package_name = "github_client"           # default: the server name in snake_case
+formatter = "black"                      # "ruff" (default), "black" or "none"
 
 [servers.remote]            # ... or `url`, over streamable HTTP / legacy SSE
 url = "https://mcp.example.com/mcp"
@@ -180,6 +181,8 @@ class ServerConfig(BaseModel):
     #: "pyproject": generate a project that builds a wheel (one server written with -o; see `generate --meta`).
     meta: Literal["none", "pyproject"] = "none"
     package_version: str | None = None
+    #: The formatter of the generated code (see `generate --formatter`); its settings come from pyproject.toml.
+    formatter: Literal["ruff", "black", "none"] = "ruff"
     enabled: bool = True
 
     @field_validator("command")
@@ -536,6 +539,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
         tool_prefix=server.tool_prefix,
         meta=server.meta,
         package_version=server.package_version,
+        formatter=server.formatter,
     )
     package = server.package_name or subpackage_name(name)
     if server.registry is not None:

@@ -12,8 +12,10 @@ import keyword
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
+from pathlib import Path
 
 from mcp_codegen.errors import UsageError
+from mcp_codegen.inputs.formatter import DEFAULT_FORMATTER, FORMATTERS, FormatterSettings, formatter_settings
 
 
 def validate_package_name(name: str) -> str:
@@ -53,13 +55,28 @@ class GenerateOptions:
     package_version: str | None = None
     #: A typed server package (`generate --server`) instead of a client package.
     server: bool = False
+    #: "ruff", "black" or "none" (`--formatter`).
+    formatter: str = DEFAULT_FORMATTER
+    #: The formatter's settings for the output directory (`located`); None: its defaults.
+    formatter_settings: FormatterSettings | None = None
 
     def with_shared_runtime(self) -> GenerateOptions:
         return replace(self, shared_runtime=True)
 
+    def located(self, output: Path) -> GenerateOptions:
+        """These options for a package written to `output`: the formatter's settings read from the user's
+        pyproject.toml (`inputs.formatter`)."""
+        return replace(self, formatter_settings=formatter_settings(self.formatter, output))
+
+    def formatting(self) -> FormatterSettings:
+        """The formatter and the settings it runs with."""
+        return self.formatter_settings or FormatterSettings(self.formatter)
+
     def key(self) -> str:
         key = self.selection.key() + "\0" + self.tool_prefix + ("\0shared" if self.shared_runtime else "")
         key += "\0server" if self.server else ""
+        if self.formatting() != FormatterSettings():
+            key += "\0formatter=" + self.formatting().key()
         return key if self.meta == "none" else f"{key}\0meta={self.meta}\0{self.package_version or ''}"
 
     def as_json(self) -> dict[str, object]:
@@ -73,6 +90,7 @@ class GenerateOptions:
             "meta": self.meta,
             "packageVersion": self.package_version,
             "server": self.server,
+            "formatter": self.formatter,
         }
 
     @classmethod
@@ -89,6 +107,7 @@ class GenerateOptions:
         prefix = data.get("toolPrefix")
         meta = data.get("meta")
         version = data.get("packageVersion")
+        formatter = data.get("formatter")
         return cls(
             Selection(
                 include=strings("include"),
@@ -102,4 +121,5 @@ class GenerateOptions:
             meta=meta if meta in ("none", "pyproject") else "none",
             package_version=version if isinstance(version, str) else None,
             server=data.get("server") is True,
+            formatter=formatter if formatter in FORMATTERS else DEFAULT_FORMATTER,
         )

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import StrictModeError
-from mcp_codegen.generate.manifest import recorded_diagnostics
+from mcp_codegen.generate.manifest import read_manifest, recorded_diagnostics
 from mcp_codegen.output.write import (
     Difference,
     check_location,
@@ -93,6 +93,7 @@ def prepare(
     then its recorded diagnostics are added to `diagnostics` (so --strict still sees them)."""
     from mcp_codegen.generate.fingerprint import input_hash
 
+    options = options.located(output)  # the formatter's settings, from the user's pyproject.toml
     tools = sum(1 for tool in snapshot.tools if options.selection.selects(str(tool.get("name"))))
     left_out = len(snapshot.tools) - tools
     if not check and output.is_dir() and is_current(output, input_hash(snapshot, package_name, options)):
@@ -101,9 +102,16 @@ def prepare(
         if options.server:
             _check_handlers(output, (output / "server.py").read_text(encoding="utf-8"), diagnostics)
         return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, None)
+    from mcp_codegen.generate.cache import has_results
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
     from mcp_codegen.generate.workers import warm_workers
 
-    with warm_workers():  # the model generator starts in workers while the pipeline is imported and plans
+    # Regenerating a package whose tools' models this generator has cached: one worker for the few that changed
+    # (a second would compete with this process for a core); otherwise one per core.
+    regenerating = (
+        output.is_dir() and read_manifest(output) is not None and has_results("models", generator_fingerprint())
+    )
+    with warm_workers(1 if regenerating else None):  # the model generator starts while the pipeline is imported
         from mcp_codegen.generate.pipeline import HandlersFile, generate_files
 
         handlers = None

@@ -1,7 +1,8 @@
 """Stage 6: write the package atomically, and only over a directory mcp-codegen owns.
 
 Files are written to a temporary sibling directory and swapped in with renames, so a failed or
-interrupted run leaves the previous output exactly as it was. A manifest inside the package
+interrupted run leaves the previous output exactly as it was; files whose bytes did not change are hard-linked
+into the staging directory rather than written again. A manifest inside the package
 (`generate/manifest.py`) marks it as generated (and records file hashes, so an unchanged regeneration can be
 skipped).
 
@@ -184,7 +185,8 @@ def _swap_in(directory: Path, files: Mapping[str, bytes], keep: list[str]) -> No
         for path, data in files.items():
             target = staging / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            if not _link_if_unchanged(directory / path, target, data):
+                target.write_bytes(data)
         for path in keep:  # copied, not moved: until the swap the previous package stays whole
             target = staging / path
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -205,6 +207,20 @@ def _swap_in(directory: Path, files: Mapping[str, bytes], keep: list[str]) -> No
             shutil.rmtree(backup, ignore_errors=True)
         else:
             backup.unlink(missing_ok=True)
+
+
+def _link_if_unchanged(current: Path, staged: Path, data: bytes) -> bool:
+    """Hard-link a file whose bytes did not change into the staging directory instead of writing it again:
+    a regeneration where one tool changed writes only the files that did (the swap stays atomic)."""
+    try:
+        if current.is_symlink() or not current.is_file() or current.stat().st_size != len(data):
+            return False
+        if current.read_bytes() != data:
+            return False
+        os.link(current, staged)
+    except OSError:
+        return False
+    return True
 
 
 def write_text_atomically(path: Path, text: str) -> None:

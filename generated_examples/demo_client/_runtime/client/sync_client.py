@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..calls.specs import ToolSpec
     from ..calls.tracing import CallHook
     from ..connection.session import StderrTarget
-    from ..server_requests.handlers import (
+    from ..server_requests import (
         ChangeHandler,
         ElicitationHandler,
         LogHandler,

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ..calls.options import ProgressCallback
     from ..calls.results import PromptResult, ResourceResult
     from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec
-    from ..server_requests.handlers import (
+    from ..server_requests import (
         ServerRequests,
     )
     from .sync_client import SyncClientBase

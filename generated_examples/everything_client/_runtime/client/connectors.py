@@ -20,7 +20,7 @@ from ..connection.session import (
     launch_attempts,
     stdio_attempt,
 )
-from ..server_requests.handlers import list_changed_kind, updated_resource
+from ..server_requests import list_changed_kind, updated_resource
 from .core import call_hook
 from .server_features import ServerFeatures
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.server.mcpserver import MCPServer
 
-    from ..server_requests.handlers import (
+    from ..server_requests import (
         ChangeHandler,
         ElicitationHandler,
         LogHandler,
@@ -66,7 +66,7 @@ def _server_requests(
 ) -> ServerRequests | None:
     if elicitation is None and sampling is None and roots is None and on_log is None:
         return None
-    from ..server_requests.handlers import ServerRequests
+    from ..server_requests import ServerRequests
 
     return ServerRequests(
         elicitation=elicitation, sampling=sampling, roots=roots, on_log=on_log

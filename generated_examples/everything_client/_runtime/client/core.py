@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from ..agents.tool import AgentTool
     from ..calls.specs import PromptSpec, TemplateSpec, ToolSpec
     from ..calls.tracing import CallHook
-    from ..server_requests.handlers import (
+    from ..server_requests import (
         ServerRequests,
     )
 

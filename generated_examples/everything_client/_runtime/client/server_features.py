@@ -15,7 +15,7 @@ from ..calls.errors import (
     ServerRequestError,
 )
 from ..calls.results import PromptResult, ResourceResult
-from ..server_requests.handlers import ListChanged
+from ..server_requests import ListChanged
 from .core import ClientCore, lazy_mcp_types
 from .namespaces import prompt_arguments, template_uri
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from ..calls.drift import DriftSummary
     from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec
-    from ..server_requests.handlers import (
+    from ..server_requests import (
         ChangeHandler,
         ChangeKind,
         LogLevel,
