@@ -85,15 +85,6 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
         "auth/iss-supported": _NO_RETRY_ON_MISSING_VERSION_HEADER,
         "auth/iss-not-advertised": _NO_RETRY_ON_MISSING_VERSION_HEADER,
         "auth/authorization-server-migration": _NO_RETRY_ON_MISSING_VERSION_HEADER,
-        "json-schema-ref-no-deref": (
-            "runtime change pending: the scenario's tool schema holds a network $ref whose URL carries the "
-            "server's per-run port, so every run differs from the snapshot; runtime/drift.py tool_fingerprint() "
-            "hashes the whole schema, so the drift check reports 'schema changed: lookup_user' (SchemaDriftError "
-            "under strict=True). tool_fingerprint() (which the generator shares) should hash non-local $ref "
-            "values as one placeholder: the generator types them as any value (warning ref-not-local), so their "
-            "target never changes the package. The client never fetches the $ref: with strict=False the "
-            "scenario passes (checked)"
-        ),
         "http-invalid-tool-headers": (
             "generator change pending: the snapshot (src/mcp_codegen/snapshot/fetch.py keeps the raw tools/list) "
             "and the generated package keep the tools whose x-mcp-header declarations are invalid (SEP-2243), "

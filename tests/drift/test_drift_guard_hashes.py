@@ -87,3 +87,17 @@ def test_the_guard_reads_every_page() -> None:
     summary = anyio.run(lambda: check_drift(session, expected, strict=True))  # type: ignore[arg-type]
     assert summary is not None and not summary.drifted and not summary.added
     assert session.requests == (len(tools) + 1) // 2
+
+
+def test_where_a_remote_ref_points_does_not_change_the_fingerprint() -> None:
+    # A non-local $ref is typed as any value, so its target (here: a per-run port) never changes the package.
+    def schema(ref: str) -> dict[str, object]:
+        return {"type": "object", "properties": {"user": {"$ref": ref}}}
+
+    assert tool_fingerprint(schema("http://127.0.0.1:5001/u.json"), None) == tool_fingerprint(
+        schema("http://127.0.0.1:6002/u.json"), None
+    )
+    assert tool_fingerprint(schema("#/$defs/A"), None) != tool_fingerprint(schema("#/$defs/B"), None)
+    assert tool_fingerprint(schema("http://a/u.json"), None) != tool_fingerprint(
+        {"type": "object", "properties": {"user": {"type": "string"}}}, None
+    )
