@@ -227,7 +227,7 @@ def test_importing_the_runtime_and_a_package_stays_light() -> None:
 )
 def test_one_url_redactor_for_messages_and_records(url: str, shown: str, recorded: str) -> None:
     from mcp_codegen.inputs.launch import redact_url as recorded_url
-    from mcp_codegen.runtime.connection.session import redact_url, safe_url
+    from mcp_codegen.runtime.connection.urls import redact_url, safe_url
 
     assert safe_url(url) == shown
     assert redact_url(url) == recorded
@@ -238,7 +238,7 @@ def test_one_env_expander_for_generator_and_runtime() -> None:
     from mcp_codegen.errors import UsageError
     from mcp_codegen.inputs.launch import expand_env
     from mcp_codegen.runtime import ConnectError
-    from mcp_codegen.runtime.connection.session import expand_header_template
+    from mcp_codegen.runtime.connection.launch import expand_header_template
 
     environ = {"TOKEN": "t0k", "USER_ID": "7"}
     assert expand_env("Bearer ${TOKEN}/${USER_ID}", what="x", environ=environ) == "Bearer t0k/7"

@@ -34,7 +34,7 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def expand_env(text: str, *, what: str, environ: Mapping[str, str] | None = None) -> str:
     """Replace every `${VAR}` in `text` from the environment; a missing variable is a usage error."""
-    from mcp_codegen.runtime.connection.session import expand_env_references
+    from mcp_codegen.runtime.connection.environment import expand_env_references
 
     return expand_env_references(
         text,
@@ -44,20 +44,20 @@ def expand_env(text: str, *, what: str, environ: Mapping[str, str] | None = None
 
 
 def env_references(text: str) -> list[str]:
-    from mcp_codegen.runtime.connection.session import ENV_REFERENCE
+    from mcp_codegen.runtime.connection.environment import ENV_REFERENCE
 
     return ENV_REFERENCE.findall(text)
 
 
 def without_env_references(text: str) -> str:
-    from mcp_codegen.runtime.connection.session import ENV_REFERENCE
+    from mcp_codegen.runtime.connection.environment import ENV_REFERENCE
 
     return ENV_REFERENCE.sub("", text)
 
 
 def redact_url(url: str) -> str:
     """The URL without userinfo and token-like query values (the runtime's one URL redactor)."""
-    from mcp_codegen.runtime.connection.session import redact_url as runtime_redact_url
+    from mcp_codegen.runtime.connection.urls import redact_url as runtime_redact_url
 
     return runtime_redact_url(url)
 
