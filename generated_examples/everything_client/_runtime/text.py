@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["one_line", "printable"]
+__all__ = ["one_line", "printable", "shortened"]
 
 # Terminal escape sequences (CSI and two-byte) vanish whole; any other C0/C1 control becomes a space.
 _ESCAPE_SEQUENCE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
@@ -24,6 +24,9 @@ def one_line(text: str | BaseException, limit: int | None = 300) -> str:
     if isinstance(text, BaseException):
         text = str(text) or type(text).__name__
     line = " ".join(printable(text).split())
-    if limit is None or len(line) <= limit:
-        return line
-    return line[: limit - 1] + "…"
+    return line if limit is None else shortened(line, limit)
+
+
+def shortened(text: str, limit: int, marker: str = "…") -> str:
+    """`text` cut to at most `limit` characters, ending in `marker` when cut."""
+    return text if len(text) <= limit else text[: limit - len(marker)] + marker

@@ -21,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import ServerLaunch
+from mcp_codegen.runtime.text import shortened
 from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
 from mcp_codegen.snapshot.model import JsonObject, Snapshot
 
@@ -199,7 +200,7 @@ async def _list_all(
             raise ServerError(f"the server sent an invalid {where} result: nextCursor is not a string")
         if next_cursor in seen_cursors:
             raise ServerError(
-                f"{listing.method}: the server sent cursor {_short(next_cursor)} again on page {page}; "
+                f"{listing.method}: the server sent cursor {shortened(next_cursor, 40)!r} again on page {page}; "
                 "stopping to avoid an endless listing"
             )
         if page >= MAX_PAGES:
@@ -220,10 +221,6 @@ def _json_type(value: object) -> str:
     if isinstance(value, list):
         return "an array"
     return type(value).__name__
-
-
-def _short(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:39] + "…")
 
 
 __all__ = ["MAX_ITEMS", "MAX_PAGES", "raw_request", "snapshot_server", "take_snapshot"]

@@ -181,6 +181,13 @@ async def _posix_stdio_transport(
     ](0)
     write_stream, write_receiver = anyio.create_memory_object_stream[SessionMessage](0)
     writer_done = anyio.Event()
+    # What reading a pipe of a child that exited or closed it raises.
+    stream_ended = (
+        anyio.EndOfStream,
+        anyio.ClosedResourceError,
+        anyio.BrokenResourceError,
+        OSError,
+    )
     stderr_done = anyio.Event()
 
     async def relay_stderr() -> None:
@@ -188,12 +195,7 @@ async def _posix_stdio_transport(
         try:
             while True:
                 relay.feed(await errout.receive())
-        except (
-            anyio.EndOfStream,
-            anyio.ClosedResourceError,
-            anyio.BrokenResourceError,
-            OSError,
-        ):
+        except stream_ended:
             pass
         finally:
             relay.finish()
@@ -205,12 +207,7 @@ async def _posix_stdio_transport(
             try:
                 while True:
                     await stdout.receive()
-            except (
-                anyio.EndOfStream,
-                anyio.ClosedResourceError,
-                anyio.BrokenResourceError,
-                OSError,
-            ):
+            except stream_ended:
                 pass
 
     async def reader() -> None:

@@ -39,16 +39,12 @@ from .hooks import (
     FakeError,
     Hook,
     Hooks,
-    NoVariables,
     PromptHook,
     PromptHooks,
-    PromptReply,
     ResourceHook,
     ResourceHooks,
-    ResourceReply,
     ToolHook,
     ToolHooks,
-    ToolReply,
 )
 from .listing import (
     IDENTITY,
@@ -75,23 +71,7 @@ from .replies import (
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
-# The hook types are importable from here too: a package's `testing` module imports them so.
-__all__ = [
-    "FakeCall",
-    "FakeContext",
-    "FakeError",
-    "FakeServer",
-    "NoVariables",
-    "PromptHook",
-    "PromptHooks",
-    "PromptReply",
-    "ResourceHook",
-    "ResourceHooks",
-    "ResourceReply",
-    "ToolHook",
-    "ToolHooks",
-    "ToolReply",
-]
+__all__ = ["FakeServer"]
 
 _JsonObject = dict[str, Any]
 
