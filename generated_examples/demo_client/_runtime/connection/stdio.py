@@ -6,7 +6,7 @@ import logging
 import os
 import sys
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO, cast
 
@@ -137,7 +137,7 @@ def _is_binary(stream: object) -> bool:
 
 
 @asynccontextmanager
-async def _posix_stdio_transport(
+async def stdio_transport(
     command: str,
     args: Sequence[str],
     env: Mapping[str, str],
@@ -151,11 +151,33 @@ async def _posix_stdio_transport(
     ],
     None,
 ]:
-    """Newline-delimited JSON-RPC over a child's stdin/stdout, keeping the process for exit codes.
+    """The stdio transport every connection uses (the generator's snapshots too).
 
-    Shutdown follows the spec (and the SDK's transport): close stdin, give the server a grace
-    period, then terminate its whole process group.
+    On POSIX our own: newline-delimited JSON-RPC over the child's stdin/stdout, keeping the
+    process for exit codes (the SDK's `stdio_client` hides the child, so a server dying during
+    initialize would read as a bare "connection closed" without its exit code or its last
+    stderr lines). Shutdown follows the spec (and the SDK's transport): close stdin, give the
+    server a grace period, then terminate its whole process group. On Windows the SDK's
+    (job objects; no exit code there).
     """
+    if sys.platform == "win32":  # pragma: no cover
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        params = StdioServerParameters(
+            command=command, args=list(args), env=dict(env), cwd=cwd
+        )
+        errlog: Any = sys.stderr
+        if (
+            stderr is not None
+            and stderr != "discard"
+            and not isinstance(stderr, logging.Logger)
+        ):
+            errlog = stderr
+        async with stdio_client(params, errlog=errlog) as streams:
+            yield streams
+        return
+
     import subprocess
 
     import anyio
@@ -306,38 +328,6 @@ async def _posix_stdio_transport(
             with anyio.CancelScope(shield=True):
                 await shutdown()
             group.cancel_scope.cancel()
-
-
-def stdio_transport(
-    command: str,
-    args: Sequence[str],
-    env: Mapping[str, str],
-    cwd: str | None,
-    watch: ProcessWatch,
-    stderr: StderrTarget = None,
-) -> AbstractAsyncContextManager[Any]:
-    """The stdio transport every connection uses (the generator's snapshots too).
-
-    On POSIX our own (see `_posix_stdio_transport`): the SDK's `stdio_client` hides the child,
-    so a server dying during initialize would read as a bare "connection closed" without its
-    exit code or its last stderr lines. On Windows the SDK's (job objects; no exit code there).
-    """
-    if sys.platform == "win32":  # pragma: no cover
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
-
-        params = StdioServerParameters(
-            command=command, args=list(args), env=dict(env), cwd=cwd
-        )
-        errlog: Any = sys.stderr
-        if (
-            stderr is not None
-            and stderr != "discard"
-            and not isinstance(stderr, logging.Logger)
-        ):
-            errlog = stderr
-        return stdio_client(params, errlog=errlog)
-    return _posix_stdio_transport(command, args, env, cwd, watch, stderr)
 
 
 def stdio_attempt(
