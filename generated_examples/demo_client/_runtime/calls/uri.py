@@ -105,7 +105,7 @@ def match_uri_template(template: str, uri: str) -> dict[str, str] | None:
         group = f"g{len(names)}"
         if operator in ("", "+", "#") and len(variables) == 1:
             names.append(variables[0].name)
-            body = "[^/?#]*" if operator == "" else ".*"
+            body = "[^/?#]*" if operator == "" else ".*?"  # lazy: a query may follow
             pattern.append(re.escape(operator if operator == "#" else ""))
             pattern.append(f"(?P<{group}>{body})")
         elif operator in ("/", ".") and len(variables) == 1:
