@@ -41,6 +41,7 @@ class AsyncClient(AsyncClientBase):
     _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = _specs.TOOLS
     _tool_hashes: ClassVar[Mapping[str, str] | None] = _specs.TOOL_HASHES
     _launch: ClassVar[Mapping[str, Any] | None] = _specs.LAUNCH
+    _protocol_version: ClassVar[str | None] = _specs.PROTOCOL_VERSION
     _tool_prefix: ClassVar[str] = _specs.TOOL_PREFIX
     _prompts: ClassVar[Mapping[str, PromptSpec]] = _specs.PROMPTS
     _templates: ClassVar[Mapping[str, TemplateSpec]] = _specs.TEMPLATES

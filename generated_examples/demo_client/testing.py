@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from . import specs
-from ._runtime.serving.fake import (
+from ._runtime.serving.fake import FakeServer as FakeServerBase
+from ._runtime.serving.hooks import (
     FakeCall,
     FakeContext,
     FakeError,
@@ -23,7 +24,6 @@ from ._runtime.serving.fake import (
     ToolHook,
     ToolHooks,
 )
-from ._runtime.serving.fake import FakeServer as FakeServerBase
 
 if TYPE_CHECKING:
     from ._runtime import ToolResult

@@ -76,6 +76,8 @@ LAUNCH: Final[Mapping[str, Any] | None] = {
     "transport": "stdio",
 }
 SNAPSHOT: Final = SnapshotData(Path(__file__).parent)
+#: The MCP protocol version negotiated at generation (a 2026-07-28 one makes connections start with discovery).
+PROTOCOL_VERSION: Final[str | None] = "2025-11-25"
 #: Prefix for the names agents see (`--tool-prefix` at generation); `client.tools(prefix=...)` overrides it.
 TOOL_PREFIX: Final = ""
 _MODELS: Final = __name__.rpartition(".")[0] + ".models"

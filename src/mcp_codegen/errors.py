@@ -6,10 +6,7 @@ with `error.exit_code`. Nothing else escapes as a traceback.
 
 from __future__ import annotations
 
-import re
 from enum import IntEnum
-
-_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]")
 
 
 class ExitCode(IntEnum):
@@ -130,5 +127,7 @@ class StrictModeError(CodegenError):
 
 def one_line(error: BaseException) -> str:
     """An error as one printable line (control characters blanked, at most 300 characters)."""
-    text = " ".join(_CONTROL.sub(" ", str(error) or error.__class__.__name__).split())
-    return text if len(text) <= 300 else text[:299] + "…"
+    # The runtime's filter, imported on use: importing the runtime costs ~0.2 s, which errors need not pay.
+    from mcp_codegen.runtime.text import one_line as printable_line
+
+    return printable_line(error, 300)

@@ -102,6 +102,16 @@ async def _every_tool(client: Any) -> object:
     return [await client.call(name, {}) for name in sorted(client.tool_specs)]
 
 
+async def _every_tool_with_arguments(client: Any) -> object:
+    """Call every tool the generated client offers, with arguments made to fit its input schema (the package's
+    own fake-data synthesiser: required values included)."""
+    data = importlib.import_module(type(client).__module__.rpartition(".")[0] + "._runtime.serving.data")
+    return [
+        await client.call(name, data.synthesise(spec.input_schema))
+        for name, spec in sorted(client.tool_specs.items())
+    ]
+
+
 async def _echo_schema(client: Any) -> object:
     """Send the schema the client holds for the focal tool back through the echo tool, verbatim."""
     focal = next(spec for name, spec in client.tool_specs.items() if name != "json_schema_echo")
@@ -118,7 +128,7 @@ SCENARIOS: dict[str, tuple[str, Step]] = {
     "sep-2322-client-request-state": ("sep_2322_client_request_state", _every_tool),
     "http-standard-headers": ("http_standard_headers", _every_tool_resource_and_prompt),
     "http-custom-headers": ("http_custom_headers", _context_tool_calls),
-    "http-invalid-tool-headers": ("http_invalid_tool_headers", _every_tool),
+    "http-invalid-tool-headers": ("http_invalid_tool_headers", _every_tool_with_arguments),
     "json-schema-ref-no-deref": ("json_schema_ref_no_deref", _listed),
     "json-schema-2020-12-preservation": ("json_schema_2020_12_preservation", _echo_schema),
     **{

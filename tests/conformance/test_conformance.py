@@ -33,19 +33,6 @@ from conformance.harness import (
 )
 from mcp_codegen.cli import cli
 
-_LEGACY_FIRST = (
-    "runtime change pending: runtime/_connect.py sdk_client() always opens with mode='legacy' (an `initialize` "
-    "handshake), even when the package's snapshot recorded protocolVersion 2026-07-28, and this server accepts "
-    "the handshake; it should start with mode='auto' (as the plain SDK Client does) for such a snapshot (checked: "
-    "with mode='auto' the scenario passes)"
-)
-_NO_RETRY_ON_MISSING_VERSION_HEADER = (
-    "runtime change pending: OAuth completes (the harness's issuer/iss/offline_access checks pass), then the "
-    "harness's 2026-07-28 (stateless) server answers the legacy `initialize` with HTTP 400 and JSON-RPC error "
-    "-32020 'Missing MCP-Protocol-Version header' (SEP-2243); runtime/_connect.py speaks_only_modern() knows "
-    "only -32022 and -32601 (_MODERN_ONLY_CODES), so the connect fails instead of retrying with MODERN_OPTIONS; "
-    "adding -32020 to _MODERN_ONLY_CODES makes the scenario pass (checked)"
-)
 #: Scenarios expected to fail, per harness version, and why: what the plain `mcp` SDK client fails too, and
 #: (marked "runtime change pending") what needs a change to an existing runtime module or the generator.
 EXPECTED_FAILURES: dict[str, dict[str, str]] = {
@@ -76,21 +63,6 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
             "mcp 2.3 SDK has no workload identity federation provider (SEP-1933 RFC 7523 grant with a workload "
             "JWT); the plain SDK Client's OAuth falls back to the authorization code grant and the harness "
             "answers unsupported_grant_type"
-        ),
-        "request-metadata": _LEGACY_FIRST
-        + ": the legacy handshake sends no per-request _meta (SEP-2575) and no MCP-Protocol-Version header",
-        "http-standard-headers": _LEGACY_FIRST + ": the legacy `initialize` carries no Mcp-Method header (SEP-2243)",
-        "auth/offline-access-scope": _NO_RETRY_ON_MISSING_VERSION_HEADER,
-        "auth/offline-access-not-supported": _NO_RETRY_ON_MISSING_VERSION_HEADER,
-        "auth/iss-supported": _NO_RETRY_ON_MISSING_VERSION_HEADER,
-        "auth/iss-not-advertised": _NO_RETRY_ON_MISSING_VERSION_HEADER,
-        "auth/authorization-server-migration": _NO_RETRY_ON_MISSING_VERSION_HEADER,
-        "http-invalid-tool-headers": (
-            "generator change pending: the snapshot (src/mcp_codegen/snapshot/fetch.py keeps the raw tools/list) "
-            "and the generated package keep the tools whose x-mcp-header declarations are invalid (SEP-2243), "
-            "which the SDK's tools/list drops, so the live drift check fails ('removed: invalid_array_header, "
-            "...'); snapshot should leave them out with a warning, as the SDK does (with strict=False the client "
-            "then calls the invalid tools, which the scenario also fails)"
         ),
     },
 }

@@ -11,7 +11,8 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcp_codegen.runtime.serving.fake import FakeContext, FakeError, FakeServer
+from mcp_codegen.runtime.serving.fake import FakeServer
+from mcp_codegen.runtime.serving.hooks import FakeContext, FakeError
 
 pytestmark = pytest.mark.anyio
 

@@ -30,7 +30,14 @@ from mcp_codegen.runtime import (
     ToolSpec,
 )
 from mcp_codegen.runtime.calls.errors import translate_error, unwrap_exception_group
-from mcp_codegen.runtime.calls.uri import _expand_locally, expand_uri_template  # pyright: ignore[reportPrivateUsage]
+from mcp_codegen.runtime.calls.uri import (  # pyright: ignore[reportPrivateUsage]
+    _expand_locally,  # pyright: ignore[reportPrivateUsage]
+    expand_uri_template,
+    match_uri_template,
+    uri_template_expressions,
+    uri_template_variables,
+)
+from mcp_codegen.runtime.text import one_line
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -135,6 +142,28 @@ def test_local_expander_agrees_with_the_sdk() -> None:
         assert _expand_locally(template, values) == expand_uri_template(template, values), template
 
 
+def test_one_template_parser_for_variables_matching_and_the_sdk() -> None:
+    template = "r://{+path}/x{/seg*}{?q,page:2}{&q}"
+    assert uri_template_variables(template) == ["path", "seg", "q", "page"]
+    operators = [(e.operator, [v.name for v in e.variables]) for e in uri_template_expressions(template)]
+    assert operators == [("+", ["path"]), ("/", ["seg"]), ("?", ["q", "page"]), ("&", ["q"])]
+    # The SDK's parser agrees on the variables of every template it accepts.
+    from mcp.shared.uri_template import UriTemplate
+
+    for accepted in ("users://{user_id}/profile", "r://{+path}{?q}", "r://x{/segments*}{?page,size}"):
+        assert uri_template_variables(accepted) == list(UriTemplate.parse(accepted).variable_names), accepted
+    assert match_uri_template("notes://{id}/body", "notes://a%20b/body") == {"id": "a b"}
+    assert match_uri_template("notes://{id}/body", "notes://a/b/body") is None
+    assert match_uri_template("files://{+path}{?rev}", "files://a/b.txt?rev=2") == {"path": "a/b.txt"}
+
+
+def test_one_line_removes_escape_sequences_and_control_characters() -> None:
+    assert one_line("\x1b[31mred\x1b[0m\nnext\tline\x07") == "red next line"
+    assert one_line(ValueError()) == "ValueError"
+    assert one_line("a" * 50, 10) == "aaaaaaaaa…"
+    assert one_line("  a \r\n b  ", None) == "a b"
+
+
 def test_snapshot_data_and_lazy_models(tmp_path: Path) -> None:
     snapshot = SnapshotData(HERE / "fakepkg")
     assert snapshot.tool("add") is not None and snapshot.tool("nope") is None
@@ -227,7 +256,7 @@ def test_importing_the_runtime_and_a_package_stays_light() -> None:
 )
 def test_one_url_redactor_for_messages_and_records(url: str, shown: str, recorded: str) -> None:
     from mcp_codegen.inputs.launch import redact_url as recorded_url
-    from mcp_codegen.runtime.connection.session import redact_url, safe_url
+    from mcp_codegen.runtime.connection.urls import redact_url, safe_url
 
     assert safe_url(url) == shown
     assert redact_url(url) == recorded
@@ -238,7 +267,7 @@ def test_one_env_expander_for_generator_and_runtime() -> None:
     from mcp_codegen.errors import UsageError
     from mcp_codegen.inputs.launch import expand_env
     from mcp_codegen.runtime import ConnectError
-    from mcp_codegen.runtime.connection.session import expand_header_template
+    from mcp_codegen.runtime.connection.launch import expand_header_template
 
     environ = {"TOKEN": "t0k", "USER_ID": "7"}
     assert expand_env("Bearer ${TOKEN}/${USER_ID}", what="x", environ=environ) == "Bearer t0k/7"

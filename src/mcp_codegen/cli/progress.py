@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
@@ -14,8 +13,6 @@ from mcp_codegen.errors import one_line
 from mcp_codegen.snapshot.many import DONE, FAILED, WAITING
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.wording import plural
-
-_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]")
 
 
 def summarize(results: Mapping[str, Snapshot | Exception]) -> tuple[str, bool]:
@@ -137,4 +134,6 @@ def _can_redraw(stream: TextIO) -> bool:
 
 
 def _clean(text: str) -> str:
-    return " ".join(_CONTROL.sub(" ", text).split())
+    from mcp_codegen.runtime.text import one_line  # on use: the runtime costs ~0.2 s to import
+
+    return one_line(text, None)

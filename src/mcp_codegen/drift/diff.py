@@ -862,24 +862,19 @@ def _diff_resources(old: dict[str, JsonObject], new: dict[str, JsonObject], out:
                 out.emit("resource-docs-changed", here, was.get(key), now.get(key), name=uri, detail=key)
 
 
-_EXPRESSION = re.compile(r"\{([^{}]*)\}")
-_OPERATORS = "+#./;?&=,!@|"
-
-
 def template_parts(template: str) -> tuple[str, list[str]]:
     """(the literal skeleton with each expression reduced to its operator, the variable names in order)."""
+    from mcp_codegen.runtime.calls.uri import uri_template_expressions  # on use: the runtime is slow to import
+
+    skeleton: list[str] = []
     names: list[str] = []
-
-    def skeleton(match: re.Match[str]) -> str:
-        body = match.group(1)
-        operator = body[:1] if body[:1] in _OPERATORS else ""
-        for spec in body[len(operator) :].split(","):
-            name = spec.split(":", 1)[0].rstrip("*").strip()
-            if name:
-                names.append(name)
-        return "{" + operator + "}"
-
-    return _EXPRESSION.sub(skeleton, template), names
+    position = 0
+    for expression in uri_template_expressions(template):
+        skeleton.append(template[position : expression.start] + "{" + expression.operator + "}")
+        names.extend(variable.name for variable in expression.variables)
+        position = expression.end
+    skeleton.append(template[position:])
+    return "".join(skeleton), names
 
 
 def _diff_templates(old: dict[str, JsonObject], new: dict[str, JsonObject], out: _Findings) -> None:

@@ -73,7 +73,9 @@ def render(report: DriftReport, output_format: str = "text") -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split()) if ("\n" in text or "\r" in text) else text
+    from mcp_codegen.runtime.text import one_line  # on use: the runtime costs ~0.2 s to import
+
+    return one_line(text, None)
 
 
 def _summary_words(report: DriftReport) -> str:

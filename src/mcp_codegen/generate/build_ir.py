@@ -8,7 +8,6 @@ ended up with. Bad items are reported and skipped; nothing is dropped silently.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +28,7 @@ from mcp_codegen.generate.schema_prep import PreparedTool, accepts_null, is_wrap
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen.runtime.calls.drift import tool_fingerprint
+from mcp_codegen.runtime.calls.uri import uri_template_variables
 from mcp_codegen.snapshot.model import Snapshot
 
 #: Names at the top of the generated client and specs modules, which import model classes: a model
@@ -51,7 +51,6 @@ _PACKAGE_OWN_NAMES = frozenset(
 PACKAGE_NAMES = _PACKAGE_OWN_NAMES | frozenset(PACKAGE_EXPORTS) | frozenset(PACKAGE_LAZY_EXPORTS)
 _CLASS_NAMES_TAKEN = _MODULE_NAMES | PACKAGE_NAMES
 _NAMESPACE_MEMBERS = frozenset({"client", "list", "read", "get"})
-_TEMPLATE_EXPRESSION = re.compile(r"\{([+#./;?&]?)([^{}]*)\}")
 
 
 @dataclass
@@ -185,6 +184,7 @@ def build_client_spec(
         generator_version=__version__,
         server_name=snapshot.server_name,
         server_version=snapshot.server_version,
+        protocol_version=snapshot.protocol_version,
         server_title=server_title if isinstance(server_title, str) else None,
         instructions=snapshot.instructions,
         launch=snapshot.launch.as_json() if snapshot.launch is not None else None,
@@ -378,7 +378,7 @@ def _resources(
     )
     template_ir = []
     for uri_template, item in sorted(templates.items()):
-        variables = template_variables(uri_template)
+        variables = uri_template_variables(uri_template)
         variable_registry = NameRegistry(RESERVED_IDENTIFIERS)
         variable_names = variable_registry.assign_all(variables, lambda v: snake_case(v, fallback="value"))
         for variable in variables:
@@ -397,17 +397,6 @@ def _resources(
             )
         )
     return resource_ir, tuple(template_ir)
-
-
-def template_variables(uri_template: str) -> list[str]:
-    """Variable names of an RFC 6570 template, in order of first appearance."""
-    seen: list[str] = []
-    for _operator, body in _TEMPLATE_EXPRESSION.findall(uri_template):
-        for spec in body.split(","):
-            name = spec.strip().rstrip("*").split(":", 1)[0]
-            if name and name not in seen:
-                seen.append(name)
-    return seen
 
 
 def _unique_by(

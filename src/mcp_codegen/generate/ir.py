@@ -131,6 +131,8 @@ class ClientSpec:
     signature_models: tuple[tuple[str, str], ...] = ()
     #: The model classes the methods' arguments are built from, nested ones included, with their fields.
     argument_models: tuple[Model, ...] = ()
+    #: The protocol version negotiated when the snapshot was taken.
+    protocol_version: str | None = None
 
 
 @dataclass(frozen=True)

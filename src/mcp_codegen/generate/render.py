@@ -22,6 +22,7 @@ from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.naming import suffixed_class_names
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
+from mcp_codegen.runtime.text import shortened
 
 
 def _template_cache() -> jinja2.BytecodeCache | None:
@@ -296,7 +297,7 @@ def _argument_line(name: str, description: str | None, default: str | None) -> s
     """One `Args:` line, or None when the server said nothing about the argument."""
     text = " ".join((description or "").split())
     if default is not None:
-        default = _shortened(default)
+        default = shortened(default, _DEFAULT_LIMIT, "...")  # generated text stays ASCII
         stop = "" if not text or text.endswith((".", "!", "?")) else "."
         text = f"{text}{stop} Default {default}, applied by the server when not sent.".lstrip()
     return f"    {name}: {text}" if text else None
@@ -439,7 +440,7 @@ def _model_field_md(field: ir.ModelField) -> str:
     """One README list item: `name: type = default` (the declaration), the wire name if other, the description."""
     declaration = f"{field.python_name}: {field.type_source}"
     if field.default is not None:
-        declaration += f" = {_shortened(field.default)}"
+        declaration += f" = {shortened(field.default, _DEFAULT_LIMIT, '...')}"
     parts = [f"`{_md_code(declaration)}`"]
     if field.required:
         parts.append("(required)")
@@ -447,10 +448,6 @@ def _model_field_md(field: ir.ModelField) -> str:
         parts.append(f"(wire name `{_md_code(field.wire_name)}`)")
     line = " ".join(parts)
     return f"{line}: {_md_text(field.description)}" if field.description else line
-
-
-def _shortened(text: str) -> str:
-    return text if len(text) <= _DEFAULT_LIMIT else text[: _DEFAULT_LIMIT - 3] + "..."
 
 
 def _md_code(text: str) -> str:

@@ -91,6 +91,8 @@ from mcp_codegen.casing import snake_case, words
 from mcp_codegen.diagnostics import unknown_codes
 from mcp_codegen.errors import CodegenError, UsageError
 from mcp_codegen.inputs.launch import (
+    AUTH_SCHEME_ONLY,
+    ENV_NAME,
     AuthKind,
     HttpLaunch,
     ServerLaunch,
@@ -111,13 +113,12 @@ TransportName = Literal["stdio", "http", "sse", "auto"]
 
 _TOOL_PREFIX = re.compile(r"[A-Za-z0-9_-]{1,40}")
 #: `${...}`: the text between the braces, without braces or newlines.
-_REFERENCE = re.compile(r"\$\{([^{}\n]*)\}")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A `${...}` reference of any kind (`${VAR}`, `${env:VAR}`, `${input:ID}`, `${VAR:-default}`...).
+REFERENCE = re.compile(r"\$\{([^{}\n]*)\}")
 _DEFAULTED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):-(.*)", re.DOTALL)
 _KIND = re.compile(r"([A-Za-z][A-Za-z0-9]*):(.*)", re.DOTALL)
 #: What may be left of a value once its references are removed for it to count as "only references":
 #: nothing, or an auth scheme word such as "Bearer " (the rule `launch.HttpLaunch.record` applies too).
-_HARMLESS_LITERAL = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
 _ENV_FILE_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -141,7 +142,7 @@ class AuthConfig(BaseModel):
     @field_validator("client_secret_env")
     @classmethod
     def _variable_name(cls, value: str | None) -> str | None:
-        if value is not None and not _IDENTIFIER.fullmatch(value):
+        if value is not None and not ENV_NAME.fullmatch(value):
             raise ValueError("'client_secret_env' must be an environment variable name")
         return value
 
@@ -625,12 +626,12 @@ def input_env_var(input_id: str) -> str:
 
 def references(text: str) -> list[str]:
     """The `${...}` references in `text` (their inner text)."""
-    return _REFERENCE.findall(text)
+    return REFERENCE.findall(text)
 
 
 def is_reference_only(value: str) -> bool:
     """True when `value` holds at least one `${...}` reference and otherwise at most an auth scheme word."""
-    return bool(references(value)) and bool(_HARMLESS_LITERAL.match(_REFERENCE.sub("", value)))
+    return bool(references(value)) and bool(AUTH_SCHEME_ONLY.match(REFERENCE.sub("", value)))
 
 
 def env_template(value: str) -> str:
@@ -639,13 +640,13 @@ def env_template(value: str) -> str:
     def rewrite(match: re.Match[str]) -> str:
         inner = match.group(1)
         kind = _KIND.fullmatch(inner)
-        if kind and kind.group(1) == "env" and _IDENTIFIER.fullmatch(kind.group(2)):
+        if kind and kind.group(1) == "env" and ENV_NAME.fullmatch(kind.group(2)):
             return "${" + kind.group(2) + "}"
         if kind and kind.group(1) == "input":
             return "${" + input_env_var(kind.group(2)) + "}"
         return match.group(0)
 
-    return _REFERENCE.sub(rewrite, value)
+    return REFERENCE.sub(rewrite, value)
 
 
 class Expander:
@@ -673,7 +674,7 @@ class Expander:
 
         def substitute(match: re.Match[str]) -> str:
             inner = match.group(1)
-            if _IDENTIFIER.fullmatch(inner):
+            if ENV_NAME.fullmatch(inner):
                 if inner in ("workspaceFolder", "workspaceFolderBasename", "userHome", "pathSeparator"):
                     return self._builtin(inner)
                 return expand_env(match.group(0), what=what, environ=lookup)
@@ -686,13 +687,13 @@ class Expander:
             if kind is None:
                 return match.group(0)
             prefix, rest = kind.groups()
-            if prefix == "env" and _IDENTIFIER.fullmatch(rest):
+            if prefix == "env" and ENV_NAME.fullmatch(rest):
                 return expand_env("${" + rest + "}", what=what, environ=lookup)
             if prefix == "input":
                 return self._input(rest, what=what, lookup=lookup)
             raise UsageError(f"{what}: ${{{prefix}:...}} references are not supported (use ${{VAR}} or ${{input:ID}})")
 
-        return _REFERENCE.sub(substitute, text)
+        return REFERENCE.sub(substitute, text)
 
     def _builtin(self, name: str) -> str:
         if name == "workspaceFolder":

@@ -18,23 +18,24 @@ from typing import Any, Literal
 
 from mcp_codegen.errors import UsageError
 
-# The `${VAR}` expander and the URL redactor are the runtime's (`runtime/_connect.py`), imported where they are
+# The `${VAR}` expander and the URL redactor are the runtime's (`runtime/connection/`), imported where they are
 # used: importing the runtime package costs ~0.15 s (pydantic, the client bases), which the offline up-to-date
 # path (`generate --snapshot`, nothing to do) never needs.
 
 # A header template is recorded only when what is left after removing its `${VAR}`s is an auth scheme
 # word such as "Bearer ": anything else might be a literal secret.
-_HARMLESS_TEMPLATE_LITERAL = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
+AUTH_SCHEME_ONLY = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
 
 Transport = Literal["auto", "http", "sse"]
 AuthKind = Literal["oauth", "client-credentials"]
 AUTH_KINDS: tuple[AuthKind, ...] = ("oauth", "client-credentials")
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A valid environment variable name.
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def expand_env(text: str, *, what: str, environ: Mapping[str, str] | None = None) -> str:
     """Replace every `${VAR}` in `text` from the environment; a missing variable is a usage error."""
-    from mcp_codegen.runtime.connection.session import expand_env_references
+    from mcp_codegen.runtime.connection.environment import expand_env_references
 
     return expand_env_references(
         text,
@@ -44,20 +45,20 @@ def expand_env(text: str, *, what: str, environ: Mapping[str, str] | None = None
 
 
 def env_references(text: str) -> list[str]:
-    from mcp_codegen.runtime.connection.session import ENV_REFERENCE
+    from mcp_codegen.runtime.connection.environment import ENV_REFERENCE
 
     return ENV_REFERENCE.findall(text)
 
 
 def without_env_references(text: str) -> str:
-    from mcp_codegen.runtime.connection.session import ENV_REFERENCE
+    from mcp_codegen.runtime.connection.environment import ENV_REFERENCE
 
     return ENV_REFERENCE.sub("", text)
 
 
 def redact_url(url: str) -> str:
     """The URL without userinfo and token-like query values (the runtime's one URL redactor)."""
-    from mcp_codegen.runtime.connection.session import redact_url as runtime_redact_url
+    from mcp_codegen.runtime.connection.urls import redact_url as runtime_redact_url
 
     return runtime_redact_url(url)
 
@@ -150,7 +151,7 @@ def auth_spec(
         raise UsageError(f"{what}: give the client secret by --client-secret-env or --client-secret, not both")
     secret = client_secret
     if client_secret_env is not None:
-        if not _ENV_NAME.fullmatch(client_secret_env):
+        if not ENV_NAME.fullmatch(client_secret_env):
             raise UsageError(f"{what}: the client secret variable must be a variable name, got {client_secret_env!r}")
         values = os.environ if environ is None else environ
         if not values.get(client_secret_env):
@@ -287,7 +288,7 @@ class HttpLaunch:
             kept = None
             if template is not None and env_references(template):
                 literal = without_env_references(template)
-                if _HARMLESS_TEMPLATE_LITERAL.match(literal):
+                if AUTH_SCHEME_ONLY.match(literal):
                     kept = template
             headers.append(HeaderRecord(name, kept))
         chosen = transport or ("sse" if self.transport == "sse" else "http")

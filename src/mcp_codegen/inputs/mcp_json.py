@@ -40,6 +40,7 @@ from pydantic import ValidationError
 from mcp_codegen.casing import words
 from mcp_codegen.errors import UsageError
 from mcp_codegen.inputs.config import (
+    REFERENCE,
     InputConfig,
     ProjectConfig,
     ServerConfig,
@@ -51,6 +52,7 @@ from mcp_codegen.inputs.config import (
     references,
     validate_config,
 )
+from mcp_codegen.runtime.connection.urls import SECRET_QUERY_KEY
 
 _WORKSPACE_DIRS = (".vscode", ".cursor")
 _TYPES = {
@@ -60,7 +62,6 @@ _TYPES = {
     "streamablehttp": "http",
     "streamable": "http",
 }
-_REFERENCE = re.compile(r"\$\{[^{}\n]*\}")
 #: A literal run this long next to a reference may be a secret.
 _LONG_RUN = re.compile(r"[A-Za-z0-9]{16,}")
 _AUTH_SCHEME = re.compile(r"^(Bearer|Basic|Token|Bot|ApiKey|Api-Key)\s+(\S.*)$", re.IGNORECASE)
@@ -68,7 +69,6 @@ _SECRET_WORDS = frozenset(
     {"token", "key", "apikey", "secret", "password", "passwd", "pass", "pat", "auth", "credential"}
 )
 _NOT_SECRET_WORDS = frozenset({"file", "path", "dir", "url", "id", "name", "env", "header", "type", "length"})
-_SECRET_QUERY_KEY = re.compile(r"token|key|secret|pass|auth|sig|cred|session|code", re.IGNORECASE)
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -356,7 +356,7 @@ def _needs_replacing(value: str) -> bool:
         return False
     if not references(value):
         return bool(value)  # an empty value hides nothing
-    return _LONG_RUN.search(_REFERENCE.sub(" ", value)) is not None
+    return _LONG_RUN.search(REFERENCE.sub(" ", value)) is not None
 
 
 def _safe_args(args: list[str], prefix: str, table: str, replace: Callable[[str, str], str]) -> list[str]:
@@ -396,7 +396,7 @@ def _safe_url(url: str, prefix: str, table: str, replace: Callable[[str, str], s
     query = []
     changed = False
     for key, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
-        if _SECRET_QUERY_KEY.search(key) and _needs_replacing(value):
+        if SECRET_QUERY_KEY.search(key) and _needs_replacing(value):
             value = replace(f"{prefix}_{_upper_snake(key)}", f"{table}.url")
             changed = True
         query.append((key, value))

@@ -1,6 +1,6 @@
 """Connecting to a server for a snapshot: the generator's side of the one connection stack.
 
-The transports are the ones every generated client ships (`mcp_codegen.runtime.connection.session`): the
+The transports are the ones every generated client ships (`mcp_codegen.runtime.connection`): the
 stdio transport (`stdio_transport`: own process group, exit code, stderr tail, non-JSON stdout
 skipped and counted, stdin EOF then SIGTERM then SIGKILL, always reaped, shielded from
 cancellation), streamable HTTP and legacy SSE with the status-recording response hook
@@ -30,7 +30,6 @@ import functools
 import logging
 import math
 import os
-import re
 import signal
 import socket
 import sys
@@ -56,15 +55,10 @@ from mcp.shared.message import SessionMessage
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
 from mcp_codegen.runtime.calls.errors import unwrap_exception_group
-from mcp_codegen.runtime.connection.session import (
-    MODERN_OPTIONS,
-    HttpWatch,
-    ProcessWatch,
-    http_transport,
-    sdk_client,
-    speaks_only_modern,
-    stdio_transport,
-)
+from mcp_codegen.runtime.connection.attempt import MODERN_OPTIONS, sdk_client, speaks_only_modern
+from mcp_codegen.runtime.connection.http import HttpWatch, http_transport
+from mcp_codegen.runtime.connection.stdio import ProcessWatch, stdio_transport
+from mcp_codegen.runtime.text import one_line
 
 Progress = Callable[[str], None]
 
@@ -75,7 +69,6 @@ _AUTH_STATUSES = (401, 403, 407)
 _LOGIN_WAIT = 300.0
 #: Loggers the SDK and its HTTP client write to ("client" is mcp.client.session's odd name).
 _SDK_LOGGERS = ("mcp", "client", "httpx2")
-_CONTROL_CHARS = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -116,7 +109,7 @@ class _Probe:
 
     @property
     def garbage(self) -> list[str]:
-        return [_clean(line) for line in self.watch.garbage] if self.watch is not None else []
+        return [one_line(line, _LINE_LIMIT) for line in self.watch.garbage] if self.watch is not None else []
 
     @property
     def garbage_count(self) -> int:
@@ -128,7 +121,7 @@ class _Probe:
     def stderr_tail(self) -> list[str]:
         if self.watch is None:
             return []
-        lines = [_clean(line) for line in self.watch.tail]
+        lines = [one_line(line, _LINE_LIMIT) for line in self.watch.tail]
         return [line for line in lines if line][-_STDERR_TAIL_LINES:]
 
 
@@ -186,12 +179,6 @@ class _Scrubber:
         return cls(secrets)
 
 
-def _clean(text: str) -> str:
-    """One printable line of at most `_LINE_LIMIT` characters."""
-    text = _CONTROL_CHARS.sub("", text).strip()
-    return text if len(text) <= _LINE_LIMIT else text[: _LINE_LIMIT - 1] + "…"
-
-
 @contextmanager
 def _quiet_unconfigured_sdk_logging() -> Iterator[None]:
     """Mute the SDK's own log records while nobody has configured logging.
@@ -225,7 +212,7 @@ def _auth_provider(launch: HttpLaunch) -> Any:
     try:
         return provider(launch.url, launch.auth, show)
     except Exception as error:  # e.g. the keyring chosen but unusable: the runtime's one-line message
-        raise ServerError(_clean_message(str(error) or type(error).__name__)) from None
+        raise ServerError(one_line(error, None)) from None
 
 
 def _say(progress: Progress | None, line: str) -> None:
@@ -540,13 +527,9 @@ def _to_server_error(
     if isinstance(cause, ServerError):
         return cause
     if isinstance(cause, _SpawnError):  # names only the command or directory, which the record keeps anyway
-        return ServerError(_clean_message(str(cause)))
+        return ServerError(one_line(str(cause), None))
     message = _describe(cause, probe, launch, timeout, scrub)
-    return ServerError(_clean_message(scrub(message)))
-
-
-def _clean_message(text: str) -> str:
-    return " ".join(_CONTROL_CHARS.sub("", text).split())
+    return ServerError(one_line(scrub(message), None))
 
 
 def _describe(
@@ -555,7 +538,7 @@ def _describe(
     where = probe.where()
     if _is_oauth_failure(cause):  # before the HTTP status: the 401 that started the flow explains nothing
         url = redact_url(launch.url) if isinstance(launch, HttpLaunch) else "the server"
-        return f"OAuth failed at {url}: {_clean(str(cause) or type(cause).__name__)}"
+        return f"OAuth failed at {url}: {one_line(cause, _LINE_LIMIT)}"
     if isinstance(launch, HttpLaunch):
         http = _describe_http(cause, probe, launch, timeout, where)
         if http is not None:
@@ -572,7 +555,9 @@ def _describe(
             return _describe_closed(probe, where, scrub)
         if cause.code == mcp_types.PARSE_ERROR:
             return f"the server sent something that is not JSON-RPC {where}"
-        return f"the server answered with an error {where}: {_clean(cause.message)} (JSON-RPC {cause.code})"
+        return (
+            f"the server answered with an error {where}: {one_line(cause.message, _LINE_LIMIT)} (JSON-RPC {cause.code})"
+        )
     if isinstance(cause, pydantic.ValidationError):
         first = cause.errors()[0] if cause.errors() else None
         detail = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}" if first else "invalid"

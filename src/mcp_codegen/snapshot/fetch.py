@@ -17,10 +17,12 @@ import mcp_types
 from mcp import Client
 from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import ServerLaunch
+from mcp_codegen.runtime.text import one_line, shortened
 from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
 from mcp_codegen.snapshot.model import JsonObject, Snapshot
 
@@ -130,6 +132,8 @@ async def _list_everything(connection: Connection, diagnostics: Diagnostics, pro
             listed[listing.key] = ()
             continue
         listed[listing.key] = await _list_all(connection, listing, diagnostics, progress)
+    if protocol_version in MODERN_PROTOCOL_VERSIONS:
+        listed["tools"] = _with_valid_headers(listed["tools"], diagnostics)
 
     return Snapshot(
         server_info=server_info,
@@ -142,6 +146,25 @@ async def _list_everything(connection: Connection, diagnostics: Diagnostics, pro
         resource_templates=listed["resourceTemplates"],
         prompts=listed["prompts"],
     ).canonical()
+
+
+def _with_valid_headers(tools: tuple[JsonObject, ...], diagnostics: Diagnostics) -> tuple[JsonObject, ...]:
+    """The tools a 2026-07-28 client may call: one whose `x-mcp-header` annotations are invalid is dropped by
+    every client (the SDK's own `tools/list` included), so the snapshot leaves it out too."""
+    from mcp.shared.inbound import find_invalid_x_mcp_header
+
+    kept: list[JsonObject] = []
+    for tool in tools:
+        reason = find_invalid_x_mcp_header(tool.get("inputSchema"))
+        if reason is None:
+            kept.append(tool)
+        else:
+            diagnostics.warn(
+                f"tools.{one_line(str(tool.get('name')), 80)}",
+                f"left out: invalid x-mcp-header ({one_line(reason, 120)}); clients drop this tool",
+                code="tool-invalid-header",
+            )
+    return tuple(kept)
 
 
 async def _list_all(
@@ -201,7 +224,7 @@ async def _list_all(
             raise ServerError(f"the server sent an invalid {where} result: nextCursor is not a string")
         if next_cursor in seen_cursors:
             raise ServerError(
-                f"{listing.method}: the server sent cursor {_short(next_cursor)} again on page {page}; "
+                f"{listing.method}: the server sent cursor {shortened(next_cursor, 40)!r} again on page {page}; "
                 "stopping to avoid an endless listing"
             )
         if page >= MAX_PAGES:
@@ -222,10 +245,6 @@ def _json_type(value: object) -> str:
     if isinstance(value, list):
         return "an array"
     return type(value).__name__
-
-
-def _short(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:39] + "…")
 
 
 __all__ = ["MAX_ITEMS", "MAX_PAGES", "raw_request", "snapshot_server", "take_snapshot"]

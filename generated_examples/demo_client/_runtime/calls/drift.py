@@ -14,7 +14,7 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import McpClientError, ProtocolError
 
@@ -27,10 +27,31 @@ _NAMES_SHOWN = 8
 logger = logging.getLogger(__name__.rpartition("._runtime")[0] or __name__)
 
 
+def _without_remote_refs(schema: object) -> object:
+    """`schema` with every non-local `$ref` (a URL, not `#/...`) replaced by one placeholder: the generator
+    types such a reference as any value, so where it points never changes the package (a server may even put
+    its own per-run address in it)."""
+    if isinstance(schema, dict):
+        items = cast("dict[str, object]", schema).items()
+        return {
+            key: (
+                "<non-local>"
+                if key == "$ref"
+                and isinstance(value, str)
+                and not value.startswith("#")
+                else _without_remote_refs(value)
+            )
+            for key, value in items
+        }
+    if isinstance(schema, list):
+        return [_without_remote_refs(item) for item in cast("list[object]", schema)]
+    return schema
+
+
 def tool_fingerprint(input_schema: object, output_schema: object) -> str:
     """A short, stable hash of what a tool accepts and returns (the generator uses this same function)."""
     canonical = json.dumps(
-        [input_schema, output_schema],
+        [_without_remote_refs(input_schema), _without_remote_refs(output_schema)],
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,

@@ -328,7 +328,30 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         )
 
 
-class PromptSpec:
+class _ListedSpec:
+    """What a prompt's or resource's spec reads from its snapshot listing (not kept in the spec)."""
+
+    __slots__ = ()
+
+    def _listing(self) -> _JsonObject | None:
+        raise NotImplementedError
+
+    @property
+    def description(self) -> str | None:
+        return _optional_str(self._listing(), "description")
+
+
+class _ListedResourceSpec(_ListedSpec):
+    """A resource's or template's spec: its MIME type is listed too."""
+
+    __slots__ = ()
+
+    @property
+    def mime_type(self) -> str | None:
+        return _optional_str(self._listing(), "mimeType")
+
+
+class PromptSpec(_ListedSpec):
     """One prompt: wire name, Python name and its arguments as `(wire name, python name, required)`."""
 
     __slots__ = ("arguments", "name", "python_name", "snapshot")
@@ -355,10 +378,6 @@ class PromptSpec:
         return self.snapshot.prompt(self.name) if self.snapshot is not None else None
 
     @property
-    def description(self) -> str | None:
-        return _optional_str(self._listing(), "description")
-
-    @property
     def title(self) -> str | None:
         return _optional_str(self._listing(), "title")
 
@@ -366,7 +385,7 @@ class PromptSpec:
         return f"PromptSpec(name={self.name!r}, arguments={[wire for wire, _, _ in self.arguments]!r})"
 
 
-class TemplateSpec:
+class TemplateSpec(_ListedResourceSpec):
     """One resource template: its RFC 6570 `uri_template` and variables as `(wire name, python name)`."""
 
     __slots__ = ("name", "python_name", "snapshot", "uri_template", "variables")
@@ -399,19 +418,11 @@ class TemplateSpec:
             else None
         )
 
-    @property
-    def description(self) -> str | None:
-        return _optional_str(self._listing(), "description")
-
-    @property
-    def mime_type(self) -> str | None:
-        return _optional_str(self._listing(), "mimeType")
-
     def __repr__(self) -> str:
         return f"TemplateSpec(name={self.name!r}, uri_template={self.uri_template!r})"
 
 
-class ResourceSpec:
+class ResourceSpec(_ListedResourceSpec):
     """One static resource: its URI and names."""
 
     __slots__ = ("name", "python_name", "snapshot", "uri")
@@ -436,14 +447,6 @@ class ResourceSpec:
 
     def _listing(self) -> _JsonObject | None:
         return self.snapshot.resource(self.uri) if self.snapshot is not None else None
-
-    @property
-    def description(self) -> str | None:
-        return _optional_str(self._listing(), "description")
-
-    @property
-    def mime_type(self) -> str | None:
-        return _optional_str(self._listing(), "mimeType")
 
     def __repr__(self) -> str:
         return f"ResourceSpec(uri={self.uri!r}, name={self.name!r})"

@@ -12,14 +12,11 @@ from typing import (
     Union,
 )
 
-from ..connection.session import (
-    AsyncConnection,
-    StderrTarget,
-    http_attempts,
-    in_process_attempt,
-    launch_attempts,
-    stdio_attempt,
-)
+from ..connection.attempt import in_process_attempt
+from ..connection.http import http_attempts
+from ..connection.launch import launch_attempts
+from ..connection.session import AsyncConnection
+from ..connection.stdio import StderrTarget, stdio_attempt
 from ..server_requests import list_changed_kind, updated_resource
 from .core import call_hook
 from .server_features import ServerFeatures
@@ -149,8 +146,22 @@ class Connectors(ServerFeatures):
                 "client_info": cls._implementation(client_info),
                 **(server_requests.sdk_options() if server_requests else {}),
                 **options,
+                **cls._handshake_options(),
             },
         )
+
+    @classmethod
+    def _handshake_options(cls) -> dict[str, Any]:
+        """Start with `server/discover` for a server that spoke 2026-07-28 (or newer) at generation: such a
+        server may accept the legacy handshake too, and then gets neither per-request `_meta` nor the
+        MCP-Protocol-Version header it expects. Others get the legacy handshake first (no 10 s probe).
+        """
+        recorded = cls._protocol_version
+        if recorded is None:
+            return {}
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        return {"mode": "auto"} if recorded in MODERN_PROTOCOL_VERSIONS else {}
 
     @classmethod
     def default_client_info(cls) -> tuple[str, str]:

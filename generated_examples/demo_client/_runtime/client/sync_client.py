@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..calls.results import PromptResult, ResourceResult, ToolResult
     from ..calls.specs import ToolSpec
     from ..calls.tracing import CallHook
-    from ..connection.session import StderrTarget
+    from ..connection.stdio import StderrTarget
     from ..server_requests import (
         ChangeHandler,
         ElicitationHandler,

@@ -35,6 +35,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from ..calls.errors import ConnectError, McpClientError
+from ..text import one_line
 
 if TYPE_CHECKING:
     import anyio.abc
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from ..agents.protocols import ToolCaller
     from ..agents.tool import AgentTool
     from ..agents.toolset import ToolSet
-    from ..connection.session import StderrTarget
+    from ..connection.stdio import StderrTarget
     from ..server_requests import (
         ElicitationHandler,
         LogHandler,
@@ -500,8 +501,7 @@ class _OnFirstUse:
 
 
 def _one_line(error: BaseException) -> str:
+    """A failure as one line: our own errors by their message, others prefixed by their class name."""
     if isinstance(error, ConnectError | McpClientError):
-        text = str(error)
-    else:
-        text = f"{type(error).__name__}: {error}"
-    return " ".join(text.split())[:300] or type(error).__name__
+        return one_line(error)
+    return one_line(f"{type(error).__name__}: {error}")

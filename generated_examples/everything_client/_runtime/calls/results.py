@@ -6,6 +6,8 @@ import base64
 import binascii
 from typing import TYPE_CHECKING, Any
 
+from ..text import shortened
+
 if TYPE_CHECKING:
     from mcp_types import (
         AudioContent,
@@ -28,10 +30,6 @@ if TYPE_CHECKING:
     ResourceContents = TextResourceContents | BlobResourceContents
 
 __all__ = ["PromptResult", "ResourceResult", "ToolResult"]
-
-
-def _shorten(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _decode_base64(data: str) -> bytes:
@@ -101,9 +99,11 @@ class ToolResult:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        parts = [f"text={_shorten(self.text)!r}"]
+        parts = [f"text={shortened(self.text, 80)!r}"]
         if self.raw.structured_content is not None:
-            parts.append(f"structured={_shorten(repr(self.raw.structured_content))}")
+            parts.append(
+                f"structured={shortened(repr(self.raw.structured_content), 80)}"
+            )
         if self.raw.is_error:
             parts.append("is_error=True")
         kinds = {block.type for block in self.raw.content} - {"text"}
@@ -163,7 +163,7 @@ class ResourceResult:
 
     def __repr__(self) -> str:
         uris = [str(item.uri) for item in self.raw.contents]
-        return f"ResourceResult(uris={uris!r}, text={_shorten(self.text)!r})"
+        return f"ResourceResult(uris={uris!r}, text={shortened(self.text, 80)!r})"
 
     def __getstate__(self) -> dict[str, Any]:
         return {"raw": self.raw}
@@ -217,7 +217,7 @@ class PromptResult:
     def __repr__(self) -> str:
         return (
             f"PromptResult(description={self.description!r}, "
-            f"messages={len(self.raw.messages)}, text={_shorten(self.text)!r})"
+            f"messages={len(self.raw.messages)}, text={shortened(self.text, 80)!r})"
         )
 
     def __getstate__(self) -> dict[str, Any]:

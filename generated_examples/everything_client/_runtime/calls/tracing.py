@@ -21,6 +21,8 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
+from ..text import one_line
+
 if TYPE_CHECKING:
     from typing import Self
 
@@ -158,11 +160,6 @@ class _Observable(Protocol):
     def on_call(self, callback: CallHook) -> Callable[[], None]: ...
 
 
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _result_text(value: object) -> str:
     text = getattr(value, "text", None)
     if isinstance(text, str) and (text or getattr(value, "raw", None) is not None):
@@ -246,9 +243,9 @@ class TraceRecorder:
                 outcome = f"!! error: {_result_text(call.result)}"
             else:
                 outcome = f"-> {_result_text(call.result)}"
-            head = f"{index}. {name}({_short(arguments, width)})"
+            head = f"{index}. {name}({one_line(arguments, width)})"
             lines.append(
-                f"{head} {_short(outcome, width)}  [{call.duration * 1000:.1f} ms]"
+                f"{head} {one_line(outcome, width)}  [{call.duration * 1000:.1f} ms]"
             )
         return "\n".join(lines)
 

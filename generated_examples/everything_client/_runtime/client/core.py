@@ -28,9 +28,7 @@ from ..calls.options import (
     merge_options,
     send_with_options,
 )
-from ..connection.session import (
-    AsyncConnection,
-)
+from ..connection.session import AsyncConnection
 
 if TYPE_CHECKING:
     from typing import Self
@@ -122,6 +120,9 @@ class ClientCore:
     _templates: ClassVar[Mapping[str, TemplateSpec]] = {}
     #: The launch recorded at generation time (secret-free JSON), or None.
     _launch: ClassVar[Mapping[str, Any] | None] = None
+    #: The protocol version negotiated at generation: a 2026-07-28 (or newer) one makes connections start with
+    #: `server/discover` (`mode="auto"`) rather than the legacy `initialize` handshake.
+    _protocol_version: ClassVar[str | None] = None
     #: Wire tool name -> hash of its schemas at generation (`specs.TOOL_HASHES`), for the drift guard.
     _tool_hashes: ClassVar[Mapping[str, str] | None] = None
     #: Prefix of the tool names agents see (`--tool-prefix`; the generated class may set it).

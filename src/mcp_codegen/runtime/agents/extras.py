@@ -17,10 +17,10 @@ All are read-only (`readOnlyHint`). These calls go to the client's `read_resourc
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
+from ..calls.uri import uri_template_expressions
 from .output import ContentPart, ToolOutput, resource_parts
 
 if TYPE_CHECKING:
@@ -35,8 +35,6 @@ _JsonObject = dict[str, Any]
 Invoke = Callable[
     [Any, Mapping[str, Any], "float | None"], Awaitable[tuple[Any, ToolOutput]]
 ]
-
-_EXPRESSION = re.compile(r"\{([+#./;?&]?)([^}]*)\}")
 
 
 class ExtraSpec:
@@ -215,12 +213,12 @@ def _template_variables(spec: TemplateSpec) -> tuple[dict[str, str], list[str]]:
 
     Path-style variables are required; those of query expressions (`{?x}`, `{&x}`) are optional.
     """
-    optional: set[str] = set()
-    for operator, names in _EXPRESSION.findall(spec.uri_template):
-        if operator in ("?", "&"):
-            optional.update(
-                name.strip().rstrip("*").split(":")[0] for name in names.split(",")
-            )
+    optional = {
+        variable.name
+        for expression in uri_template_expressions(spec.uri_template)
+        if expression.operator in ("?", "&")
+        for variable in expression.variables
+    }
     variables = {
         wire: f"The {{{wire}}} part of {spec.uri_template}"
         for wire, _ in spec.variables

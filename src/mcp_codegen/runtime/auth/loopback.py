@@ -12,11 +12,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..calls.errors import ConnectError
+from ..text import one_line
 
 if TYPE_CHECKING:
     from mcp.shared.auth import AuthorizationCodeResult
 
-__all__ = ["LoopbackListener", "one_line", "open_in_browser", "show_url"]
+__all__ = ["LoopbackListener", "open_in_browser", "show_url"]
 
 _CALLBACK_PATH = "/callback"
 _LOGIN_WAIT = 300.0  # seconds a person gets to finish the login in the browser
@@ -94,12 +95,6 @@ def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def one_line(text: str, limit: int = 200) -> str:
-    """`text` (a server's words) on one line of at most `limit` characters."""
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 _PAGE = (

@@ -34,7 +34,7 @@ from mcp.client.auth.utils import (
 from mcp.shared.auth import OAuthClientInformationFull
 
 from ..calls.errors import AuthRequiredError, ConnectError
-from .loopback import one_line
+from ..text import one_line
 from .store import RefreshLock, TokenStore, login_hint, normalise_url
 
 if TYPE_CHECKING:
