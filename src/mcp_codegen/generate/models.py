@@ -102,14 +102,14 @@ def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
     Scoped `Class.wire` aliases (the arguments' parameters) take precedence over these.
     """
     wire_names = property_names(definitions)
-    kept = {name for name in wire_names if _kept_as_field_name(name)}
+    kept = {name for name in wire_names if kept_as_field_name(name)}
     renamed = wire_names - kept - _SHADOWING_FIELD_ALIASES.keys()
     registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
     registry.hold(kept | set(_SHADOWING_FIELD_ALIASES.values()))
     return _SHADOWING_FIELD_ALIASES | registry.assign_all(renamed, lambda wire: snake_case(wire, fallback="field"))
 
 
-def _kept_as_field_name(wire: str) -> bool:
+def kept_as_field_name(wire: str) -> bool:
     """Whether `wire` is already a snake_case name that is safe to keep as the field's name."""
     return (
         snake_case(wire, fallback="field") == wire
