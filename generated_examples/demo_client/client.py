@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+import importlib.util
+import sys
+from collections.abc import Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from . import specs as _specs  # a parameter may be named `specs`
 from ._runtime import (
@@ -13,23 +17,41 @@ from ._runtime import (
     AsyncResourcesBase,
     NotSent,
     PromptResult,
+    PromptSpec,
     ResourceResult,
     SyncClientBase,
     SyncPromptsBase,
     SyncResourcesBase,
+    TemplateSpec,
     ToolResult,
+    ToolSpec,
 )
 
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Literal
 
-    from ._runtime import PromptSpec, TemplateSpec, ToolSpec
-    from .models.draft_note import DraftNoteAuthor, DraftNoteResult
-    from .models.get_note import GetNoteResult
-    from .models.get_weather import GetWeatherResult
-    from .models.list_notes import ListNotesNote
-    from .models.search_notes import SearchNotesResult
+def _lazy_module(name: str) -> ModuleType:
+    """The module `name`, executed on its first attribute access (the stdlib's lazy import recipe)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no module named {name!r}", name=name)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    parent, _, child = name.rpartition(".")
+    setattr(
+        sys.modules[parent], child, module
+    )  # as `import` does: `package.models` works
+    return module
+
+
+# Annotations resolve at run time (typing.get_type_hints) through `models.Name`: that
+# loads the models package on first use, then only the tool's own models module.
+if TYPE_CHECKING:
+    from . import models
+else:
+    models = _lazy_module(f"{__package__}.models")
 
 
 class AsyncClient(AsyncClientBase):
@@ -77,10 +99,10 @@ class AsyncClient(AsyncClientBase):
         *,
         title: str,
         body: str,
-        author: DraftNoteAuthor,
+        author: models.DraftNoteAuthor,
         tags: list[str] | None | NotSent = NOT_SENT,
         priority: Literal["low", "normal", "high"] | NotSent = NOT_SENT,
-    ) -> DraftNoteResult:
+    ) -> models.DraftNoteResult:
         """Validate a new note and return it as it would be stored, with an id derived from the title (nothing is saved).
 
         Args:
@@ -128,7 +150,7 @@ class AsyncClient(AsyncClientBase):
         """
         return await self._call_tool(_specs.forecast, {"city": city, "days": days})
 
-    async def get_note(self, *, note_id: str) -> GetNoteResult:
+    async def get_note(self, *, note_id: str) -> models.GetNoteResult:
         """Get one note by id. Fails (isError) when there is no such note.
 
         Args:
@@ -149,7 +171,7 @@ class AsyncClient(AsyncClientBase):
 
     async def get_weather(
         self, *, city: str, units: Literal["celsius", "fahrenheit"] | NotSent = NOT_SENT
-    ) -> GetWeatherResult:
+    ) -> models.GetWeatherResult:
         """Get the current weather for a city (fake but deterministic data).
 
         Args:
@@ -171,7 +193,7 @@ class AsyncClient(AsyncClientBase):
 
     async def list_notes(
         self, *, tag: str | None | NotSent = NOT_SENT, limit: int | NotSent = NOT_SENT
-    ) -> list[ListNotesNote]:
+    ) -> list[models.ListNotesNote]:
         """List the notes in the notebook, optionally filtered by tag.
 
         Args:
@@ -193,7 +215,7 @@ class AsyncClient(AsyncClientBase):
 
     async def search_notes(
         self, *, query: str, limit: int | NotSent = NOT_SENT
-    ) -> SearchNotesResult:
+    ) -> models.SearchNotesResult:
         """Search note titles and bodies for some text.
 
         Args:
@@ -326,10 +348,10 @@ class Client(SyncClientBase[AsyncClient]):
         *,
         title: str,
         body: str,
-        author: DraftNoteAuthor,
+        author: models.DraftNoteAuthor,
         tags: list[str] | None | NotSent = NOT_SENT,
         priority: Literal["low", "normal", "high"] | NotSent = NOT_SENT,
-    ) -> DraftNoteResult:
+    ) -> models.DraftNoteResult:
         """Validate a new note and return it as it would be stored, with an id derived from the title (nothing is saved).
 
         Args:
@@ -373,7 +395,7 @@ class Client(SyncClientBase[AsyncClient]):
         """
         return self._run(self._async.forecast, city=city, days=days)
 
-    def get_note(self, *, note_id: str) -> GetNoteResult:
+    def get_note(self, *, note_id: str) -> models.GetNoteResult:
         """Get one note by id. Fails (isError) when there is no such note.
 
         Args:
@@ -394,7 +416,7 @@ class Client(SyncClientBase[AsyncClient]):
 
     def get_weather(
         self, *, city: str, units: Literal["celsius", "fahrenheit"] | NotSent = NOT_SENT
-    ) -> GetWeatherResult:
+    ) -> models.GetWeatherResult:
         """Get the current weather for a city (fake but deterministic data).
 
         Args:
@@ -416,7 +438,7 @@ class Client(SyncClientBase[AsyncClient]):
 
     def list_notes(
         self, *, tag: str | None | NotSent = NOT_SENT, limit: int | NotSent = NOT_SENT
-    ) -> list[ListNotesNote]:
+    ) -> list[models.ListNotesNote]:
         """List the notes in the notebook, optionally filtered by tag.
 
         Args:
@@ -438,7 +460,7 @@ class Client(SyncClientBase[AsyncClient]):
 
     def search_notes(
         self, *, query: str, limit: int | NotSent = NOT_SENT
-    ) -> SearchNotesResult:
+    ) -> models.SearchNotesResult:
         """Search note titles and bodies for some text.
 
         Args:

@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+import importlib.util
+import sys
+from collections.abc import Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from . import specs as _specs  # a parameter may be named `specs`
 from ._runtime import (
@@ -13,19 +17,41 @@ from ._runtime import (
     AsyncResourcesBase,
     NotSent,
     PromptResult,
+    PromptSpec,
     ResourceResult,
     SyncClientBase,
     SyncPromptsBase,
     SyncResourcesBase,
+    TemplateSpec,
     ToolResult,
+    ToolSpec,
 )
 
-if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Literal
 
-    from ._runtime import PromptSpec, TemplateSpec, ToolSpec
-    from .models.get_structured_content import GetStructuredContentResult
+def _lazy_module(name: str) -> ModuleType:
+    """The module `name`, executed on its first attribute access (the stdlib's lazy import recipe)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no module named {name!r}", name=name)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    parent, _, child = name.rpartition(".")
+    setattr(
+        sys.modules[parent], child, module
+    )  # as `import` does: `package.models` works
+    return module
+
+
+# Annotations resolve at run time (typing.get_type_hints) through `models.Name`: that
+# loads the models package on first use, then only the tool's own models module.
+if TYPE_CHECKING:
+    from . import models
+else:
+    models = _lazy_module(f"{__package__}.models")
 
 
 class AsyncClient(AsyncClientBase):
@@ -153,7 +179,7 @@ class AsyncClient(AsyncClientBase):
 
     async def get_structured_content(
         self, *, location: Literal["New York", "Chicago", "Los Angeles"]
-    ) -> GetStructuredContentResult:
+    ) -> models.GetStructuredContentResult:
         """Returns structured content along with an output schema for client data validation
 
         Args:
@@ -645,7 +671,7 @@ class Client(SyncClientBase[AsyncClient]):
 
     def get_structured_content(
         self, *, location: Literal["New York", "Chicago", "Los Angeles"]
-    ) -> GetStructuredContentResult:
+    ) -> models.GetStructuredContentResult:
         """Returns structured content along with an output schema for client data validation
 
         Args:

@@ -171,7 +171,7 @@ def build_client_spec(
             names_used |= names_in(parameter.type_source)
         names_used |= names_in(tool.return_type)
     _report_field_renames(plans, diagnostics)
-    type_imports = models.import_lines(names_used - {"ToolResult", "Any"})
+    type_imports = models.import_lines(names_used - {"ToolResult", "Any"} - models.class_module.keys())
     signature_models = sorted((name, models.class_module[name]) for name in names_used if name in models.class_module)
     parameter_types: set[str] = set()
     for tool in tools:

@@ -125,7 +125,8 @@ class ClientSpec:
     prompts: tuple[Prompt, ...]
     resources: tuple[Resource, ...]
     templates: tuple[ResourceTemplate, ...]
-    #: `from X import Y` lines the client module needs under TYPE_CHECKING for its signatures.
+    #: `from X import Y` lines for the names of the signatures that are not model classes (`Literal`): imported
+    #: for real, so `typing.get_type_hints()` resolves them (model classes are reached through `models.`).
     type_imports: tuple[str, ...]
     #: Model classes named in the methods' signatures, re-exported (lazily) by the package: (class, module).
     signature_models: tuple[tuple[str, str], ...] = ()

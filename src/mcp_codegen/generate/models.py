@@ -103,14 +103,14 @@ def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
     Scoped `Class.wire` aliases (the arguments' parameters) take precedence over these.
     """
     wire_names = property_names(definitions)
-    kept = {name for name in wire_names if _kept_as_field_name(name)}
+    kept = {name for name in wire_names if kept_as_field_name(name)}
     renamed = wire_names - kept - _SHADOWING_FIELD_ALIASES.keys()
     registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
     registry.hold(kept | set(_SHADOWING_FIELD_ALIASES.values()))
     return _SHADOWING_FIELD_ALIASES | registry.assign_all(renamed, lambda wire: snake_case(wire, fallback="field"))
 
 
-def _kept_as_field_name(wire: str) -> bool:
+def kept_as_field_name(wire: str) -> bool:
     """Whether `wire` is already a snake_case name that is safe to keep as the field's name."""
     return (
         snake_case(wire, fallback="field") == wire
@@ -208,6 +208,7 @@ def split_models(
             rebuilds.setdefault(target, []).append(statement)
         else:
             raise ValueError(f"unexpected statement in generated models: {ast.unparse(statement)[:80]}")
+    _inline_constrained_roots(definitions)
 
     dependencies = {name: _referenced(node) & definitions.keys() - {name} for name, node in definitions.items()}
     reached_by: dict[str, set[str]] = {}
@@ -280,7 +281,14 @@ def _referenced(node: ast.AST) -> set[str]:
     generator writes a quoted type: the `__annotations__` it gives a class whose declared properties
     sit beside typed extras (`{"__pydantic_extra__": Dict[str, "Entry"]}`).
     """
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} | _quoted_names(
+        node
+    )
+
+
+def _quoted_names(node: ast.AST) -> set[str]:
+    """Names in the quoted types of a class's `__annotations__` (see `_referenced`)."""
+    names: set[str] = set()
     for statement in ast.walk(node):
         if (
             isinstance(statement, ast.Assign)
@@ -334,6 +342,117 @@ def _module_source(
         members = ", ".join(name for name in cross if class_module[name] == other)
         lines.append(f"from .{other} import {members}")
     return "\n".join(lines) + "\n\n\n" + "\n\n\n".join(body) + "\n"
+
+
+def _inline_constrained_roots(definitions: dict[str, ast.stmt]) -> None:
+    """Write constrained types in place of the root models the generator wraps them in, in every definition.
+
+    The generator hoists a constrained branch of a union (`anyOf: [{"type": "integer", "minimum": 1},
+    {"type": "null"}]`, a `oneOf` member, an array's item) into `class X(RootModel[int])` and gives its
+    `root` the property's default (`= None`, which fails `mypy --strict`). `Annotated[int, Field(ge=1)]`
+    in the union checks the same at run time and reads as the plain type. Root models named as a base, a
+    call or a quoted annotation, or reaching themselves, stay classes (their impossible `None` default
+    dropped).
+    """
+    constrained: dict[str, ast.expr] = {}
+    for name, node in definitions.items():
+        root = _root_field(node)
+        if root is not None and _is_constrained(root.annotation):
+            constrained[name] = root.annotation
+    pinned: set[str] = set()
+    for node in definitions.values():
+        if isinstance(node, ast.ClassDef):
+            pinned |= {n.id for base in node.bases for n in ast.walk(base) if isinstance(n, ast.Name)}
+            pinned |= _quoted_names(node)
+        pinned |= {n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    inlined = {name: annotation for name, annotation in constrained.items() if name not in pinned}
+    for name in list(inlined):
+        if name in _closure(names_in(ast.unparse(inlined[name])) & inlined.keys(), _inline_dependencies(inlined)):
+            del inlined[name]  # recursive: stays a class
+    for name in inlined:
+        del definitions[name]
+    for name, node in definitions.items():
+        if inlined and isinstance(node, ast.ClassDef):
+            node.body = [_InlineConstrained(inlined).visit(statement) for statement in node.body]
+        elif inlined:
+            definitions[name] = node = _InlineConstrained(inlined).visit(node)
+        root = _root_field(node)
+        if root is not None and _none_default_unfit(root):
+            root.value = None
+            root.simple = 1
+
+
+def _inline_dependencies(inlined: Mapping[str, ast.expr]) -> dict[str, set[str]]:
+    return {name: names_in(ast.unparse(annotation)) & inlined.keys() for name, annotation in inlined.items()}
+
+
+def _root_field(node: ast.stmt) -> ast.AnnAssign | None:
+    """The `root: ...` declaration of a `RootModel` class."""
+    if _root_model_type(node) is None:
+        return None
+    assert isinstance(node, ast.ClassDef)
+    for statement in node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            if statement.target.id == "root":
+                return statement
+    return None
+
+
+def _is_constrained(annotation: ast.expr) -> bool:
+    """`Annotated[T, Field(...)]`: a type with constraints (or a description) and nothing else."""
+    return (
+        isinstance(annotation, ast.Subscript)
+        and isinstance(annotation.value, ast.Name)
+        and annotation.value.id == "Annotated"
+        and isinstance(annotation.slice, ast.Tuple)
+        and len(annotation.slice.elts) == 2
+        and isinstance(field_call := annotation.slice.elts[1], ast.Call)
+        and isinstance(field_call.func, ast.Name)
+        and field_call.func.id == "Field"
+        and not field_call.args
+        and all(k.arg not in (None, "default", "default_factory", "alias") for k in field_call.keywords)
+    )
+
+
+def _none_default_unfit(root: ast.AnnAssign) -> bool:
+    """Whether `root` defaults to `None` but its type does not allow it."""
+    if not (isinstance(root.value, ast.Constant) and root.value.value is None):
+        return False
+    return not any(isinstance(n, ast.Constant) and n.value is None for n in ast.walk(root.annotation))
+
+
+class _InlineConstrained(ast.NodeTransformer):
+    """Each name of an inlined root model -> the constrained type it wrapped."""
+
+    def __init__(self, inlined: Mapping[str, ast.expr]) -> None:
+        self.inlined = inlined
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        annotation = self.inlined.get(node.id)
+        if annotation is None or not isinstance(node.ctx, ast.Load):
+            return node
+        replaced = self.visit(copy.deepcopy(annotation))  # not recursive: checked by the caller
+        assert isinstance(replaced, ast.expr)
+        return replaced
+
+
+class _PlainTypes(ast.NodeTransformer):
+    """`Annotated[T, ...]` -> `T` anywhere in a type: a parameter's type, not the model's constraints."""
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        if isinstance(node.value, ast.Name) and node.value.id == "Annotated" and isinstance(node.slice, ast.Tuple):
+            inner = self.visit(node.slice.elts[0])
+            assert isinstance(inner, ast.expr)
+            return inner
+        self.generic_visit(node)
+        return node
+
+
+def plain_type(annotation: ast.expr) -> ast.expr:
+    """A copy of `annotation` without `Annotated[...]` wrappers (constraints stay on the model)."""
+    plain = _PlainTypes().visit(copy.deepcopy(annotation))
+    assert isinstance(plain, ast.expr)
+    return plain
 
 
 def _root_model_type(node: ast.stmt) -> ast.expr | None:
@@ -391,6 +510,7 @@ def _fields(node: ast.ClassDef, nullable: frozenset[str], root_models: Mapping[s
             annotation = _without_none(annotation)
         if root_models:
             annotation = _InlineRootModels(root_models).visit(copy.deepcopy(annotation))
+        annotation = plain_type(annotation)
         names = frozenset(n.id for n in ast.walk(annotation) if isinstance(n, ast.Name))
         yield FieldInfo(python_name, wire_name, ast.unparse(annotation), required, names)
 

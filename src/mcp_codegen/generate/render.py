@@ -54,6 +54,7 @@ def _environment() -> jinja2.Environment:
         as_docstring=docstring,
         signature=_tool_signature,
         signature_md=lambda tool: _tool_signature(tool, with_self=False),
+        qualified=_qualified,
         tool_docstring=_tool_docstring,
         arguments_dict=_arguments_dict,
         forwarded_arguments=_forwarded_arguments,
@@ -163,6 +164,8 @@ def render_package(
         ),
         "client.py": environment.get_template("client.py.jinja").render(
             context,
+            model_names=frozenset(name for name, _module in spec.signature_models),
+            **_client_type_imports(spec),
             client_docstring=docstring(_client_description(spec, blocking=False), 4),
             sync_client_docstring=docstring(_client_description(spec, blocking=True), 4),
         ),
@@ -268,20 +271,56 @@ def _literal(value: Any) -> str:
     return source
 
 
-def _parameter_source(parameter: ir.Parameter) -> str:
+def _parameter_source(parameter: ir.Parameter, model_names: frozenset[str]) -> str:
+    type_source = _qualified(parameter.type_source, model_names)
     if parameter.required:
-        return f"{parameter.python_name}: {parameter.type_source}"
-    return f"{parameter.python_name}: {parameter.type_source} | NotSent = NOT_SENT"
+        return f"{parameter.python_name}: {type_source}"
+    return f"{parameter.python_name}: {type_source} | NotSent = NOT_SENT"
 
 
-def _tool_signature(tool: ir.Tool, with_self: bool = True) -> str:
+def _tool_signature(tool: ir.Tool, model_names: frozenset[str] = frozenset(), with_self: bool = True) -> str:
+    """The parameters of a tool's method; `model_names` are written `models.Name` (see `_qualified`)."""
     parts = ["self"] if with_self else []
     if tool.permissive:
         parts.append("**arguments: Any")
     elif tool.parameters:
         parts.append("*")
-        parts += [_parameter_source(p) for p in tool.parameters]
+        parts += [_parameter_source(p, model_names) for p in tool.parameters]
     return ", ".join(parts)
+
+
+class _QualifiedNames(ast.NodeTransformer):
+    def __init__(self, model_names: frozenset[str]) -> None:
+        self.model_names = model_names
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in self.model_names:
+            return ast.Attribute(ast.Name("models", ast.Load()), node.id, ast.Load())
+        return node
+
+
+def _qualified(type_source: str, model_names: frozenset[str]) -> str:
+    """`list[Note] | None` -> `list[models.Note] | None` for the client module.
+
+    The client imports the `models` package (a few lines: each model module loads on first use), so a plain
+    import stays cheap, and `typing.get_type_hints()` still resolves every annotation at run time: it reads
+    `models.Note` from the module's globals, and the attribute imports the tool's module.
+    """
+    if not model_names & names_in(type_source):
+        return type_source
+    return ast.unparse(_QualifiedNames(model_names).visit(ast.parse(type_source, mode="eval")))
+
+
+def _client_type_imports(spec: ir.ClientSpec) -> dict[str, Any]:
+    """The client module's `typing` names (one line) and its other imports for the signatures' types."""
+    typing_names = {"Any", "ClassVar"} | ({"TYPE_CHECKING"} if spec.signature_models else set())
+    other_lines = []
+    for line in spec.type_imports:
+        if line.startswith("from typing import "):
+            typing_names |= {name.strip() for name in line.removeprefix("from typing import ").split(",")}
+        else:
+            other_lines.append(line)
+    return {"typing_names": sorted(typing_names), "other_type_imports": sorted(other_lines)}
 
 
 #: The errors every request can end with, after the call-specific ones (runtime/errors.py).

@@ -24,6 +24,7 @@ from pydantic_core import SchemaError, SchemaValidator, core_schema
 
 from mcp_codegen.casing import pascal_case
 from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.generate.models import kept_as_field_name
 
 JsonSchema = dict[str, Any]
 
@@ -97,12 +98,16 @@ class _Hoister:
         self.hoisted[pointer] = name
         # Registered before preparing its body, so recursive refs inside it resolve to this name.
         self.definitions[name] = {}
-        self.definitions[name] = prepare_schema(target, self, f"{self.location}.{pointer.lstrip('#/')}")
+        self.definitions[name] = prepare_schema(target, self, f"{self.location}.{pointer.lstrip('#/')}", name)
         return name
 
 
-def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
-    """A cleaned deep copy of one (sub)schema; refs point into the combined document."""
+def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: str = "") -> JsonSchema:
+    """A cleaned deep copy of one (sub)schema; refs point into the combined document.
+
+    `class_path` is the class name the model generator gives an object here (`SearchArgumentsFilter`): the
+    members of a discriminated union are named after it and their tag.
+    """
     if schema is True or schema == {}:
         return {}
     if schema is False:
@@ -118,16 +123,19 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
         if key == "$ref":
             result[key] = _rewrite_ref(value, hoister, location)
         elif key in _SCHEMA_KEYS:
-            result[key] = value if isinstance(value, bool) else prepare_schema(value, hoister, here)
+            result[key] = value if isinstance(value, bool) else prepare_schema(value, hoister, here, class_path)
         elif key in _SCHEMA_LIST_KEYS and isinstance(value, list):
-            result[key] = [prepare_schema(item, hoister, f"{here}[{i}]") for i, item in enumerate(value)]
+            result[key] = [prepare_schema(item, hoister, f"{here}[{i}]", class_path) for i, item in enumerate(value)]
+        elif key == "discriminator":
+            continue  # OpenAPI's keyword, with refs to the server's names: made anew below where it holds
         elif key in _SCHEMA_MAP_KEYS and isinstance(value, dict):
             prepared = {}
             for name, sub in value.items():
                 if key == "patternProperties" and not _compiles(name):
                     hoister.diagnostics.warn(f"{here}.{name}", _UNSUPPORTED_PATTERN, code="pattern-dropped")
                     continue
-                prepared[name] = prepare_schema(sub, hoister, f"{here}.{name}")
+                nested_path = class_path + pascal_case(name, fallback="Field") if key == "properties" else class_path
+                prepared[name] = prepare_schema(sub, hoister, f"{here}.{name}", nested_path)
             result[key] = prepared
         elif key == "pattern":
             if isinstance(value, str) and _compiles(value):
@@ -142,10 +150,105 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str) -> JsonSchema:
             result[key] = copy.deepcopy(value)
     if "$ref" in result and isinstance(result["$ref"], dict):
         result.pop("$ref")
+    result = _discriminated(result, hoister, class_path)
     _drop_unfit_default(result, location, hoister.diagnostics)
     if _is_object(result) and "additionalProperties" not in result:
         result["additionalProperties"] = True
     return result
+
+
+#: Keys a union may have beside its members and still be read as a discriminated union of them.
+_UNION_ANNOTATIONS = frozenset({"title", "description", "examples"})
+#: Longest tag kept in a member's class name (a tag is server text: it names, it does not bloat).
+_TAG_NAME_LIMIT = 40
+
+
+def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> JsonSchema:
+    """A `oneOf`/`anyOf` of objects told apart by a tag, as a discriminated union of named classes.
+
+    It holds when every member (null aside) is a plain object schema, or a ref to one, with a required
+    property whose schema is a string `const` or one-value `enum`, all values distinct: then each inline
+    member is hoisted as `<class path><Tag>` (not the generator's `...1`, `...2`) and the union gets a
+    `discriminator` (the model generator writes `Field(discriminator=...)`; pydantic then checks one member,
+    chosen by the tag, and names it in errors). Anything else is left as it is.
+    """
+    key = "oneOf" if "oneOf" in schema else "anyOf"
+    members = schema.get(key)
+    nullable = [m for m in members if m == {"type": "null"}] if isinstance(members, list) else []
+    allowed = _UNION_ANNOTATIONS | ({"default"} if nullable and schema.get("default", 0) is None else set())
+    if not class_path or not isinstance(members, list) or set(schema) - allowed != {key}:
+        return schema
+    objects = [m for m in members if m != {"type": "null"}]
+    bodies = [_object_body(member, hoister) for member in objects]
+    if len(objects) < 2 or len(nullable) > 1 or any(body is None for body in bodies):
+        return schema
+    tag = _tag_property([body for body in bodies if body is not None])
+    if tag is None:
+        return schema
+    refs = []
+    mapping = {}
+    for member, body in zip(objects, bodies, strict=True):
+        assert body is not None
+        value = _tag_value(body["properties"][tag])
+        assert value is not None
+        if "$ref" in member:
+            ref = member["$ref"]
+        else:
+            tag_name = pascal_case(value, fallback="Variant")[:_TAG_NAME_LIMIT]
+            name = hoister.claim(class_path + tag_name)
+            hoister.definitions[name] = member
+            ref = f"#/$defs/{name}"
+        refs.append({"$ref": ref})
+        mapping[value] = ref
+    union: JsonSchema = {"oneOf": refs, "discriminator": {"propertyName": tag, "mapping": mapping}}
+    annotations = {k: v for k, v in schema.items() if k != key}
+    if nullable:  # the generator keeps the discriminator only on a flat union: `A | B | None`
+        union["oneOf"].append({"type": "null"})
+    return {**union, **annotations}
+
+
+def _object_body(member: Any, hoister: _Hoister) -> JsonSchema | None:
+    """The object schema of a union member (followed through a ref to a hoisted definition), if it is a plain one."""
+    if isinstance(member, dict) and set(member) == {"$ref"} and isinstance(member["$ref"], str):
+        member = hoister.definitions.get(member["$ref"].removeprefix("#/$defs/"))
+    if not isinstance(member, dict) or member.get("type") != "object":
+        return None
+    if any(key in member for key in ("$ref", "allOf", "anyOf", "oneOf", "not", "if")):
+        return None
+    properties, required = member.get("properties"), member.get("required")
+    if not isinstance(properties, dict) or not isinstance(required, list):
+        return None
+    return member
+
+
+def _tag_property(bodies: list[JsonSchema]) -> str | None:
+    """The first property every body requires with a one-string schema, the strings all distinct."""
+    first: dict[str, Any] = bodies[0]["properties"]
+    for name in first:
+        if not kept_as_field_name(name):  # pydantic's discriminator names the field
+            continue
+        values = []
+        for body in bodies:
+            schema = body["properties"].get(name)
+            value = _tag_value(schema) if name in body["required"] else None
+            if value is None:
+                break
+            values.append(value)
+        else:
+            if len(set(values)) == len(values):
+                return name
+    return None
+
+
+def _tag_value(schema: Any) -> str | None:
+    if not isinstance(schema, dict):
+        return None
+    if isinstance(schema.get("const"), str):
+        return str(schema["const"])
+    enum = schema.get("enum")
+    if isinstance(enum, list) and len(enum) == 1 and isinstance(enum[0], str):
+        return str(enum[0])
+    return None
 
 
 def _rewrite_ref(ref: Any, hoister: _Hoister, location: str) -> Any:
@@ -286,7 +389,9 @@ def prepare_tool(
         assert isinstance(input_schema, dict)
         normalized = _normalized_root(input_schema)
         hoister = _Hoister(normalized, arguments_class, class_prefix, f"{location}.inputSchema", diagnostics, claim)
-        prepared.definitions[arguments_class] = prepare_schema(normalized, hoister, f"{location}.inputSchema")
+        prepared.definitions[arguments_class] = prepare_schema(
+            normalized, hoister, f"{location}.inputSchema", arguments_class
+        )
         prepared.definitions.update(hoister.definitions)
     else:
         prepared.permissive_arguments = True
@@ -299,7 +404,9 @@ def prepare_tool(
             result_class = f"{class_prefix}Result"
             normalized = _normalized_root(output_schema)
             hoister = _Hoister(normalized, result_class, class_prefix, f"{location}.outputSchema", diagnostics, claim)
-            prepared.definitions[result_class] = prepare_schema(normalized, hoister, f"{location}.outputSchema")
+            prepared.definitions[result_class] = prepare_schema(
+                normalized, hoister, f"{location}.outputSchema", result_class
+            )
             prepared.definitions.update(hoister.definitions)
             prepared.result_class = result_class
     return prepared
