@@ -88,6 +88,13 @@ class StaleOutputError(CodegenError):
     help="Write a typed server package (handlers in handlers.py, never overwritten) instead of a client.",
 )
 @click.option(
+    "--cli",
+    "with_cli",
+    is_flag=True,
+    help="Also write a command line (`python -m PKG TOOL --param value`, `__main__.py`) and an agent skill "
+    "describing it (`SKILL.md`).",
+)
+@click.option(
     "--overwrite",
     is_flag=True,
     help="Replace the output directory even if mcp-codegen did not generate it; files it did not write are "
@@ -150,6 +157,7 @@ def generate_command(
     meta: str,
     package_version: str | None,
     server_package: bool,
+    with_cli: bool,
     overwrite: bool,
     strict: bool,
     allow_warnings: tuple[str, ...],
@@ -189,6 +197,8 @@ def generate_command(
             AuthOptions(auth_kind, client_id, client_secret_env, client_secret, scopes, no_browser),
         )
         descriptions = _read_descriptions(descriptions_file) if descriptions_file is not None else {}
+        if with_cli and server_package:
+            raise UsageError("--cli writes a client's command line: not with --server-skeleton")
         single = launch is not None or snapshot_file is not None
         if launch is not None and snapshot_file is not None:
             raise UsageError("give one of --url, --stdio or --snapshot")
@@ -205,6 +215,7 @@ def generate_command(
                 meta=meta,
                 package_version=package_version,
                 server=server_package,
+                cli=with_cli,
             )
             source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=timeout)
             _generate_one(source, output, package_name, options, reporter, flags)
@@ -228,6 +239,8 @@ def generate_command(
             overrides["tool_prefix"] = tool_prefix
         if descriptions:
             overrides["descriptions"] = descriptions
+        if with_cli:
+            overrides["cli"] = True
         names = select_servers(cfg, server_names)
         cfg = apply_overrides(
             cfg,

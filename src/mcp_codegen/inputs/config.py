@@ -22,6 +22,7 @@ exclude = ["*_delete"]
 tool_prefix = "gh"
 descriptions = { search_code = "Search code in all repositories." }
 package_name = "github_client"           # default: the server name in snake_case
+cli = true                  # also a command line (`python -m github_client`) and an agent skill (SKILL.md)
 
 [servers.remote]            # ... or `url`, over streamable HTTP / legacy SSE
 url = "https://mcp.example.com/mcp"
@@ -170,6 +171,8 @@ class ServerConfig(BaseModel):
     #: "pyproject": generate a project that builds a wheel (one server written with -o; see `generate --meta`).
     meta: Literal["none", "pyproject"] = "none"
     package_version: str | None = None
+    #: A command line (`python -m PKG`) and an agent skill (`SKILL.md`) in the package (see `generate --cli`).
+    cli: bool = False
     enabled: bool = True
 
     @field_validator("command")
@@ -516,6 +519,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
         tool_prefix=server.tool_prefix,
         meta=server.meta,
         package_version=server.package_version,
+        cli=server.cli,
     )
     package = server.package_name or subpackage_name(name)
     if server.command is not None:

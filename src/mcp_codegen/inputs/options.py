@@ -61,6 +61,8 @@ class GenerateOptions:
     package_version: str | None = None
     #: A typed server package (`generate --server`) instead of a client package.
     server: bool = False
+    #: `generate --cli`: a command line (`__main__.py`) and an agent skill (`SKILL.md`) in the package.
+    cli: bool = False
 
     def with_shared_runtime(self) -> GenerateOptions:
         return replace(self, shared_runtime=True)
@@ -68,6 +70,7 @@ class GenerateOptions:
     def key(self) -> str:
         key = self.selection.key() + "\0" + self.tool_prefix + ("\0shared" if self.shared_runtime else "")
         key += "\0server" if self.server else ""
+        key += "\0cli" if self.cli else ""
         return key if self.meta == "none" else f"{key}\0meta={self.meta}\0{self.package_version or ''}"
 
     def as_json(self) -> dict[str, object]:
@@ -81,6 +84,7 @@ class GenerateOptions:
             "meta": self.meta,
             "packageVersion": self.package_version,
             "server": self.server,
+            "cli": self.cli,
         }
 
     @classmethod
@@ -110,6 +114,7 @@ class GenerateOptions:
             meta=meta if meta in ("none", "pyproject") else "none",
             package_version=version if isinstance(version, str) else None,
             server=data.get("server") is True,
+            cli=data.get("cli") is True,
         )
 
 
