@@ -121,7 +121,8 @@ def _printable(text: str) -> str:
     """Server text for a terminal: control characters (escape sequences) dropped, line breaks kept."""
     lines = text.replace("\r\n", "\n").split("\n")
     return "\n".join(
-        "".join(c if c.isprintable() or c == "\t" else " " for c in line).rstrip() for line in lines
+        "".join(c if c.isprintable() or c == "\t" else " " for c in line).rstrip()
+        for line in lines
     ).strip("\n")
 
 
@@ -129,7 +130,9 @@ def _one_line(text: str) -> str:
     return " ".join(_printable(text).split())
 
 
-def main(line: CommandLine, commands: Sequence[Command], argv: Sequence[str] | None = None) -> int:
+def main(
+    line: CommandLine, commands: Sequence[Command], argv: Sequence[str] | None = None
+) -> int:
     """Run the command line on `argv` (default: `sys.argv[1:]`); returns the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -185,7 +188,9 @@ def _global_parser(line: CommandLine, commands: Sequence[Command]) -> _Parser:
     server = parser.add_argument_group(
         "server (default: the launch recorded at generation, secrets from the environment)"
     )
-    server.add_argument("--stdio", metavar="CMD", help="start this server command instead")
+    server.add_argument(
+        "--stdio", metavar="CMD", help="start this server command instead"
+    )
     server.add_argument("--url", help="connect to this HTTP URL instead")
     server.add_argument(
         "--header",
@@ -209,7 +214,9 @@ def _global_parser(line: CommandLine, commands: Sequence[Command]) -> _Parser:
         help="for connecting and for the call (default 60)",
     )
     output = parser.add_argument_group("output")
-    output.add_argument("--raw", action="store_true", help="print the whole result as JSON")
+    output.add_argument(
+        "--raw", action="store_true", help="print the whole result as JSON"
+    )
     output.add_argument(
         "-v",
         "--verbose",
@@ -223,7 +230,9 @@ def _listing(line: CommandLine, commands: Sequence[Command]) -> str:
     rows = [(c.name, c.summary) for c in commands]
     width = min(max((len(name) for name, _ in rows), default=0), 30)
     text = ["tools (`TOOL --help` shows its parameters):"]
-    text += [f"  {name:<{width}}  {_one_line(summary)}".rstrip() for name, summary in rows]
+    text += [
+        f"  {name:<{width}}  {_one_line(summary)}".rstrip() for name, summary in rows
+    ]
     if not rows:
         text.append("  (none)")
     if line.resources or line.templates:
@@ -279,7 +288,9 @@ def _find(commands: Sequence[Command], name: str) -> Command:
 # ------------------------------------------------------------------------------------ tools
 
 
-def _tool(line: CommandLine, command: Command, options: argparse.Namespace, rest: list[str]) -> int:
+def _tool(
+    line: CommandLine, command: Command, options: argparse.Namespace, rest: list[str]
+) -> int:
     spec = line.tools[command.wire_name]
     parser = _tool_parser(line, command, spec)
     parsed = parser.parse_args(rest)
@@ -294,10 +305,14 @@ def _tool(line: CommandLine, command: Command, options: argparse.Namespace, rest
         given = getattr(parsed, f"option_{index}")
         if given is not None:
             values[option.wire_name] = given
-    missing = [o.flag for o in command.options if o.required and o.wire_name not in values]
+    missing = [
+        o.flag for o in command.options if o.required and o.wire_name not in values
+    ]
     if missing:
         what = "is" if len(missing) == 1 else "are"
-        raise _UsageError(f"{', '.join(missing)} {what} required (or give it in --json)")
+        raise _UsageError(
+            f"{', '.join(missing)} {what} required (or give it in --json)"
+        )
     _check_arguments(spec, command, values)
 
     async def call(client: Any) -> int:
@@ -316,7 +331,11 @@ def _tool(line: CommandLine, command: Command, options: argparse.Namespace, rest
             return EXIT_OK
         structured = result.structured
         if structured is not None:
-            if spec.unwrap_result and isinstance(structured, dict) and len(structured) == 1:
+            if (
+                spec.unwrap_result
+                and isinstance(structured, dict)
+                and len(structured) == 1
+            ):
                 _print_json(next(iter(structured.values())))
             else:
                 _print_json(structured)
@@ -327,7 +346,9 @@ def _tool(line: CommandLine, command: Command, options: argparse.Namespace, rest
     return _connected(line, options, call)
 
 
-def _tool_parser(line: CommandLine, command: Command, spec: ToolSpec[Any, Any]) -> _Parser:
+def _tool_parser(
+    line: CommandLine, command: Command, spec: ToolSpec[Any, Any]
+) -> _Parser:
     description = _printable(spec.description or spec.title or command.summary)
     parser = _Parser(
         prog=f"{line.prog} {command.name}",
@@ -394,7 +415,9 @@ def _add_option(
             help=help_text,
         )
     else:
-        parser.add_argument(option.flag, dest=dest, type=convert, metavar=metavar, help=help_text)
+        parser.add_argument(
+            option.flag, dest=dest, type=convert, metavar=metavar, help=help_text
+        )
 
 
 def _metavar(option: Option) -> str:
@@ -447,7 +470,9 @@ def _converter(option: Option) -> Callable[[str], object]:
             try:
                 return _json_value(text, option.flag)
             except _UsageError as error:
-                raise argparse.ArgumentTypeError(str(error).split(": ", 1)[-1]) from None
+                raise argparse.ArgumentTypeError(
+                    str(error).split(": ", 1)[-1]
+                ) from None
         return _loose_value(text)
 
     convert.__name__ = option.kind  # argparse names the type in its messages
@@ -478,7 +503,9 @@ def _loose_value(text: str) -> object:
         return text
 
 
-def _check_arguments(spec: ToolSpec[Any, Any], command: Command, values: Mapping[str, object]) -> None:
+def _check_arguments(
+    spec: ToolSpec[Any, Any], command: Command, values: Mapping[str, object]
+) -> None:
     """Validate with the tool's model before connecting: the first problems, each naming its option."""
     from pydantic import ValidationError
 
@@ -509,7 +536,9 @@ def _flag_by_python_name(command: Command, name: str) -> str | None:
 def _resources(line: CommandLine, options: argparse.Namespace, rest: list[str]) -> int:
     parser = _Parser(prog=f"{line.prog} resources", formatter_class=_Formatter)
     actions = parser.add_subparsers(dest="action", required=True, metavar="{list,read}")
-    actions.add_parser("list", help="the resources and templates recorded at generation")
+    actions.add_parser(
+        "list", help="the resources and templates recorded at generation"
+    )
     read = actions.add_parser("read", help="read one resource")
     read.add_argument("uri", metavar="URI")
     parsed = parser.parse_args(rest)
@@ -575,7 +604,10 @@ def _prompts(line: CommandLine, options: argparse.Namespace, rest: list[str]) ->
                 {
                     "name": prompt.name,
                     "description": prompt.description,
-                    "arguments": [{"name": wire, "required": required} for wire, _python, required in prompt.arguments],
+                    "arguments": [
+                        {"name": wire, "required": required}
+                        for wire, _python, required in prompt.arguments
+                    ],
                 }
                 for prompt in line.prompts.values()
             ]
@@ -625,14 +657,20 @@ def _connection(line: CommandLine, options: argparse.Namespace) -> Any:
         if not words:
             raise _UsageError("--stdio: the command is empty")
         env = dict(_pairs(options.env, "--env", "="))
-        return client.stdio(words[0], words[1:], env=env, timeout=options.timeout, stderr=stderr)
+        return client.stdio(
+            words[0], words[1:], env=env, timeout=options.timeout, stderr=stderr
+        )
     if options.url:
-        headers = {k.strip(): v.strip() for k, v in _pairs(options.header, "--header", ":")}
+        headers = {
+            k.strip(): v.strip() for k, v in _pairs(options.header, "--header", ":")
+        }
         return client.http(options.url, headers=headers, timeout=options.timeout)
     if options.header or options.env:
         raise _UsageError("--header goes with --url, --env with --stdio")
     if client._launch is None:
-        raise _UsageError("this package recorded no server launch: give --stdio CMD or --url URL")
+        raise _UsageError(
+            "this package recorded no server launch: give --stdio CMD or --url URL"
+        )
     return client.connect(timeout=options.timeout, stderr=stderr)
 
 
@@ -674,7 +712,10 @@ def _connected(
         print(f"{line.prog}: error: {_one_line(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     except (ConnectError, ConnectionClosedError, RequestTimeoutError) as error:
-        print(f"{line.prog}: cannot reach the server: {_one_line(str(error))}", file=sys.stderr)
+        print(
+            f"{line.prog}: cannot reach the server: {_one_line(str(error))}",
+            file=sys.stderr,
+        )
         return EXIT_CONNECTION
     except McpClientError as error:
         print(f"{line.prog}: server error: {_one_line(str(error))}", file=sys.stderr)
