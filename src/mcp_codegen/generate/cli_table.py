@@ -219,17 +219,18 @@ def _scalar_kind(schema: Mapping[str, Any]) -> tuple[str, bool, tuple[str | int 
 
 
 def table_source(commands: Sequence[CliCommand]) -> str:
-    """The `COMMANDS` tuple as Python source: every string through `string_literal`."""
+    """The `COMMANDS` table as Python source: nested tuples of constants (loaded from the bytecode cache as one
+    constant, nothing to construct at import), every string through `string_literal`."""
     lines = ["("]
     for command in commands:
         lines.append(
-            f"    Command({string_literal(command.name)}, {string_literal(command.wire_name)}, "
+            f"    ({string_literal(command.name)}, {string_literal(command.wire_name)}, "
             f"{string_literal(command.summary)}, ("
         )
         for option in command.options:
             choices = "".join(f"{_scalar(value)}, " for value in option.choices)
             lines.append(
-                f"        Option({string_literal(option.wire_name)}, {string_literal(option.flag)}, "
+                f"        ({string_literal(option.wire_name)}, {string_literal(option.flag)}, "
                 f"{string_literal(option.kind)}, {option.repeated}, {option.required}, "
                 f"{string_literal(option.help)}, "
                 f"{'None' if option.default is None else string_literal(option.default)}, ({choices})),"

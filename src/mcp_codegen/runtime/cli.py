@@ -24,7 +24,9 @@ __all__ = [
     "EXIT_CODES",
     "Command",
     "CommandLine",
+    "CommandRow",
     "Option",
+    "OptionRow",
     "main",
 ]
 
@@ -69,7 +71,7 @@ class Option(NamedTuple):
     help: str
     #: The schema's default as JSON text, shown in the help (the server applies it).
     default: str | None
-    choices: tuple[str | int | float | bool | None, ...]
+    choices: tuple[Choice, ...]
 
 
 class Command(NamedTuple):
@@ -80,6 +82,13 @@ class Command(NamedTuple):
     #: The first line of the tool's description.
     summary: str
     options: tuple[Option, ...]
+
+
+Choice = str | int | float | bool | None
+#: An `Option` as the generated table writes it: a plain tuple (a constant of the module's bytecode).
+OptionRow = tuple[str, str, str, bool, bool, str, str | None, tuple[Choice, ...]]
+#: A `Command` as the generated table writes it: (name, wire name, summary, options).
+CommandRow = tuple[str, str, str, tuple[OptionRow, ...]]
 
 
 @dataclass(frozen=True)
@@ -131,7 +140,7 @@ def _one_line(text: str) -> str:
 
 
 def main(
-    line: CommandLine, commands: Sequence[Command], argv: Sequence[str] | None = None
+    line: CommandLine, commands: Sequence[CommandRow], argv: Sequence[str] | None = None
 ) -> int:
     """Run the command line on `argv` (default: `sys.argv[1:]`); returns the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
@@ -177,7 +186,7 @@ def _split_globals(arguments: list[str]) -> int:
     return index
 
 
-def _global_parser(line: CommandLine, commands: Sequence[Command]) -> _Parser:
+def _global_parser(line: CommandLine, commands: Sequence[CommandRow]) -> _Parser:
     parser = _Parser(
         prog=line.prog,
         usage=f"{line.prog} [options] TOOL [--param VALUE ...]",
@@ -226,8 +235,8 @@ def _global_parser(line: CommandLine, commands: Sequence[Command]) -> _Parser:
     return parser
 
 
-def _listing(line: CommandLine, commands: Sequence[Command]) -> str:
-    rows = [(c.name, c.summary) for c in commands]
+def _listing(line: CommandLine, commands: Sequence[CommandRow]) -> str:
+    rows = [(c[0], c[2]) for c in commands]
     width = min(max((len(name) for name, _ in rows), default=0), 30)
     text = ["tools (`TOOL --help` shows its parameters):"]
     text += [
@@ -254,7 +263,9 @@ def _listing(line: CommandLine, commands: Sequence[Command]) -> str:
     return "\n".join(text)
 
 
-def _main(line: CommandLine, commands: Sequence[Command], arguments: list[str]) -> int:
+def _main(
+    line: CommandLine, commands: Sequence[CommandRow], arguments: list[str]
+) -> int:
     index = _split_globals(arguments)
     parser = _global_parser(line, commands)
     options = parser.parse_args(arguments[:index])
@@ -273,13 +284,14 @@ def _main(line: CommandLine, commands: Sequence[Command], arguments: list[str]) 
     return _tool(line, command, options, rest)
 
 
-def _find(commands: Sequence[Command], name: str) -> Command:
-    for command in commands:
-        if name in (command.name, command.wire_name):
-            return command
+def _find(commands: Sequence[CommandRow], name: str) -> Command:
+    for row in commands:
+        if name in (row[0], row[1]):
+            options = tuple(Option._make(option) for option in row[3])
+            return Command(row[0], row[1], row[2], options)
     import difflib
 
-    names = [command.name for command in commands]
+    names = [row[0] for row in commands]
     close = difflib.get_close_matches(name, names, n=3)
     hint = f" (did you mean {', '.join(close)}?)" if close else " (--help lists them)"
     raise _UsageError(f"no tool {name!r}{hint}")
