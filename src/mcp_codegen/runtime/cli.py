@@ -404,6 +404,9 @@ def _add_option(
         notes.append(f"default {_one_line(option.default)}")
     if option.repeated:
         notes.append("repeatable")
+    if option.kind == "enum" and not _plain_choices(option):
+        shown = ", ".join(json.dumps(value) for value in option.choices)
+        notes.append(f"one of {_one_line(shown)}")
     if notes:
         help_text = f"{help_text} ({'; '.join(notes)})".strip()
     if option.kind == "bool" and not option.repeated:
@@ -434,7 +437,9 @@ def _add_option(
 
 def _metavar(option: Option) -> str:
     if option.kind == "enum":
-        return "{" + ",".join(_choice_text(value) for value in option.choices) + "}"
+        if _plain_choices(option):
+            return "{" + ",".join(_choice_text(value) for value in option.choices) + "}"
+        return "CHOICE"
     return {
         "str": "TEXT",
         "int": "INT",
@@ -443,6 +448,17 @@ def _metavar(option: Option) -> str:
         "json": "JSON",
         "value": "VALUE",
     }.get(option.kind, "VALUE")
+
+
+def _plain_choices(option: Option) -> bool:
+    """Choices argparse can show as `{a,b}` (its usage line breaks on spaces and brackets)."""
+    texts = [_choice_text(value) for value in option.choices]
+    return sum(map(len, texts)) <= 60 and all(
+        text
+        and not text.startswith("-")
+        and all(c.isalnum() or c in "_.:/@+=-" for c in text)
+        for text in texts
+    )
 
 
 def _choice_text(value: object) -> str:
