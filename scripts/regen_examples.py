@@ -22,13 +22,24 @@ SERVERS = {
     "demo_client": "python -m mcp_codegen.demo",
     "everything_client": f"node {EVERYTHING} stdio",
 }
+#: package name -> the other options it is generated with (the demo shows the command line and SKILL.md).
+OPTIONS: dict[str, list[str]] = {"demo_client": ["--cli"]}
 
 
 def main() -> int:
     subprocess.run([sys.executable, "tests/servers/install.py"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     for package, command in SERVERS.items():
         subprocess.run(
-            ["mcp-codegen", "generate", "--stdio", command, "-o", str(EXAMPLES / package), "-q"],
+            [
+                "mcp-codegen",
+                "generate",
+                "--stdio",
+                command,
+                *OPTIONS.get(package, []),
+                "-o",
+                str(EXAMPLES / package),
+                "-q",
+            ],
             cwd=ROOT,
             check=True,
         )
