@@ -15,6 +15,7 @@ COMMAND_LINE = CommandLine(
     prompts=_specs.PROMPTS,
     resources=_specs.RESOURCES,
     templates=_specs.TEMPLATES,
+    launch=_specs.LAUNCH,
 )
 #: One command per tool: (name, wire name, summary, options); an option is (wire name, flag, kind, repeated,
 #: required, help, default, choices): see `Option` in the runtime's `cli` module.

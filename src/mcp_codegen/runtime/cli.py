@@ -14,10 +14,11 @@ import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn, Protocol, cast
 
 if TYPE_CHECKING:
     from .client import AsyncClientBase
+    from .results import ToolResult
     from .specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
 
 __all__ = [
@@ -102,6 +103,8 @@ class CommandLine:
     prompts: Mapping[str, PromptSpec]
     resources: Mapping[str, ResourceSpec]
     templates: Mapping[str, TemplateSpec]
+    #: The launch recorded at generation (`specs.LAUNCH`); None: `--stdio` or `--url` is needed.
+    launch: Mapping[str, Any] | None
 
 
 class _UsageError(Exception):
@@ -312,7 +315,7 @@ def _tool(
         whole = _json_value(parsed.json_arguments, "--json")
         if not isinstance(whole, dict):
             raise _UsageError("--json: the arguments must be a JSON object")
-        values.update(whole)
+        values.update(cast("dict[str, Any]", whole))
     for index, option in enumerate(command.options):
         given = getattr(parsed, f"option_{index}")
         if given is not None:
@@ -331,7 +334,7 @@ def _tool(
         from .errors import ToolError
 
         try:
-            result = await client.call_spec_result(spec, values)
+            result: ToolResult = await client.call_spec_result(spec, values)
         except ToolError as error:
             if raw:
                 _print_json(_dump(error.result.raw))
@@ -343,11 +346,7 @@ def _tool(
             return EXIT_OK
         structured = result.structured
         if structured is not None:
-            if (
-                spec.unwrap_result
-                and isinstance(structured, dict)
-                and len(structured) == 1
-            ):
+            if spec.unwrap_result and len(structured) == 1:
                 _print_json(next(iter(structured.values())))
             else:
                 _print_json(structured)
@@ -391,13 +390,19 @@ def _tool_parser(
     return parser
 
 
+class _AddsArguments(Protocol):
+    """An argument parser or one of its groups."""
+
+    def add_argument(self, *names: str, **options: Any) -> argparse.Action: ...
+
+
 def _add_option(
-    parser: argparse.ArgumentParser | argparse._ArgumentGroup,
+    parser: _AddsArguments,
     option: Option,
     dest: str,
 ) -> None:
     help_text = _one_line(option.help)
-    notes = []
+    notes: list[str] = []
     if option.required:
         notes.append("required")
     if option.default is not None:
@@ -541,7 +546,7 @@ def _check_arguments(
         spec.arguments_model.model_validate(dict(values))
     except ValidationError as error:
         flags = {option.wire_name: option.flag for option in command.options}
-        problems = []
+        problems: list[str] = []
         for item in error.errors(include_url=False, include_input=False)[:3]:
             location = item["loc"]
             head = str(location[0]) if location else ""
@@ -695,7 +700,7 @@ def _connection(line: CommandLine, options: argparse.Namespace) -> Any:
         return client.http(options.url, headers=headers, timeout=options.timeout)
     if options.header or options.env:
         raise _UsageError("--header goes with --url, --env with --stdio")
-    if client._launch is None:
+    if line.launch is None:
         raise _UsageError(
             "this package recorded no server launch: give --stdio CMD or --url URL"
         )
@@ -703,7 +708,7 @@ def _connection(line: CommandLine, options: argparse.Namespace) -> Any:
 
 
 def _pairs(items: Sequence[str], what: str, separator: str) -> list[tuple[str, str]]:
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for item in items:
         key, found, value = item.partition(separator)
         if not found or not key.strip():
