@@ -53,7 +53,7 @@ def generate_files(
     spec = build_client_spec(snapshot, plans, models, package_name=client_name, diagnostics=diagnostics)
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
     rendered = render_package(
-        spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime
+        spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime, cli=options.cli
     )
     if options.cli:
         schemas = {plan.wire_name: plan.raw.get("inputSchema") for plan in plans}

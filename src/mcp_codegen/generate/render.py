@@ -145,7 +145,13 @@ def render_project(context: dict[str, Any]) -> dict[str, str]:
 
 
 def render_package(
-    spec: ir.ClientSpec, models: ModelsOutput, header: str, *, tool_prefix: str = "", shared_runtime: bool = False
+    spec: ir.ClientSpec,
+    models: ModelsOutput,
+    header: str,
+    *,
+    tool_prefix: str = "",
+    shared_runtime: bool = False,
+    cli: bool = False,
 ) -> dict[str, str]:
     """Every generated Python and Markdown file of the package, by relative path (runtime excluded).
 
@@ -187,6 +193,7 @@ def render_package(
             generator_version=spec.generator_version,
             server_label_md=_md_text(label),
             tool_prefix=tool_prefix,
+            cli=cli,
         ),
     }
     module_template = environment.get_template("models/module.py.jinja")
