@@ -395,3 +395,37 @@ def test_the_cli_config_key(tmp_path: Path) -> None:
     (tmp_path / "mcp-codegen.toml").write_text(bad, encoding="utf-8")
     refused = codegen("generate", "-q", "--server", "demo", "-o", str(tmp_path / "demo_pkg"), cwd=tmp_path)
     assert refused.returncode == 2 and "cli" in refused.stderr
+
+
+def test_a_subpackage_of_an_umbrella_package(tmp_path: Path) -> None:
+    """`cli = true` for one server of several: `python -m UMBRELLA.SERVER`, named so in its SKILL.md."""
+    server = [sys.executable, "-m", "mcp_codegen.demo"]
+    tables = "".join(
+        f"[servers.{name}]\ncommand = {json.dumps(server[0])}\nargs = {json.dumps(server[1:])}\n{extra}"
+        for name, extra in (("demo", "cli = true\n"), ("other", ""))
+    )
+    (tmp_path / "mcp-codegen.toml").write_text(f'output = "clients"\n{tables}', encoding="utf-8")
+    (tmp_path / ".git").mkdir()  # the config search stops here
+    result = codegen("generate", "-q", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    umbrella = tmp_path / "clients"
+    assert not (umbrella / "other" / "__main__.py").exists()
+    skill = (umbrella / "demo" / "SKILL.md").read_text(encoding="utf-8")
+    assert front_matter(skill)["name"] == "clients-demo" and "python -m clients.demo add --a 1 --b 1" in skill
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT / "src")])}
+    called = subprocess.run(
+        [sys.executable, "-m", "clients.demo", "add", "--a", "20", "--b", "22"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (called.returncode, called.stdout.strip()) == (0, "42"), called.stderr
+    assert (
+        "usage: python -m clients.demo"
+        in subprocess.run(
+            [sys.executable, "-m", "clients.demo", "--help"], cwd=tmp_path, env=env, capture_output=True, text=True
+        ).stdout
+    )

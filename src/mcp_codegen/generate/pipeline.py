@@ -58,7 +58,9 @@ def generate_files(
     if options.cli:
         schemas = {plan.wire_name: plan.raw.get("inputSchema") for plan in plans}
         commands = cli_commands(spec.tools, schemas)
-        rendered |= render_cli(spec, commands, header, shared_runtime=options.shared_runtime)
+        rendered |= render_cli(
+            spec, commands, header, shared_runtime=options.shared_runtime, parent_package=options.parent_package
+        )
     texts = format_python(rendered)
     if not options.shared_runtime:
         # Copied verbatim (its sources are kept black-clean at the default line length).

@@ -203,15 +203,22 @@ def render_package(
 
 
 def render_cli(
-    spec: ir.ClientSpec, commands: Sequence[CliCommand], header: str, *, shared_runtime: bool = False
+    spec: ir.ClientSpec,
+    commands: Sequence[CliCommand],
+    header: str,
+    *,
+    shared_runtime: bool = False,
+    parent_package: str = "",
 ) -> dict[str, str]:
-    """`generate --cli`: the package's `__main__.py` (the command line, its tools as a table) and `SKILL.md`."""
+    """`generate --cli`: the package's `__main__.py` (the command line, its tools as a table) and `SKILL.md`.
+
+    `parent_package`: the umbrella package a subpackage sits in (its command line is `python -m PARENT.PKG`)."""
     from mcp_codegen.runtime.cli import EXIT_CODES
 
     environment = _environment()
     label = _server_label(spec)
     runtime = ".._runtime" if shared_runtime else "._runtime"
-    package = spec.package_name
+    package = f"{parent_package}.{spec.package_name}" if parent_package else spec.package_name
     context: dict[str, Any] = {"spec": spec, "header": header, "runtime": runtime, "package_name": package}
     main = environment.get_template("cli/main.py.jinja").render(
         context,
@@ -240,7 +247,7 @@ def render_cli(
 
 def _skill_name(package: str) -> str:
     """An agent skill's name: lowercase letters, digits and hyphens (at most 64)."""
-    name = re.sub(r"-{2,}", "-", package.lower().replace("_", "-")).strip("-")
+    name = re.sub(r"[^a-z0-9]+", "-", package.lower()).strip("-")
     return (name or "mcp-client")[:64].rstrip("-")
 
 

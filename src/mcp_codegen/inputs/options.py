@@ -63,14 +63,17 @@ class GenerateOptions:
     server: bool = False
     #: `generate --cli`: a command line (`__main__.py`) and an agent skill (`SKILL.md`) in the package.
     cli: bool = False
+    #: A subpackage of an umbrella package: the umbrella's import name (the command line is `python -m PARENT.PKG`).
+    parent_package: str = ""
 
-    def with_shared_runtime(self) -> GenerateOptions:
-        return replace(self, shared_runtime=True)
+    def with_shared_runtime(self, parent_package: str = "") -> GenerateOptions:
+        return replace(self, shared_runtime=True, parent_package=parent_package)
 
     def key(self) -> str:
         key = self.selection.key() + "\0" + self.tool_prefix + ("\0shared" if self.shared_runtime else "")
         key += "\0server" if self.server else ""
         key += "\0cli" if self.cli else ""
+        key += f"\0parent={self.parent_package}" if self.parent_package else ""
         return key if self.meta == "none" else f"{key}\0meta={self.meta}\0{self.package_version or ''}"
 
     def as_json(self) -> dict[str, object]:
