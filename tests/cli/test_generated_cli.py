@@ -191,6 +191,7 @@ def test_a_tool_error_exits_1_with_one_line(demo: Path) -> None:
         (["draft_note", "--title", "t", "--body", "b", "--author", "{not json"], "--author"),
         (["draft_note", "--priority", "urgent"], "--priority"),
         (["add", "--json", "[1, 2]"], "--json"),
+        (["get_weather", "--ci", "Paris"], "--ci"),  # no abbreviations
     ],
 )
 def test_bad_arguments_exit_2_naming_the_parameter_without_contacting_the_server(

@@ -125,6 +125,10 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 class _Parser(argparse.ArgumentParser):
     """argparse whose errors become one `_UsageError` line instead of exiting."""
 
+    def __init__(self, **options: Any) -> None:
+        # No abbreviations: `--ci` must not silently mean `--city` (nor a later parameter's prefix).
+        super().__init__(allow_abbrev=False, **options)
+
     def error(self, message: str) -> NoReturn:
         raise _UsageError(message)
 
