@@ -36,6 +36,7 @@ SCRIPTS = {
     "handshake": "bench_handshake.py",
     "toolkit": "bench_toolkit.py",
     "fake": "bench_fake.py",
+    "cli": "bench_cli.py",
 }
 
 

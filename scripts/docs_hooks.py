@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from mcp_codegen.diagnostics import CODES  # noqa: E402
 from mcp_codegen.drift.rules import rule_table_markdown  # noqa: E402
 from mcp_codegen.errors import COMMAND_EXIT_CODES, EXIT_CODE_MEANINGS  # noqa: E402
+from mcp_codegen.runtime.command_line import EXIT_CODES as CLI_EXIT_CODES  # noqa: E402
 
 MARKER = re.compile(r"^<!-- table: ([a-z-]+) -->$", re.MULTILINE)
 
@@ -39,6 +40,12 @@ def command_exit_codes_table() -> str:
     return "\n".join(["| command | code | meaning |", "|---|---|---|", *rows])
 
 
+def cli_exit_codes_table() -> str:
+    """The exit codes of a generated package's command line (`python -m PKG`, `generate --cli`)."""
+    rows = [f"| {code} | {_cell(meaning)} |" for code, meaning in CLI_EXIT_CODES.items()]
+    return "\n".join(["| code | meaning |", "|---|---|", *rows])
+
+
 def warning_codes_table() -> str:
     rows = [f"| `{code}` | {_cell(meaning)} |" for code, meaning in CODES.items()]
     return "\n".join(["| code | meaning |", "|---|---|", *rows])
@@ -47,6 +54,7 @@ def warning_codes_table() -> str:
 TABLES: dict[str, Callable[[], str]] = {
     "exit-codes": exit_codes_table,
     "command-exit-codes": command_exit_codes_table,
+    "cli-exit-codes": cli_exit_codes_table,
     "warning-codes": warning_codes_table,
     "drift-rules": rule_table_markdown,
 }

@@ -26,6 +26,8 @@ SERVERS = {
     "demo_client": "python -m mcp_codegen.demo",
     "everything_client": f"node {EVERYTHING} stdio",
 }
+#: package name -> the other options it is generated with (the demo shows the command line and SKILL.md).
+OPTIONS: dict[str, list[str]] = {"demo_client": ["--cli"]}
 
 
 def main() -> int:
@@ -33,7 +35,16 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-examples-") as directory:
         for package, command in SERVERS.items():
             subprocess.run(
-                ["mcp-codegen", "generate", "--stdio", command, "-o", str(Path(directory) / package), "-q"],
+                [
+                    "mcp-codegen",
+                    "generate",
+                    "--stdio",
+                    command,
+                    *OPTIONS.get(package, []),
+                    "-o",
+                    str(Path(directory) / package),
+                    "-q",
+                ],
                 cwd=ROOT,
                 check=True,
             )

@@ -13,17 +13,21 @@ from helpers import ROOT, mypy_strict, pyright_strict
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.pipeline import generate_files
-from mcp_codegen.output.write import differences
+from mcp_codegen.inputs.options import GenerateOptions
+from mcp_codegen.output.write import differences, read_manifest
 from mcp_codegen.snapshot.model import read_snapshot
 
 EXAMPLES = ROOT / "generated_examples"
 PACKAGES = ["demo_client", "everything_client"]
+#: The options scripts/regen_examples.py generates each example with.
+OPTIONS = {"demo_client": ["--cli"]}
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_example_is_what_the_generator_writes(package: str) -> None:
     snapshot = read_snapshot(EXAMPLES / package / "snapshot.json")
-    files = generate_files(snapshot, package_name=package, diagnostics=Diagnostics())
+    options = GenerateOptions.from_json((read_manifest(EXAMPLES / package) or {}).get("options"))
+    files = generate_files(snapshot, package_name=package, diagnostics=Diagnostics(), options=options)
     stale = differences(EXAMPLES / package, files)
     assert stale == [], f"regenerate with `python scripts/regen_examples.py`: {stale}"
 
@@ -67,6 +71,7 @@ def test_generation_is_byte_identical_across_hash_seeds(tmp_path: Path, package:
                 "-q",
                 "--snapshot",
                 str(EXAMPLES / package / "snapshot.json"),
+                *OPTIONS.get(package, []),
                 "-o",
                 str(out),
             ],

@@ -8,6 +8,7 @@ import pytest
 
 from mcp_codegen.drift.rules import RULES
 from mcp_codegen.errors import COMMAND_EXIT_CODES, EXIT_CODE_MEANINGS, ExitCode
+from mcp_codegen.runtime.command_line import EXIT_CODES as CLI_EXIT_CODES
 
 from .hooks import DOCS, HOOKS, render_docs_page
 
@@ -31,6 +32,9 @@ def test_the_exit_code_page_lists_every_code_of_every_command() -> None:
     assert main == {str(int(code)) for code in ExitCode}
     per_command = set(re.findall(r"^\| `([a-z, ]+)` \| (\d+) \| ", page, re.MULTILINE))
     assert per_command == {(command, str(code)) for command, codes in COMMAND_EXIT_CODES.items() for code in codes}
+    # the generated command line's codes, in their own section
+    cli_section = page.split("## A generated package's command line", 1)[1]
+    assert set(re.findall(r"^\| (\d+) \| ", cli_section, re.MULTILINE)) == {str(code) for code in CLI_EXIT_CODES}
     # a meaning with a `|` in it stays in its cell
     assert all(meaning.replace("|", "\\|") in page for meaning in EXIT_CODE_MEANINGS.values())
 

@@ -87,6 +87,13 @@ class StaleOutputError(CodegenError):
     help="Write a typed server package (handlers in handlers.py, never overwritten) instead of a client.",
 )
 @click.option(
+    "--cli",
+    "with_cli",
+    is_flag=True,
+    help="Also write a command line (`python -m PKG TOOL --param value`, `__main__.py`) and an agent skill "
+    "describing it (`SKILL.md`).",
+)
+@click.option(
     "--overwrite",
     is_flag=True,
     help="Replace the output directory even if mcp-codegen did not generate it; files it did not write are "
@@ -158,6 +165,7 @@ def generate_command(
     meta: str,
     package_version: str | None,
     server_package: bool,
+    with_cli: bool,
     overwrite: bool,
     strict: bool,
     allow_warnings: tuple[str, ...],
@@ -203,6 +211,8 @@ def generate_command(
             timeout=timeout,
         )
         descriptions = _read_descriptions(descriptions_file) if descriptions_file is not None else {}
+        if with_cli and server_package:
+            raise UsageError("--cli writes a client's command line: not with --server-skeleton")
         single = launch is not None or snapshot_file is not None
         if launch is not None and snapshot_file is not None:
             raise UsageError("give one of --url, --stdio, --registry or --snapshot")
@@ -220,6 +230,7 @@ def generate_command(
                 package_version=package_version,
                 server=server_package,
                 formatter=formatter or "ruff",
+                cli=with_cli,
             )
             source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=timeout)
             _generate_one(source, output, package_name, options, reporter, flags)
@@ -245,6 +256,8 @@ def generate_command(
             overrides["descriptions"] = descriptions
         if formatter is not None:
             overrides["formatter"] = formatter
+        if with_cli:
+            overrides["cli"] = True
         names = select_servers(cfg, server_names)
         cfg = apply_overrides(
             cfg,

@@ -17,12 +17,13 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import build_client_spec, plan_tools
+from mcp_codegen.generate.cli_table import cli_commands
 from mcp_codegen.generate.fingerprint import input_hash
 from mcp_codegen.generate.formatting import format_python
 from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes
 from mcp_codegen.generate.models import ModelsOutput
 from mcp_codegen.generate.project import project_files, project_version
-from mcp_codegen.generate.render import header_line, render_package, render_server
+from mcp_codegen.generate.render import header_line, render_cli, render_package, render_server
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
 from mcp_codegen.snapshot.model import Snapshot
@@ -52,10 +53,16 @@ def generate_files(
     client_name = SERVER_CLIENT_PACKAGE if options.server else package_name
     spec = build_client_spec(snapshot, plans, models, package_name=client_name, diagnostics=diagnostics)
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
-    texts = format_python(
-        render_package(spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime),
-        options.formatting(),
+    rendered = render_package(
+        spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime, cli=options.cli
     )
+    if options.cli:
+        schemas = {plan.wire_name: plan.raw.get("inputSchema") for plan in plans}
+        commands = cli_commands(spec.tools, schemas)
+        rendered |= render_cli(
+            spec, commands, header, shared_runtime=options.shared_runtime, parent_package=options.parent_package
+        )
+    texts = format_python(rendered, options.formatting())
     if not options.shared_runtime:
         # Copied verbatim (its sources are kept black-clean at the default line length).
         texts |= runtime_files()

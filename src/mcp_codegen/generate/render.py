@@ -7,9 +7,11 @@ are the only way server text reaches the output (see `pysource`).
 from __future__ import annotations
 
 import ast
+import json
 import os
 import pprint
 import re
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 import jinja2
 
 from mcp_codegen.generate import ir
+from mcp_codegen.generate.cli_table import CliCommand, one_line, table_source
 from mcp_codegen.generate.fingerprint import templates_dir
 from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.naming import suffixed_class_names
@@ -144,7 +147,13 @@ def render_project(context: dict[str, Any]) -> dict[str, str]:
 
 
 def render_package(
-    spec: ir.ClientSpec, models: ModelsOutput, header: str, *, tool_prefix: str = "", shared_runtime: bool = False
+    spec: ir.ClientSpec,
+    models: ModelsOutput,
+    header: str,
+    *,
+    tool_prefix: str = "",
+    shared_runtime: bool = False,
+    cli: bool = False,
 ) -> dict[str, str]:
     """Every generated Python and Markdown file of the package, by relative path (runtime excluded).
 
@@ -188,12 +197,95 @@ def render_package(
             generator_version=spec.generator_version,
             server_label_md=_md_text(label),
             tool_prefix=tool_prefix,
+            cli=cli,
         ),
     }
     module_template = environment.get_template("models/module.py.jinja")
     for module, body in sorted(models.modules.items()):
         files[f"models/{module}.py"] = module_template.render(context, body=body)
     return files
+
+
+def render_cli(
+    spec: ir.ClientSpec,
+    commands: Sequence[CliCommand],
+    header: str,
+    *,
+    shared_runtime: bool = False,
+    parent_package: str = "",
+) -> dict[str, str]:
+    """`generate --cli`: the package's `__main__.py` (the command line, its tools as a table) and `SKILL.md`.
+
+    `parent_package`: the umbrella package a subpackage sits in (its command line is `python -m PARENT.PKG`)."""
+    from mcp_codegen.runtime.command_line import EXIT_CODES
+
+    environment = _environment()
+    label = _server_label(spec)
+    runtime = ".._runtime" if shared_runtime else "._runtime"
+    package = f"{parent_package}.{spec.package_name}" if parent_package else spec.package_name
+    context: dict[str, Any] = {"spec": spec, "header": header, "runtime": runtime, "package_name": package}
+    main = environment.get_template("cli/main.py.jinja").render(
+        context,
+        module_docstring=docstring(f"`python -m {package}`: call the tools of the {label} MCP server.", 0),
+        prog_source=f'"python -m " + (__package__ or {string_literal(package)})',
+        server_label=label,
+        table_source=table_source(commands),
+    )
+    groups = _tool_groups(commands)
+    skill = environment.get_template("cli/SKILL.md.jinja").render(
+        context,
+        generator_version=spec.generator_version,
+        skill_name=_skill_name(package),
+        skill_description=_front_matter_string(
+            f"Call the tools of the {one_line(label, 100)} MCP server from the command line "
+            f"(python -m {package}): {len(commands)} tool{'' if len(commands) == 1 else 's'}, "
+            "results as JSON. Use it to list the tools, read their parameters and call them."
+        ),
+        server_label_md=_md_text(label),
+        example=_cli_example(package, commands),
+        exit_codes=[(code, meaning) for code, meaning in EXIT_CODES.items()],
+        tool_groups=groups,
+    )
+    return {"__main__.py": main, "SKILL.md": skill}
+
+
+def _skill_name(package: str) -> str:
+    """An agent skill's name: lowercase letters, digits and hyphens (at most 64)."""
+    name = re.sub(r"[^a-z0-9]+", "-", package.lower()).strip("-")
+    return (name or "mcp-client")[:64].rstrip("-")
+
+
+def _front_matter_string(text: str) -> str:
+    """A YAML double-quoted scalar on one line: control characters dropped, quotes and backslashes escaped."""
+    return json.dumps(one_line(text, 1000), ensure_ascii=False)
+
+
+def _tool_groups(commands: Sequence[CliCommand]) -> list[tuple[str, list[CliCommand]]]:
+    """The tools for SKILL.md: read-only ones, then those that may change things, then the undeclared."""
+    groups = [
+        ("Read-only", [c for c in commands if c.read_only is True]),
+        ("May change things", [c for c in commands if c.read_only is False]),
+        ("Other tools (no read-only hint)", [c for c in commands if c.read_only is None]),
+    ]
+    kept = [(heading, group) for heading, group in groups if group]
+    return [("", kept[0][1])] if len(kept) == 1 else kept
+
+
+_PLACEHOLDERS = {"str": "TEXT", "int": "1", "float": "1.5", "bool": "", "json": "'{...}'", "value": "VALUE"}
+
+
+def _cli_example(package: str, commands: Sequence[CliCommand]) -> str | None:
+    """`python -m PKG TOOL --required PLACEHOLDER ...` for the first tool (placeholders only: no server text)."""
+    if not commands:
+        return None
+    command = commands[0]
+    words = ["python", "-m", package, command.name]
+    for option in command.options:
+        if option.required:
+            value = "CHOICE" if option.kind == "enum" else _PLACEHOLDERS.get(option.kind, "VALUE")
+            words += [option.flag, value] if value else [option.flag]
+    text = " ".join(words)
+    return text if "`" not in text and "\n" not in text else None
 
 
 def render_umbrella(spec: ir.UmbrellaSpec) -> dict[str, str]:

@@ -23,6 +23,7 @@ tool_prefix = "gh"
 descriptions = { search_code = "Search code in all repositories." }
 package_name = "github_client"           # default: the server name in snake_case
 formatter = "black"                      # "ruff" (default), "black" or "none"
+cli = true                  # also a command line (`python -m github_client`) and an agent skill (SKILL.md)
 
 [servers.remote]            # ... or `url`, over streamable HTTP / legacy SSE
 url = "https://mcp.example.com/mcp"
@@ -184,6 +185,8 @@ class ServerConfig(BaseModel):
     package_version: str | None = None
     #: The formatter of the generated code (see `generate --formatter`); its settings come from pyproject.toml.
     formatter: Literal["ruff", "black", "none"] = "ruff"
+    #: A command line (`python -m PKG`) and an agent skill (`SKILL.md`) in the package (see `generate --cli`).
+    cli: bool = False
     enabled: bool = True
 
     @field_validator("command")
@@ -541,6 +544,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
         meta=server.meta,
         package_version=server.package_version,
         formatter=server.formatter,
+        cli=server.cli,
     )
     package = server.package_name or subpackage_name(name)
     if server.registry is not None:

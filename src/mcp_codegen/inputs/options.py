@@ -59,9 +59,13 @@ class GenerateOptions:
     formatter: str = DEFAULT_FORMATTER
     #: The formatter's settings for the output directory (`located`); None: its defaults.
     formatter_settings: FormatterSettings | None = None
+    #: `generate --cli`: a command line (`__main__.py`) and an agent skill (`SKILL.md`) in the package.
+    cli: bool = False
+    #: A subpackage of an umbrella package: the umbrella's import name (the command line is `python -m PARENT.PKG`).
+    parent_package: str = ""
 
-    def with_shared_runtime(self) -> GenerateOptions:
-        return replace(self, shared_runtime=True)
+    def with_shared_runtime(self, parent_package: str = "") -> GenerateOptions:
+        return replace(self, shared_runtime=True, parent_package=parent_package)
 
     def located(self, output: Path) -> GenerateOptions:
         """These options for a package written to `output`: the formatter's settings read from the user's
@@ -77,6 +81,8 @@ class GenerateOptions:
         key += "\0server" if self.server else ""
         if self.formatting() != FormatterSettings():
             key += "\0formatter=" + self.formatting().key()
+        key += "\0cli" if self.cli else ""
+        key += f"\0parent={self.parent_package}" if self.parent_package else ""
         return key if self.meta == "none" else f"{key}\0meta={self.meta}\0{self.package_version or ''}"
 
     def as_json(self) -> dict[str, object]:
@@ -91,6 +97,7 @@ class GenerateOptions:
             "packageVersion": self.package_version,
             "server": self.server,
             "formatter": self.formatter,
+            "cli": self.cli,
         }
 
     @classmethod
@@ -122,4 +129,5 @@ class GenerateOptions:
             package_version=version if isinstance(version, str) else None,
             server=data.get("server") is True,
             formatter=formatter if formatter in FORMATTERS else DEFAULT_FORMATTER,
+            cli=data.get("cli") is True,
         )

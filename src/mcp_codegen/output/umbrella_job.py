@@ -110,7 +110,7 @@ def generate_umbrella(
                 f"servers.{name}: meta = {server_options.meta!r} needs one server written with -o "
                 "(an umbrella package is one project)"
             )
-        options[name] = server_options.with_shared_runtime()
+        options[name] = server_options.with_shared_runtime(package_name)
     per_server: dict[str, Diagnostics] = {}
     snapshots = anyio.run(
         lambda: snapshot_many(launches, timeout=cfg.timeout, progress=progress, diagnostics=per_server)
