@@ -116,11 +116,36 @@ async def test_http_client_falls_back_to_discover(modern: ModuleType) -> None:
             assert (await client.echo(text="over http")).text == "over http"
 
 
-async def test_servers_that_speak_the_handshake_keep_it(modern: ModuleType) -> None:
-    """Legacy first: a dual-era server (the SDK's) is never probed with `server/discover`, so it stays on the handshake."""
+@pytest.fixture(scope="module")
+def handshake_era(snapshot_file: Path) -> Iterator[ModuleType]:
+    """The same tools, generated from a snapshot that negotiated the 2025-11-25 handshake."""
+    data = json.loads(snapshot_file.read_text(encoding="utf-8"))
+    data["protocolVersion"] = "2025-11-25"
+    older = snapshot_file.parent / "older_snapshot.json"
+    older.write_text(json.dumps(data), encoding="utf-8")
+    target = snapshot_file.parent / "older_client"
+    _run("generate", "--snapshot", str(older), "-o", str(target))
+    with imported_package(target) as package:
+        yield package
+
+
+async def test_a_package_from_a_handshake_era_server_keeps_the_handshake(handshake_era: ModuleType) -> None:
+    """Legacy first for a package generated over the handshake: a dual-era server (the SDK's) is never probed with
+    `server/discover` (a server that ignores it would cost the SDK's 10 s probe)."""
     gate = RefuseHandshake(build_demo().streamable_http_app(host=HOST), refuse=False)
     with serve_app(gate) as base:
-        async with modern.AsyncClient.http(base + "/mcp", timeout=30, drift_check=False) as client:
+        async with handshake_era.AsyncClient.http(base + "/mcp", timeout=30, drift_check=False) as client:
             assert client.protocol_version != "2026-07-28"
     assert gate.methods[0] == "initialize"
     assert "server/discover" not in gate.methods
+
+
+async def test_a_package_from_a_2026_server_starts_with_discover(modern: ModuleType) -> None:
+    """A package generated from a 2026-07-28 server speaks it from the first request, also to a dual-era server
+    (which would accept the handshake, and then miss the per-request `_meta` and headers it expects)."""
+    gate = RefuseHandshake(build_demo().streamable_http_app(host=HOST), refuse=False)
+    with serve_app(gate) as base:
+        async with modern.AsyncClient.http(base + "/mcp", timeout=30, drift_check=False) as client:
+            assert client.protocol_version == "2026-07-28"
+    assert gate.methods[0] == "server/discover"
+    assert "initialize" not in gate.methods
