@@ -92,16 +92,15 @@ from mcp_codegen.casing import snake_case, words
 from mcp_codegen.diagnostics import unknown_codes
 from mcp_codegen.errors import CodegenError, UsageError
 from mcp_codegen.inputs.launch import (
-    AUTH_SCHEME_ONLY,
     ENV_NAME,
     AuthKind,
     HttpLaunch,
     ServerLaunch,
     StdioLaunch,
     auth_spec,
-    expand_env,
     redact_url,
 )
+from mcp_codegen.inputs.variables import Expander, env_template, read_env_file
 
 if TYPE_CHECKING:  # the pipeline is imported only when a server is resolved (it is slow to import)
     from mcp_codegen.inputs.options import GenerateOptions
@@ -113,14 +112,6 @@ TOOL_TABLE = "mcp-codegen"
 TransportName = Literal["stdio", "http", "sse", "auto"]
 
 _TOOL_PREFIX = re.compile(r"[A-Za-z0-9_-]{1,40}")
-#: `${...}`: the text between the braces, without braces or newlines.
-#: A `${...}` reference of any kind (`${VAR}`, `${env:VAR}`, `${input:ID}`, `${VAR:-default}`...).
-REFERENCE = re.compile(r"\$\{([^{}\n]*)\}")
-_DEFAULTED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):-(.*)", re.DOTALL)
-_KIND = re.compile(r"([A-Za-z][A-Za-z0-9]*):(.*)", re.DOTALL)
-#: What may be left of a value once its references are removed for it to count as "only references":
-#: nothing, or an auth scheme word such as "Bearer " (the rule `launch.HttpLaunch.record` applies too).
-_ENV_FILE_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -530,12 +521,13 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
 
     server = _server(cfg, name)
     where = f"servers.{dotted_location([name])}"
-    expander = Expander(cfg)
+    inputs = {key: declared.description for key, declared in cfg.inputs.items()}
+    expander = Expander(cfg.base_dir, inputs)
     file_vars: dict[str, str] = {}
     if server.env_file is not None:
         env_path = _path(cfg, expander.expand(server.env_file, what=f"{where}.env_file"))
         file_vars = read_env_file(env_path, what=f"{where}.env_file")
-        expander = Expander(cfg, fallback=file_vars)
+        expander = Expander(cfg.base_dir, inputs, fallback=file_vars)
     options = GenerateOptions(
         selection=Selection(
             include=tuple(server.include), exclude=tuple(server.exclude), descriptions=dict(server.descriptions)
@@ -618,138 +610,6 @@ def _path(cfg: ProjectConfig, text: str) -> Path:
     return path if path.is_absolute() else cfg.base_dir / path
 
 
-# --------------------------------------------------------------------------------------------------
-# References
-# --------------------------------------------------------------------------------------------------
-
-
-def input_env_var(input_id: str) -> str:
-    """The environment variable a `${input:ID}` reads: `MCP_INPUT_` + ID in UPPER_SNAKE_CASE."""
-    return "MCP_INPUT_" + ("_".join(words(input_id)).upper() or "UNNAMED")
-
-
-def references(text: str) -> list[str]:
-    """The `${...}` references in `text` (their inner text)."""
-    return REFERENCE.findall(text)
-
-
-def is_reference_only(value: str) -> bool:
-    """True when `value` holds at least one `${...}` reference and otherwise at most an auth scheme word."""
-    return bool(references(value)) and bool(AUTH_SCHEME_ONLY.match(REFERENCE.sub("", value)))
-
-
-def env_template(value: str) -> str:
-    """`value` with `${env:X}` and `${input:ID}` rewritten as the plain `${VAR}` the generated client expands."""
-
-    def rewrite(match: re.Match[str]) -> str:
-        inner = match.group(1)
-        kind = _KIND.fullmatch(inner)
-        if kind and kind.group(1) == "env" and ENV_NAME.fullmatch(kind.group(2)):
-            return "${" + kind.group(2) + "}"
-        if kind and kind.group(1) == "input":
-            return "${" + input_env_var(kind.group(2)) + "}"
-        return match.group(0)
-
-    return REFERENCE.sub(rewrite, value)
-
-
-class Expander:
-    """Expands the references documented in this module's docstring, in one pass (values are not rescanned)."""
-
-    def __init__(
-        self,
-        cfg: ProjectConfig,
-        *,
-        environ: Mapping[str, str] | None = None,
-        fallback: Mapping[str, str] | None = None,
-    ) -> None:
-        self._cfg = cfg
-        self._environ = os.environ if environ is None else environ
-        #: Looked up when the environment lacks a variable (the `env_file` variables).
-        self._fallback = fallback or {}
-
-    def _lookup(self) -> dict[str, str]:
-        return {**self._fallback, **self._environ}
-
-    def expand(self, text: str, *, what: str) -> str:
-        if "${" not in text:
-            return text
-        lookup = self._lookup()
-
-        def substitute(match: re.Match[str]) -> str:
-            inner = match.group(1)
-            if ENV_NAME.fullmatch(inner):
-                if inner in ("workspaceFolder", "workspaceFolderBasename", "userHome", "pathSeparator"):
-                    return self._builtin(inner)
-                return expand_env(match.group(0), what=what, environ=lookup)
-            if inner == "/":
-                return os.sep
-            defaulted = _DEFAULTED.fullmatch(inner)
-            if defaulted:
-                return lookup.get(defaulted.group(1)) or defaulted.group(2)
-            kind = _KIND.fullmatch(inner)
-            if kind is None:
-                return match.group(0)
-            prefix, rest = kind.groups()
-            if prefix == "env" and ENV_NAME.fullmatch(rest):
-                return expand_env("${" + rest + "}", what=what, environ=lookup)
-            if prefix == "input":
-                return self._input(rest, what=what, lookup=lookup)
-            raise UsageError(f"{what}: ${{{prefix}:...}} references are not supported (use ${{VAR}} or ${{input:ID}})")
-
-        return REFERENCE.sub(substitute, text)
-
-    def _builtin(self, name: str) -> str:
-        if name == "workspaceFolder":
-            return str(self._cfg.base_dir)
-        if name == "workspaceFolderBasename":
-            return self._cfg.base_dir.name
-        if name == "userHome":
-            return str(Path.home())
-        return os.sep
-
-    def _input(self, input_id: str, *, what: str, lookup: Mapping[str, str]) -> str:
-        variable = input_env_var(input_id)
-        if variable in lookup:
-            return lookup[variable]
-        declared = self._cfg.inputs.get(input_id)
-        about = f" ({declared.description})" if declared is not None and declared.description else ""
-        raise UsageError(
-            f"{what} refers to ${{input:{input_id}}}{about}: mcp-codegen does not prompt; "
-            f"set {variable} in the environment"
-        )
-
-
-def read_user_text(path: Path, *, what: str) -> str:
-    """A UTF-8 file of the user's (a BOM allowed, as editors on Windows write one); a one-line UsageError."""
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise UsageError(f"{what}: cannot read {path} ({error.strerror or error.__class__.__name__})") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{what}: {path} is not UTF-8 text") from None
-
-
-def read_env_file(path: Path, *, what: str) -> dict[str, str]:
-    """`KEY=VALUE` lines (see the module docstring). Errors name the line, never its value."""
-    text = read_user_text(path, what=what)
-    values: dict[str, str] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        match = _ENV_FILE_LINE.fullmatch(line)
-        if match is None:
-            raise UsageError(f"{what}: {path}:{number} is not a KEY=VALUE line")
-        key, value = match.group(1), match.group(2).strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        elif " #" in value:
-            value = value.split(" #", 1)[0].rstrip()
-        values[key] = value
-    return values
-
-
 __all__ = [
     "CONFIG_FILE",
     "AuthConfig",
@@ -759,15 +619,9 @@ __all__ = [
     "ServerConfig",
     "apply_overrides",
     "describe_validation_error",
-    "env_template",
     "find_config",
-    "input_env_var",
-    "is_reference_only",
     "load_config",
     "package_name_for",
-    "read_env_file",
-    "read_user_text",
-    "references",
     "resolve_server",
     "select_servers",
     "subpackage_name",

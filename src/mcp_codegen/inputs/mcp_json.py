@@ -40,18 +40,14 @@ from pydantic import ValidationError
 from mcp_codegen.casing import words
 from mcp_codegen.errors import UsageError
 from mcp_codegen.inputs.config import (
-    REFERENCE,
     InputConfig,
     ProjectConfig,
     ServerConfig,
     describe_validation_error,
     dotted_location,
-    input_env_var,
-    is_reference_only,
-    read_user_text,
-    references,
     validate_config,
 )
+from mcp_codegen.inputs.variables import REFERENCE, input_env_var, is_reference_only, read_user_text, references
 from mcp_codegen.runtime.connection.urls import SECRET_QUERY_KEY
 
 _WORKSPACE_DIRS = (".vscode", ".cursor")
