@@ -63,7 +63,7 @@ References, expanded when a server is resolved (`resolve_server`), in `command`,
 * `${VAR}`, `${env:VAR}`: the environment variable VAR (then the `env_file` variables); unset is an error.
 * `${VAR:-default}`: VAR, or `default` when VAR is unset or empty.
 * `${input:ID}` (VS Code inputs): the environment variable `MCP_INPUT_<ID>`, ID in UPPER_SNAKE_CASE
-  (`${input:api-key}` -> `MCP_INPUT_API_KEY`, `${input:githubPat}` -> `MCP_INPUT_GITHUB_PAT`); see `input_env_var`.
+  (`${input:api-key}` -> `MCP_INPUT_API_KEY`, `${input:githubPat}` -> `MCP_INPUT_GITHUB_PAT`); see `variables.input_env_var`.
 * `${workspaceFolder}`: the config's base directory (the directory holding the TOML file; for an
   mcp.json, see `mcp_json`), `${workspaceFolderBasename}` its name, `${userHome}` the home directory,
   `${pathSeparator}` and `${/}` the path separator.
