@@ -25,15 +25,11 @@ What stays here, and why it differs from the runtime's `AsyncConnection`:
 
 from __future__ import annotations
 
-import errno
 import functools
 import logging
 import math
 import os
-import signal
-import socket
 import sys
-import urllib.parse
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
@@ -42,14 +38,11 @@ from typing import Any, Literal, Self
 
 import anyio
 import anyio.abc
-import httpx2
 import mcp_types
-import pydantic
 from mcp import Client
 from mcp.client._transport import ReadStream, Transport, TransportStreams
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
-from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from mcp_codegen.errors import ServerError
@@ -59,70 +52,15 @@ from mcp_codegen.runtime.connection.attempt import MODERN_OPTIONS, sdk_client, s
 from mcp_codegen.runtime.connection.http import HttpWatch, http_transport
 from mcp_codegen.runtime.connection.stdio import ProcessWatch, stdio_transport
 from mcp_codegen.runtime.text import one_line
+from mcp_codegen.snapshot.failures import is_interrupt, root_cause, to_server_error
+from mcp_codegen.snapshot.probe import AUTH_STATUSES, HttpFailure, Probe, Scrubber, SpawnError
 
 Progress = Callable[[str], None]
 
-_STDERR_TAIL_LINES = 5
-_LINE_LIMIT = 200
-_AUTH_STATUSES = (401, 403, 407)
 #: Seconds added to the handshake's bound when an OAuth login may need a person (the browser).
 _LOGIN_WAIT = 300.0
 #: Loggers the SDK and its HTTP client write to ("client" is mcp.client.session's odd name).
 _SDK_LOGGERS = ("mcp", "client", "httpx2")
-
-
-@dataclass(frozen=True)
-class _HttpFailure:
-    status: int
-    reason: str
-
-
-@dataclass
-class _Probe:
-    """What one connection attempt observed, for the snapshot and for explaining failures."""
-
-    #: "initialize" until the handshake is done, then what the caller is doing ("tools/list (page 2)").
-    phase: str = "initialize"
-    #: The raw `initialize` result as received (wire camelCase, vendor keys kept).
-    init_result: dict[str, Any] | None = None
-    #: The raw `server/discover` result of a 2026-07-28 server (which has no `initialize`).
-    discover_result: dict[str, Any] | None = None
-    #: The HTTP statuses the runtime's transport saw (reset for each phase).
-    http: HttpWatch | None = None
-    #: The stdio child as the runtime's transport saw it (exit code, stderr tail, non-JSON stdout).
-    watch: ProcessWatch | None = None
-
-    @property
-    def initializing(self) -> bool:
-        return self.phase == "initialize"
-
-    @property
-    def http_failure(self) -> _HttpFailure | None:
-        """The first refused request of this phase."""
-        if self.http is None or self.http.status is None:
-            return None
-        return _HttpFailure(self.http.status, self.http.reason)
-
-    @property
-    def process(self) -> anyio.abc.Process | None:
-        return self.watch.process if self.watch is not None else None
-
-    @property
-    def garbage(self) -> list[str]:
-        return [one_line(line, _LINE_LIMIT) for line in self.watch.garbage] if self.watch is not None else []
-
-    @property
-    def garbage_count(self) -> int:
-        return self.watch.garbage_count if self.watch is not None else 0
-
-    def where(self) -> str:
-        return "during initialize" if self.initializing else f"during {self.phase}"
-
-    def stderr_tail(self) -> list[str]:
-        if self.watch is None:
-            return []
-        lines = [one_line(line, _LINE_LIMIT) for line in self.watch.tail]
-        return [line for line in lines if line][-_STDERR_TAIL_LINES:]
 
 
 @dataclass
@@ -136,7 +74,7 @@ class Connection:
     init_result: dict[str, Any]
     #: The secret-free launch record (`None` for an in-process server).
     record: LaunchRecord | None
-    _probe: _Probe = field(repr=False)
+    _probe: Probe = field(repr=False)
 
     def set_phase(self, phase: str) -> None:
         """Name what is being done (e.g. "tools/list (page 2)"), for error messages."""
@@ -149,34 +87,6 @@ class Connection:
         """How many non-JSON lines a stdio server wrote to stdout, and the first of them."""
         probe = self._probe
         return probe.garbage_count, probe.garbage[0] if probe.garbage else None
-
-
-class _Scrubber:
-    """Replaces secret values (header values, env values, URL credentials) in text meant for the user."""
-
-    def __init__(self, secrets: list[str]) -> None:
-        self._secrets = sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
-
-    @classmethod
-    def for_launch(cls, launch: ServerLaunch | None) -> _Scrubber:
-        secrets: list[str] = []
-        if isinstance(launch, StdioLaunch):
-            secrets.extend(launch.env.values())
-        elif isinstance(launch, HttpLaunch):
-            for value in launch.headers.values():
-                secrets.append(value)
-                secrets.extend(value.split())  # "Bearer <token>": the token alone, too
-            if launch.auth is not None and launch.auth.client_secret:
-                secrets.append(launch.auth.client_secret)
-            parts = urllib.parse.urlsplit(launch.url)
-            secrets.extend(p for p in (parts.username, parts.password) if p)
-            secrets.extend(v for _, v in urllib.parse.parse_qsl(parts.query) if v)
-        return cls(secrets)
 
 
 @contextmanager
@@ -243,10 +153,10 @@ async def connect(
 
 @asynccontextmanager
 async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress | None) -> AsyncIterator[Connection]:
-    scrub = _Scrubber.for_launch(launch)
+    scrub = Scrubber.for_launch(launch)
     deadline = anyio.current_time() + timeout
     if isinstance(launch, StdioLaunch):
-        probe = _Probe(watch=ProcessWatch())
+        probe = Probe(watch=ProcessWatch())
         _say(progress, f"starting {launch.describe()}")
         async with _attempt(
             lambda: _stdio_transport(launch, probe), probe, launch, "stdio", timeout, deadline, scrub
@@ -266,7 +176,7 @@ async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress |
     first_error: ServerError | None = None
     for kind in kinds:
         watch = HttpWatch(any_method=kind == "sse")
-        probe = _Probe(http=watch)
+        probe = Probe(http=watch)
         entered = False
         label = "streamable HTTP" if kind == "http" else "legacy SSE"
         _say(progress, f"connecting to {url} ({label})")
@@ -303,9 +213,9 @@ async def connect_in_process(server: object, *, timeout: float) -> AsyncIterator
     """`connect()` for an in-process `MCPServer` / low-level `Server` (tests, demos)."""
     if not isinstance(server, (Server, MCPServer)):
         raise TypeError(f"expected an MCPServer or mcp.server.Server, got {type(server).__name__}")
-    probe = _Probe()
+    probe = Probe()
     deadline = anyio.current_time() + timeout
-    async with _attempt(lambda: server, probe, None, None, timeout, deadline, _Scrubber([])) as c:
+    async with _attempt(lambda: server, probe, None, None, timeout, deadline, Scrubber([])) as c:
         yield c
 
 
@@ -317,12 +227,12 @@ async def connect_in_process(server: object, *, timeout: float) -> AsyncIterator
 @asynccontextmanager
 async def _attempt(
     make_target: Callable[[], Transport | Server[Any] | MCPServer],
-    probe: _Probe,
+    probe: Probe,
     launch: ServerLaunch | None,
     kind: Literal["stdio", "http", "sse"] | None,
     timeout: float,
     deadline: float,
-    scrub: _Scrubber,
+    scrub: Scrubber,
 ) -> AsyncIterator[Connection]:
     try:
         with anyio.CancelScope(deadline=deadline) as scope:
@@ -340,14 +250,14 @@ async def _attempt(
         if scope.cancelled_caught:
             raise TimeoutError
     except BaseException as exc:  # translated, or re-raised when it is an interrupt
-        if _is_interrupt(exc):
+        if is_interrupt(exc):
             raise
-        raise _to_server_error(exc, probe, launch, timeout, scrub) from None
+        raise to_server_error(exc, probe, launch, timeout, scrub) from None
 
 
 @asynccontextmanager
 async def _handshake(
-    make_target: Callable[[], Transport | Server[Any] | MCPServer], probe: _Probe, timeout: float
+    make_target: Callable[[], Transport | Server[Any] | MCPServer], probe: Probe, timeout: float
 ) -> AsyncIterator[Client]:
     """An initialized client: the legacy handshake, or `server/discover` for a server that refuses it."""
 
@@ -366,7 +276,7 @@ async def _handshake(
         yield entered
 
 
-def _init_result(client: Client, probe: _Probe) -> dict[str, Any]:
+def _init_result(client: Client, probe: Probe) -> dict[str, Any]:
     """What the handshake returned, as wire JSON: the raw `initialize` result, or its 2026-07-28 equivalent."""
     session = client.session
     discovered = probe.discover_result
@@ -391,7 +301,7 @@ def _init_result(client: Client, probe: _Probe) -> dict[str, Any]:
 class _Tap:
     """A transport wrapper that keeps the raw `initialize` result (the first response on the wire)."""
 
-    def __init__(self, inner: Transport, probe: _Probe) -> None:
+    def __init__(self, inner: Transport, probe: Probe) -> None:
         self._inner = inner
         self._probe = probe
 
@@ -406,7 +316,7 @@ class _Tap:
 
 
 class _TappedReadStream:
-    def __init__(self, inner: ReadStream[SessionMessage | Exception], probe: _Probe) -> None:
+    def __init__(self, inner: ReadStream[SessionMessage | Exception], probe: Probe) -> None:
         self._inner = inner
         self._probe = probe
 
@@ -456,16 +366,12 @@ class _TappedReadStream:
 # --------------------------------------------------------------------------------------------------
 
 
-class _SpawnError(Exception):
-    """The child could not be started; the message is final."""
-
-
 @asynccontextmanager
-async def _stdio_transport(launch: StdioLaunch, probe: _Probe) -> AsyncIterator[TransportStreams]:
+async def _stdio_transport(launch: StdioLaunch, probe: Probe) -> AsyncIterator[TransportStreams]:
     """The runtime's stdio transport (stderr kept, not shown), with spawn failures as final messages."""
     assert probe.watch is not None
     if launch.cwd is not None and not os.path.isdir(launch.cwd):
-        raise _SpawnError(f"working directory does not exist: {launch.cwd}")
+        raise SpawnError(f"working directory does not exist: {launch.cwd}")
     transport = stdio_transport(launch.command, launch.args, launch.env, launch.cwd, probe.watch, "discard")
     entered = False
     try:
@@ -475,202 +381,25 @@ async def _stdio_transport(launch: StdioLaunch, probe: _Probe) -> AsyncIterator[
     except FileNotFoundError:
         if entered:
             raise
-        raise _SpawnError(f"command not found: {launch.command}") from None
+        raise SpawnError(f"command not found: {launch.command}") from None
     except PermissionError:
         if entered:
             raise
-        raise _SpawnError(f"cannot run {launch.command}: permission denied") from None
+        raise SpawnError(f"cannot run {launch.command}: permission denied") from None
     except OSError as error:
         if entered:
             raise
-        raise _SpawnError(f"cannot start {launch.command}: {error.strerror or error.__class__.__name__}") from None
+        raise SpawnError(f"cannot start {launch.command}: {error.strerror or error.__class__.__name__}") from None
 
 
-def _wants_sse_fallback(failure: _HttpFailure) -> bool:
+def _wants_sse_fallback(failure: HttpFailure) -> bool:
     """A 4xx on the first POST that is not about credentials or rate: probably a server without streamable HTTP."""
-    return 400 <= failure.status < 500 and failure.status not in (*_AUTH_STATUSES, 429)
+    return 400 <= failure.status < 500 and failure.status not in (*AUTH_STATUSES, 429)
 
 
 # --------------------------------------------------------------------------------------------------
 # Failures
 # --------------------------------------------------------------------------------------------------
-
-
-def _leaves(exc: BaseException) -> list[BaseException]:
-    if isinstance(exc, BaseExceptionGroup):
-        return [leaf for sub in exc.exceptions for leaf in _leaves(sub)]
-    return [exc]
-
-
-def _is_interrupt(exc: BaseException) -> bool:
-    """Ctrl-C, exit, or a cancellation from outside: these propagate as they are."""
-    cancelled = anyio.get_cancelled_exc_class()
-    return any(isinstance(leaf, (KeyboardInterrupt, SystemExit, GeneratorExit, cancelled)) for leaf in _leaves(exc))
-
-
-def root_cause(exc: BaseException) -> BaseException:
-    """The first meaningful exception inside (nested) exception groups."""
-    leaves = _leaves(exc)
-    for leaf in leaves:
-        if isinstance(leaf, (ServerError, _SpawnError)):
-            return leaf
-    for leaf in leaves:
-        if not isinstance(leaf, MCPError) or leaf.code != mcp_types.CONNECTION_CLOSED:
-            return leaf
-    return leaves[0] if leaves else exc
-
-
-def _to_server_error(
-    exc: BaseException, probe: _Probe, launch: ServerLaunch | None, timeout: float, scrub: _Scrubber
-) -> ServerError:
-    cause = root_cause(exc)
-    if isinstance(cause, ServerError):
-        return cause
-    if isinstance(cause, _SpawnError):  # names only the command or directory, which the record keeps anyway
-        return ServerError(one_line(str(cause), None))
-    message = _describe(cause, probe, launch, timeout, scrub)
-    return ServerError(one_line(scrub(message), None))
-
-
-def _describe(
-    cause: BaseException, probe: _Probe, launch: ServerLaunch | None, timeout: float, scrub: _Scrubber
-) -> str:
-    where = probe.where()
-    if _is_oauth_failure(cause):  # before the HTTP status: the 401 that started the flow explains nothing
-        url = redact_url(launch.url) if isinstance(launch, HttpLaunch) else "the server"
-        return f"OAuth failed at {url}: {one_line(cause, _LINE_LIMIT)}"
-    if isinstance(launch, HttpLaunch):
-        http = _describe_http(cause, probe, launch, timeout, where)
-        if http is not None:
-            return http
-    if isinstance(cause, TimeoutError) or (isinstance(cause, MCPError) and cause.code == mcp_types.REQUEST_TIMEOUT):
-        text = (
-            f"timed out after {timeout:g} s while initializing"
-            if probe.initializing
-            else f"timed out after {timeout:g} s waiting for {probe.phase}"
-        )
-        return text + _stdio_context(probe, scrub)
-    if isinstance(cause, MCPError):
-        if cause.code == mcp_types.CONNECTION_CLOSED:
-            return _describe_closed(probe, where, scrub)
-        if cause.code == mcp_types.PARSE_ERROR:
-            return f"the server sent something that is not JSON-RPC {where}"
-        return (
-            f"the server answered with an error {where}: {one_line(cause.message, _LINE_LIMIT)} (JSON-RPC {cause.code})"
-        )
-    if isinstance(cause, pydantic.ValidationError):
-        first = cause.errors()[0] if cause.errors() else None
-        detail = f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}" if first else "invalid"
-        return f"the server sent an invalid result {where} ({detail})"
-    if isinstance(cause, RuntimeError) and "protocol version" in str(cause).lower():
-        return f"cannot talk to the server: {cause}"
-    text = f"unexpected failure {where}: {cause.__class__.__name__}"
-    if str(cause):
-        text += f": {cause}"
-    return text + _stdio_context(probe, scrub)
-
-
-def _describe_closed(probe: _Probe, where: str, scrub: _Scrubber) -> str:
-    process = probe.process
-    if process is None:
-        return f"the server closed the connection {where}"
-    code = process.returncode
-    if code is None:
-        text = f"the server closed its stdout {where}"
-    elif code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        text = f"server was killed by {name} {where}"
-    else:
-        text = f"server exited with code {code} {where}"
-    return text + _stdio_context(probe, scrub, always_stderr=True)
-
-
-def _stdio_context(probe: _Probe, scrub: _Scrubber, *, always_stderr: bool = False) -> str:
-    if probe.process is None:
-        return ""
-    text = ""
-    if probe.garbage:
-        text += f"; it wrote non-JSON to stdout: {scrub(probe.garbage[0])!r}"
-    tail = probe.stderr_tail()
-    if tail:
-        text += "; last stderr lines: " + " | ".join(scrub(line) for line in tail)
-    elif always_stderr and not probe.garbage:
-        text += "; it wrote nothing to stderr"
-    return text
-
-
-def _describe_http(cause: BaseException, probe: _Probe, launch: HttpLaunch, timeout: float, where: str) -> str | None:
-    url = redact_url(launch.url)
-    status: int | None = None
-    reason = ""
-    if isinstance(cause, httpx2.HTTPStatusError):
-        status, reason = cause.response.status_code, cause.response.reason_phrase
-    elif probe.http_failure is not None and not isinstance(cause, httpx2.TransportError):
-        status, reason = probe.http_failure.status, probe.http_failure.reason
-    if status is not None:
-        if status in _AUTH_STATUSES:
-            return _describe_auth_failure(status, probe, launch, url)
-        text = f"HTTP {status}{f' ({reason})' if reason else ''} from {url} {where}"
-        if status == 404:
-            text += "; is this the server's MCP endpoint?"
-        return text
-    if isinstance(cause, httpx2.TimeoutException):
-        return f"timed out after {timeout:g} s {'connecting to' if probe.initializing else 'talking to'} {url}"
-    if isinstance(cause, httpx2.TransportError):
-        if probe.initializing and isinstance(cause, httpx2.ConnectError):
-            return f"cannot connect to {url}: {_connect_reason(cause)}"
-        return f"connection to {url} lost {where} ({cause.__class__.__name__})"
-    if isinstance(cause, MCPError) and cause.code == mcp_types.CONNECTION_CLOSED:
-        return f"connection to {url} closed {where}"
-    return None
-
-
-def _describe_auth_failure(status: int, probe: _Probe, launch: HttpLaunch, url: str) -> str:
-    names = sorted(launch.headers, key=str.lower)
-    if launch.auth is not None:
-        how = "OAuth login" if launch.auth.kind == "oauth" else "OAuth client credentials"
-        sent = f"the {how} did not give a token the server accepts"
-        if launch.auth.kind == "oauth":
-            sent += f" (try `mcp-codegen auth logout {url}`, then log in again)"
-        return f"authentication failed (HTTP {status}) at {url}; {sent}"
-    if status == 401 and probe.http is not None and getattr(probe.http, "bearer", False) and not names:
-        return (
-            f"authentication failed (HTTP 401) at {url}: the server asks for OAuth; "
-            f"add --auth oauth (or run `mcp-codegen auth login {url}` first)"
-        )
-    sent = f"headers sent: {', '.join(names)}" if names else "no headers were sent (add one with -H)"
-    return f"authentication failed (HTTP {status}) at {url}; {sent}"
-
-
-def _is_oauth_failure(error: BaseException) -> bool:
-    """The SDK's OAuth errors, and the runtime's "log in first" (`AuthRequiredError`)."""
-    from mcp.client.auth import OAuthFlowError
-
-    return isinstance(error, OAuthFlowError) or type(error).__name__ == "AuthRequiredError"
-
-
-def _connect_reason(error: BaseException) -> str:
-    """'connection refused', 'host not found', ... from the OS error under an httpx2 ConnectError."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, socket.gaierror):
-            return "host not found"
-        if isinstance(current, ConnectionRefusedError) or (
-            isinstance(current, OSError) and current.errno == errno.ECONNREFUSED
-        ):
-            return "connection refused"
-        if isinstance(current, OSError) and current.strerror:
-            return current.strerror.lower()
-        current = current.__cause__ or current.__context__
-    text = str(error).lower()
-    if "refused" in text or "all connection attempts failed" in text:
-        return "connection refused"
-    return str(error) or error.__class__.__name__
 
 
 __all__ = ["Connection", "connect", "connect_in_process", "root_cause"]
