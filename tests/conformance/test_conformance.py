@@ -3,8 +3,8 @@
 Each scenario runs the harness once (its own results dir) with tests/conformance/client.py as the client,
 which uses packages generated at test time from the committed snapshots of the harness's scenario servers.
 A scenario passes when the harness says ``OVERALL: PASSED`` (exit code 0). The strict xfails are scenarios
-the plain SDK client (tests/conformance/sdk_client.py) fails too, and, marked "runtime change pending", the
-ones that need a change to the generated runtime or the generator; strict, so they flip when it lands.
+the plain SDK client (tests/conformance/sdk_client.py) fails too; strict, so they flip when the SDK or the harness
+fixes them.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from conformance.harness import (
 from mcp_codegen.cli import cli
 
 #: Scenarios expected to fail, per harness version, and why: what the plain `mcp` SDK client fails too, and
-#: (marked "runtime change pending") what needs a change to an existing runtime module or the generator.
+#: (every one of them: none is left that only the generated client fails).
 EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     RELEASED.version: {
         "auth/2025-03-26-oauth-metadata-backcompat": (
