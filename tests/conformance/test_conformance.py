@@ -33,8 +33,7 @@ from conformance.harness import (
 )
 from mcp_codegen.cli import cli
 
-#: Scenarios expected to fail, per harness version, and why: what the plain `mcp` SDK client fails too, and
-#: (every one of them: none is left that only the generated client fails).
+#: Scenarios expected to fail, per harness version, and why: each one the plain `mcp` SDK client fails too.
 EXPECTED_FAILURES: dict[str, dict[str, str]] = {
     RELEASED.version: {
         "auth/2025-03-26-oauth-metadata-backcompat": (
