@@ -1,0 +1,30 @@
+"""The SDK's private modules the project uses outside OAuth, pinned: an mcp upgrade that moves one fails here.
+
+- `runtime/calls/input_required.py` drives a 2026-07-28 server's `InputRequiredResult` rounds with
+  `mcp.client._input_required.run_input_required_driver` (the SDK's own driver; `mcp.Client` uses it, but only
+  for the requests it sends itself, and the runtime sends through `ClientSession.send_request`).
+- `snapshot/connect.py` taps a transport's read stream with the protocols of `mcp.client._transport`.
+(The OAuth providers' private hooks are pinned in test_runtime_auth_sdk_pins.py.)
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+
+from mcp.client import _input_required, _transport
+
+
+def test_the_input_required_driver_keeps_its_signature() -> None:
+    driver = _input_required.run_input_required_driver
+    assert inspect.iscoroutinefunction(driver)
+    parameters = inspect.signature(driver).parameters
+    assert list(parameters) == ["first", "dispatch", "retry", "max_rounds"]
+    assert parameters["dispatch"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert parameters["retry"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_the_transport_protocols_are_there() -> None:
+    assert typing.get_origin(_transport.TransportStreams) is tuple
+    for protocol in (_transport.ReadStream, _transport.Transport):
+        assert getattr(protocol, "_is_protocol", False), protocol
