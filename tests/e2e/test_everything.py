@@ -290,6 +290,7 @@ async def test_tool_outcomes_in_detail(everything: ModuleType, everything_comman
         gzipped = await client.gzip_file_as_resource(name="e2e.gz", data=TINY_TEXT_FILE, output_type="resource")
         [block] = gzipped.content
         assert block.type == "resource"
+        assert gzipped.embedded_resources == [block] and gzipped.resource_links == []
         import gzip
 
         assert gzip.decompress(base64.b64decode(block.resource.blob)) == b"Hello from mcp-codegen e2e\n"
@@ -300,6 +301,13 @@ async def test_tool_outcomes_in_detail(everything: ModuleType, everything_comman
         assert link.type == "resource_link"
         read = await client.read_resource(str(link.uri))
         assert gzip.decompress(read.blobs[0]) == b"Hello from mcp-codegen e2e\n"
+
+        # Resource links, typed: each one readable by its URI.
+        links = await client.get_resource_links(count=3)
+        assert len(links.resource_links) == 3 and links.embedded_resources == []
+        assert all(str(link.uri).startswith("demo://") for link in links.resource_links)
+        first = await client.read_resource(str(links.resource_links[0].uri))
+        assert first.raw.contents
 
         with pytest.raises(everything.ArgumentsValidationError):
             await client.get_structured_content(location="Atlantis")

@@ -23,8 +23,10 @@ from .calls.errors import (
     ResultValidationError,
     ServerRequestError,
     SnapshotError,
+    SubscriptionLostError,
     ToolError,
     UnknownToolError,
+    UnsupportedByServerError,
 )
 from .calls.options import CallOptions, ProgressCallback
 from .calls.results import PromptResult, ResourceResult, ToolResult
@@ -84,10 +86,12 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
     "SchemaDriftError",
     "ServerRequestError",
     "SnapshotError",
+    "SubscriptionLostError",
     "ToolError",
     "ToolResult",
     "ToolSpec",
     "UnknownToolError",
+    "UnsupportedByServerError",
     "accept_defaults",
     "ask_on_terminal",
 )
@@ -174,6 +178,7 @@ __all__ = [
     "ServerRequestError",
     "SnapshotData",
     "SnapshotError",
+    "SubscriptionLostError",
     "SyncClientBase",
     "SyncConnection",
     "SyncPromptsBase",
@@ -187,6 +192,7 @@ __all__ = [
     "ToolSpec",
     "TraceRecorder",
     "UnknownToolError",
+    "UnsupportedByServerError",
     "agent_tool_names",
     "client_credentials",
     "oauth",

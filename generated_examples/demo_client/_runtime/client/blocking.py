@@ -14,6 +14,7 @@ from collections.abc import (
     Awaitable,
     Callable,
     Generator,
+    Iterator,
     Mapping,
     Sequence,
 )
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
     from mcp import Client as McpClient
     from mcp import ClientSession
+    from mcp.shared.subscriptions import ServerEvent
 
     from ..agents.toolset import ToolSet
     from ..calls.options import ProgressCallback
@@ -398,6 +400,45 @@ class BlockingCore(Generic[AsyncT]):
             prompts=prompts,
         )
         return async_tools.bind(self, timeout=timeout)
+
+    @contextmanager
+    def listen(
+        self,
+        *,
+        tools: bool = False,
+        prompts: bool = False,
+        resources: bool = False,
+        resource_uris: Sequence[str] = (),
+    ) -> Generator[Iterator[ServerEvent], None, None]:
+        """A change stream (MCP 2026-07-28 `subscriptions/listen`): `with client.listen(tools=True) as
+        events: for event in events: ...`.
+
+        Each event is one of the SDK's `ToolsListChanged`, `PromptsListChanged`, `ResourcesListChanged` or
+        `ResourceUpdated(uri)` (`mcp.shared.subscriptions`), for what was asked: `tools`, `prompts` and
+        `resources` list changes, and updates of the resources at `resource_uris`. Entering waits for the
+        server's acknowledgment; leaving ends the stream; a stream the server ends gracefully ends the loop.
+        The stream runs on the client's event-loop thread; iterating blocks until the next event.
+        There is no replay: after `SubscriptionLostError` (the stream dropped), listen again and list again.
+        Needs a 2026-07-28 connection, otherwise `UnsupportedByServerError`.
+        """
+        if self._closed:
+            raise ConnectionClosedError("the client was closed")
+        stream = self._async.listen(
+            tools=tools,
+            prompts=prompts,
+            resources=resources,
+            resource_uris=resource_uris,
+        )
+        with self._portal.wrap_async_context_manager(stream) as events:
+
+            def blocking_events() -> Iterator[ServerEvent]:
+                while True:
+                    try:
+                        yield self._portal.call(events.__anext__)
+                    except StopAsyncIteration:
+                        return
+
+            yield blocking_events()
 
 
 class SyncPromptsBase:

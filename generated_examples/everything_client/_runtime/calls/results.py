@@ -93,6 +93,17 @@ class ToolResult:
         """Each image block decoded: `(data, mime_type)`."""
         return [(_decode_base64(block.data), block.mime_type) for block in self.images]
 
+    @property
+    def resource_links(self) -> list[ResourceLink]:
+        """The resource links the tool returned (`uri`, `name`, `mime_type`, `icons`, ...): read one with
+        `client.read_resource(str(link.uri))`."""
+        return [block for block in self.raw.content if block.type == "resource_link"]
+
+    @property
+    def embedded_resources(self) -> list[EmbeddedResource]:
+        """The resources returned inline (`block.resource` is text or blob contents)."""
+        return [block for block in self.raw.content if block.type == "resource"]
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ToolResult) and other.raw == self.raw
 

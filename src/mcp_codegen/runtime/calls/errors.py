@@ -31,8 +31,10 @@ __all__ = [
     "ResultValidationError",
     "ServerRequestError",
     "SnapshotError",
+    "SubscriptionLostError",
     "ToolError",
     "UnknownToolError",
+    "UnsupportedByServerError",
     "http_status_message",
     "translate_error",
     "unwrap_exception_group",
@@ -87,6 +89,16 @@ class RequestTimeoutError(McpClientError, TimeoutError):
 
 class ProtocolError(McpClientError):
     """The server's response does not conform to the MCP protocol."""
+
+
+class UnsupportedByServerError(McpClientError):
+    """What was asked needs a newer protocol version than the one the server negotiated (e.g. `listen()`,
+    which needs 2026-07-28)."""
+
+
+class SubscriptionLostError(McpClientError):
+    """A `listen()` change stream ended without the server's graceful close: listen again and list again
+    (there is no replay). The session itself may still be usable."""
 
 
 class SnapshotError(McpClientError):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -13,6 +14,8 @@ from typing import (
 
 from ..calls.errors import (
     ServerRequestError,
+    SubscriptionLostError,
+    UnsupportedByServerError,
 )
 from ..calls.results import PromptResult, ResourceResult
 from ..server_requests import ListChanged
@@ -20,8 +23,8 @@ from .core import ClientCore, lazy_mcp_types
 from .namespaces import prompt_arguments, template_uri
 
 if TYPE_CHECKING:
-
     import mcp_types
+    from mcp.shared.subscriptions import ServerEvent
     from pydantic import BaseModel
 
     from ..calls.drift import DriftSummary
@@ -99,6 +102,63 @@ class ServerFeatures(ClientCore):
         return await check_drift(
             self._session, expected, strict=strict, explain=self._translated
         )
+
+    @asynccontextmanager
+    async def listen(
+        self,
+        *,
+        tools: bool = False,
+        prompts: bool = False,
+        resources: bool = False,
+        resource_uris: Sequence[str] = (),
+    ) -> AsyncGenerator[AsyncIterator[ServerEvent], None]:
+        """A change stream (MCP 2026-07-28 `subscriptions/listen`): `async with client.listen(tools=True) as
+        events: async for event in events: ...`.
+
+        Each event is one of the SDK's `ToolsListChanged`, `PromptsListChanged`, `ResourcesListChanged` or
+        `ResourceUpdated(uri)` (`mcp.shared.subscriptions`), for what was asked: `tools`, `prompts` and
+        `resources` list changes, and updates of the resources at `resource_uris`. Entering waits for the
+        server's acknowledgment; leaving ends the stream; a stream the server ends gracefully ends the loop.
+        There is no replay: after `SubscriptionLostError` (the stream dropped), listen again and list again.
+        Needs a 2026-07-28 connection (a package generated from such a server starts with one): otherwise
+        `UnsupportedByServerError`; older servers send `on_change=` notifications instead.
+        """
+        from mcp.client.subscriptions import (
+            ListenNotSupportedError,
+            SubscriptionLost,
+            listen,
+        )
+
+        if self._closed_reason is not None:
+            raise self._closed_error()
+        stream = listen(
+            self._session,
+            tools_list_changed=tools,
+            prompts_list_changed=prompts,
+            resources_list_changed=resources,
+            resource_subscriptions=tuple(resource_uris),
+        )
+        async with AsyncExitStack() as stack:
+            try:
+                subscription = await stack.enter_async_context(stream)
+            except ListenNotSupportedError:
+                raise UnsupportedByServerError(
+                    "listen() needs MCP 2026-07-28; the server negotiated "
+                    f"{self._session.protocol_version}"
+                ) from None
+            except SubscriptionLost as lost:
+                raise SubscriptionLostError(str(lost)) from None
+            except Exception as error:  # noqa: BLE001 - translated and re-raised
+                self._after_failure(error, method="subscriptions/listen")
+
+            async def events() -> AsyncIterator[ServerEvent]:
+                try:
+                    async for event in subscription:
+                        yield event
+                except SubscriptionLost as lost:
+                    raise SubscriptionLostError(str(lost)) from None
+
+            yield events()
 
     async def subscribe_resource(
         self, uri: str, *, timeout: float | None = None
