@@ -32,6 +32,8 @@ from mcp_codegen.runtime.server_requests import (
     LogMessage,
     Root,
     SamplingRequest,
+    SamplingTool,
+    ToolUse,
     accept_defaults,
     ask_on_terminal,
     elicited_content,
@@ -361,6 +363,31 @@ def _sdk_server() -> MCPServer:
         content = result.content
         return f"{result.model}:{getattr(content, 'text', '')}"
 
+    @server.tool()
+    async def plan(city: str, ctx: Context) -> str:
+        """Sampling with a tool: the model calls `forecast`, gets its result, then answers."""
+        session = ctx.request_context.session
+        forecast = mcp_types.Tool(
+            name="forecast",
+            description="The weather in a city.",
+            input_schema={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        )
+        ask = mcp_types.SamplingMessage(role="user", content=mcp_types.TextContent(text=f"Plan a day in {city}"))
+        first = await session.create_message(
+            [ask], max_tokens=50, tools=[forecast], tool_choice=mcp_types.ToolChoice(mode="required")
+        )
+        [use] = [block for block in first.content_as_list if block.type == "tool_use"]
+        reply = mcp_types.ToolResultContent(
+            tool_use_id=use.id, content=[mcp_types.TextContent(text=f"sunny in {use.input['city']}")]
+        )
+        second = await session.create_message(
+            [ask, mcp_types.SamplingMessage(role="assistant", content=[use]),
+             mcp_types.SamplingMessage(role="user", content=[reply])],
+            max_tokens=50,
+            tools=[forecast],
+        )
+        return f"{first.stop_reason}:{use.name}:{use.input}|{second.stop_reason}:{getattr(second.content, 'text', '')}"
+
     return server
 
 
@@ -394,3 +421,30 @@ async def test_in_process_sdk_server_gets_typed_answers() -> None:
     assert _text(summary) == "up:ABC"
     assert seen[0].system_prompt == "be brief" and seen[0].max_tokens == 9
     assert logs == [LogMessage("info", "desk", "booking")]
+
+
+async def test_sampling_with_tools_runs_the_models_tool_loop() -> None:
+    from rt_helpers import LowClient
+
+    seen: list[SamplingRequest] = []
+
+    def model(request: SamplingRequest) -> Completion:
+        seen.append(request)
+        last = request.messages[-1].content[-1]
+        if last["type"] == "tool_result":  # round two: the server ran the tool
+            return Completion(f"take a walk, it is {last['content'][0]['text']}", model="m")
+        return Completion("", model="m", tool_uses=(ToolUse("forecast", {"city": "Oslo"}, id="call-1"),))
+
+    async with LowClient.in_process(_sdk_server(), drift_check=False, sampling=model) as client:
+        result = await client.call_raw("plan", {"city": "Oslo"})
+    assert _text(result) == "toolUse:forecast:{'city': 'Oslo'}|endTurn:take a walk, it is sunny in Oslo"
+    first, second = seen
+    assert first.tools == (
+        SamplingTool(
+            "forecast",
+            "The weather in a city.",
+            {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        ),
+    )
+    assert first.tool_choice == "required" and second.tool_choice is None
+    assert second.messages[1].content[0] == {"type": "tool_use", "name": "forecast", "id": "call-1", "input": {"city": "Oslo"}}

@@ -26,6 +26,8 @@ from .messages import (
     SamplingHandler,
     SamplingMessage,
     SamplingRequest,
+    SamplingTool,
+    ToolUse,
     as_roots,
 )
 
@@ -92,7 +94,13 @@ class ServerRequests:
         if self.elicitation is not None:
             options["elicitation_callback"] = self._on_elicit
         if self.sampling is not None:
+            import mcp_types
+
             options["sampling_callback"] = self._on_sample
+            # The handler sees `request.tools` and may answer with tool uses.
+            options["sampling_capabilities"] = mcp_types.SamplingCapability(
+                tools=mcp_types.SamplingToolsCapability()
+            )
         if self._roots is not None:
             options["list_roots_callback"] = self._on_list_roots
         if self.on_log is not None:
@@ -156,7 +164,11 @@ class ServerRequests:
 
     async def _on_sample(
         self, context: object, params: mcp_types.CreateMessageRequestParams
-    ) -> mcp_types.CreateMessageResult | mcp_types.ErrorData:
+    ) -> (
+        mcp_types.CreateMessageResult
+        | mcp_types.CreateMessageResultWithTools
+        | mcp_types.ErrorData
+    ):
         import mcp_types
 
         handler = self.sampling
@@ -189,6 +201,11 @@ class ServerRequests:
             stop_sequences=tuple(params.stop_sequences or ()),
             model_hints=hints,
             metadata=params.metadata,
+            tools=tuple(
+                SamplingTool(tool.name, tool.description, dict(tool.input_schema))
+                for tool in params.tools or ()
+            ),
+            tool_choice=params.tool_choice.mode if params.tool_choice else None,
         )
         try:
             answer = await _resolved(handler(request))
@@ -204,12 +221,35 @@ class ServerRequests:
             return self._failure(
                 "sampling", TypeError(f"expected str or Completion, got {answer!r}")
             )
-        return mcp_types.CreateMessageResult.model_validate(
+        uses: tuple[ToolUse, ...] = getattr(answer, "tool_uses", ())
+        if not uses:
+            return mcp_types.CreateMessageResult.model_validate(
+                {
+                    "role": "assistant",
+                    "content": {"type": "text", "text": text},
+                    "model": model,
+                    "stopReason": stop_reason,
+                }
+            )
+        content: list[dict[str, object]] = (
+            [{"type": "text", "text": text}] if text else []
+        )
+        for use in uses:
+            block: dict[str, object] = {
+                "type": "tool_use",
+                "name": use.name,
+                "id": use.id,
+                "input": dict(use.arguments),
+            }
+            content.append(block)
+        return mcp_types.CreateMessageResultWithTools.model_validate(
             {
                 "role": "assistant",
-                "content": {"type": "text", "text": text},
+                "content": content,
                 "model": model,
-                "stopReason": stop_reason,
+                "stopReason": (
+                    "toolUse" if stop_reason in (None, "endTurn") else stop_reason
+                ),
             }
         )
 

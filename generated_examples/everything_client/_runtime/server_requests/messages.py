@@ -6,6 +6,7 @@ turns them into the SDK's callbacks. A handler may be a plain function or an `as
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,8 @@ __all__ = [
     "SamplingHandler",
     "SamplingMessage",
     "SamplingRequest",
+    "SamplingTool",
+    "ToolUse",
     "as_roots",
     "list_changed_kind",
     "root_uri",
@@ -113,6 +116,15 @@ class SamplingMessage:
 
 
 @dataclass(frozen=True)
+class SamplingTool:
+    """A tool the server offers the model while sampling (`input_schema` is its JSON Schema)."""
+
+    name: str
+    description: str | None
+    input_schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class SamplingRequest:
     """The server asks the client's LLM for a completion of `messages`."""
 
@@ -124,15 +136,31 @@ class SamplingRequest:
     #: Model name hints, in the server's order of preference.
     model_hints: tuple[str, ...] = ()
     metadata: Mapping[str, Any] | None = None
+    #: Tools the model may call (answer with `Completion(tool_uses=...)`); the server runs them.
+    tools: tuple[SamplingTool, ...] = ()
+    #: Whether the model must ("required"), may ("auto") or must not ("none") call a tool; None: "auto".
+    tool_choice: Literal["auto", "required", "none"] | None = None
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """The model's call of one of `SamplingRequest.tools`: the server runs it and samples again."""
+
+    name: str
+    arguments: Mapping[str, Any]
+    #: Pairs the call with its result in the next request (`tool_use_id`); made up when not given.
+    id: str = field(default_factory=lambda: f"call_{uuid.uuid4().hex[:16]}")
 
 
 @dataclass(frozen=True)
 class Completion:
-    """A sampling answer: the generated `text`, the `model` that wrote it, why it stopped."""
+    """A sampling answer: the generated `text`, the `model` that wrote it, why it stopped, and the
+    tools the model called (`stop_reason` then defaults to "toolUse")."""
 
     text: str
     model: str = "unknown"
     stop_reason: str | None = "endTurn"
+    tool_uses: tuple[ToolUse, ...] = ()
 
 
 SamplingAnswer = str | Completion
