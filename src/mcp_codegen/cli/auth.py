@@ -9,13 +9,14 @@ the server or its authorization server cannot be reached or refuses.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from typing import Any, Literal
 
 import click
 
-from mcp_codegen.cli.common import AUTH_OPTIONS, DEFAULT_TIMEOUT, AuthOptions, Reporter, connect_once, run_command
+from mcp_codegen.cli.common import DEFAULT_TIMEOUT, AuthOptions, Reporter, auth_options, connect_once, run_command
 from mcp_codegen.inputs.launch import parse_http, redact_url
 
 _STORES = click.Choice(["auto", "file", "keyring"])
@@ -33,15 +34,9 @@ def auth_group() -> None:
     """
 
 
-def _login_options(function: Any) -> Any:
-    for option in reversed(AUTH_OPTIONS):
-        function = option(function)
-    return function
-
-
 @auth_group.command("login")
 @click.argument("url")
-@_login_options
+@auth_options
 @click.option("--store", type=_STORES, default="auto", show_default=True, help="Where to keep the tokens.")
 @click.option(
     "--timeout",
@@ -53,12 +48,7 @@ def _login_options(function: Any) -> Any:
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors (and the login URL).")
 def login_command(
     url: str,
-    auth_kind: str | None,
-    client_id: str | None,
-    client_secret_env: str | None,
-    client_secret: str | None,
-    scopes: tuple[str, ...],
-    no_browser: bool,
+    auth: AuthOptions,
     store: str,
     timeout: float,
     quiet: bool,
@@ -66,7 +56,7 @@ def login_command(
     """Authorize with the server at URL and store its tokens (--auth oauth, the default, opens a browser)."""
 
     def action() -> None:
-        options = AuthOptions(auth_kind or "oauth", client_id, client_secret_env, client_secret, scopes, no_browser)
+        options = auth if auth.kind else dataclasses.replace(auth, kind="oauth")
         launch = parse_http(url, (), "auto", options.spec(store=store))
         reporter = Reporter(quiet)
         connect_once(launch, timeout, reporter)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, NoReturn
+from dataclasses import dataclass, fields
+from typing import Any, NoReturn, TypeVar
 
 import anyio
 import click
@@ -117,57 +118,11 @@ def run_command(action: Callable[[], None], *, error_code: int | None = None) ->
         sys.exit(error_code if error_code is not None else int(ExitCode.INTERNAL))
 
 
-def server_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    options = [
-        click.option("--url", help="Streamable HTTP (or legacy SSE) endpoint of the server."),
-        click.option(
-            "--transport",
-            type=click.Choice(["auto", "http", "sse"]),
-            default="auto",
-            show_default=True,
-            help="With --url: try streamable HTTP then SSE, or force one.",
-        ),
-        click.option(
-            "-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="HTTP header; ${VAR} expanded."
-        ),
-        click.option(
-            "--stdio", metavar="'COMMAND ARGS...'", help="Start the server as a subprocess (split like a shell)."
-        ),
-        click.option(
-            "-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."
-        ),
-        click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for --stdio."),
-        click.option(
-            "--registry",
-            metavar="NAME[@VERSION]",
-            help="A server of the MCP registry (default: latest version): its remote, or its npm/PyPI/OCI package.",
-        ),
-        click.option(
-            "--registry-url",
-            metavar="URL",
-            help="With --registry: the registry to read (default: https://registry.modelcontextprotocol.io).",
-        ),
-        click.option(
-            "--timeout",
-            type=click.FloatRange(min=0.1),
-            default=DEFAULT_TIMEOUT,
-            show_default=True,
-            help="Seconds allowed for connecting and for each request.",
-        ),
-        click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors."),
-        click.option("-v", "--verbose", is_flag=True, help="List every note (renamed names...), not a count per kind."),
-        *AUTH_OPTIONS,
-    ]
-    for option in reversed(options):
-        function = option(function)
-    return function
-
-
 #: The OAuth options of every command that reaches a server by --url (and of `auth login`).
 AUTH_OPTIONS = [
     click.option(
         "--auth",
-        "auth_kind",
+        "kind",
         type=click.Choice(["oauth", "client-credentials"]),
         help="With --url: authorize by OAuth (stored tokens, else a browser login) or client credentials (CI).",
     ),
@@ -217,6 +172,115 @@ class AuthOptions:
             open_browser=not self.no_browser,
             store=store,
         )
+
+
+#: Where the server is, how long to wait, how much to print: the options of every command that reaches one.
+SERVER_OPTIONS = [
+    click.option("--url", help="Streamable HTTP (or legacy SSE) endpoint of the server."),
+    click.option(
+        "--transport",
+        type=click.Choice(["auto", "http", "sse"]),
+        default="auto",
+        show_default=True,
+        help="With --url: try streamable HTTP then SSE, or force one.",
+    ),
+    click.option(
+        "-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="HTTP header; ${VAR} expanded."
+    ),
+    click.option("--stdio", metavar="'COMMAND ARGS...'", help="Start the server as a subprocess (split like a shell)."),
+    click.option(
+        "-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."
+    ),
+    click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for --stdio."),
+    click.option(
+        "--registry",
+        metavar="NAME[@VERSION]",
+        help="A server of the MCP registry (default: latest version): its remote, or its npm/PyPI/OCI package.",
+    ),
+    click.option(
+        "--registry-url",
+        metavar="URL",
+        help="With --registry: the registry to read (default: https://registry.modelcontextprotocol.io).",
+    ),
+    click.option(
+        "--timeout",
+        type=click.FloatRange(min=0.1),
+        default=DEFAULT_TIMEOUT,
+        show_default=True,
+        help="Seconds allowed for connecting and for each request.",
+    ),
+    click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors."),
+    click.option("-v", "--verbose", is_flag=True, help="List every note (renamed names...), not a count per kind."),
+]
+
+
+@dataclass(frozen=True)
+class ServerArguments:
+    """The server options as given on the command line (`server_options` packs them into one value)."""
+
+    url: str | None
+    transport: str
+    headers: tuple[str, ...]
+    stdio: str | None
+    env: tuple[str, ...]
+    cwd: str | None
+    registry: str | None
+    registry_url: str | None
+    timeout: float
+    quiet: bool
+    verbose: bool
+    auth: AuthOptions
+
+    def launch(self) -> ServerLaunch | None:
+        """The server these options name (checked), or None when none is named."""
+        return launch_from_options(
+            self.url,
+            self.transport,
+            self.headers,
+            self.stdio,
+            self.env,
+            self.cwd,
+            self.auth,
+            registry=self.registry,
+            registry_url=self.registry_url,
+            timeout=self.timeout,
+        )
+
+
+_Packed = TypeVar("_Packed")
+
+
+def _pop_into(into: type[_Packed], values: dict[str, Any], **given: Any) -> _Packed:
+    """An `into` dataclass made of the click values named like its fields (taken out of `values`)."""
+    taken = {field.name: values.pop(field.name) for field in fields(into) if field.name not in given}  # type: ignore[arg-type]
+    return into(**taken, **given)
+
+
+def _with_options(function: Callable[..., Any], options: list[Callable[..., Any]]) -> Callable[..., Any]:
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def server_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The server and --auth options, passed to the command as one `server: ServerArguments`."""
+
+    @functools.wraps(function)
+    def command(*args: Any, **values: Any) -> Any:
+        server = _pop_into(ServerArguments, values, auth=_pop_into(AuthOptions, values))
+        return function(*args, server=server, **values)
+
+    return _with_options(command, [*SERVER_OPTIONS, *AUTH_OPTIONS])
+
+
+def auth_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """The --auth options, passed to the command as one `auth: AuthOptions`."""
+
+    @functools.wraps(function)
+    def command(*args: Any, **values: Any) -> Any:
+        return function(*args, auth=_pop_into(AuthOptions, values), **values)
+
+    return _with_options(command, AUTH_OPTIONS)
 
 
 def launch_from_options(

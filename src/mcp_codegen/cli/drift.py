@@ -14,9 +14,8 @@ from typing import Any
 import click
 
 from mcp_codegen.cli.common import (
-    AuthOptions,
     Reporter,
-    launch_from_options,
+    ServerArguments,
     run_command,
     server_options,
     take_snapshot,
@@ -100,23 +99,7 @@ def diff_command(old: Path, new: Path, fail_on: str, output_format: str, allow_f
 )
 @_drift_options
 def check_command(
-    url: str | None,
-    transport: str,
-    headers: tuple[str, ...],
-    stdio: str | None,
-    env: tuple[str, ...],
-    cwd: str | None,
-    registry: str | None,
-    registry_url: str | None,
-    timeout: float,
-    quiet: bool,
-    verbose: bool,
-    auth_kind: str | None,
-    client_id: str | None,
-    client_secret_env: str | None,
-    client_secret: str | None,
-    scopes: tuple[str, ...],
-    no_browser: bool,
+    server: ServerArguments,
     against: Path,
     fail_on: str,
     output_format: str,
@@ -133,21 +116,10 @@ def check_command(
     def action() -> None:
         from mcp_codegen.drift import load_side
 
-        reporter = Reporter(quiet or output_format != "text", verbose=verbose)
+        reporter = Reporter(server.quiet or output_format != "text", verbose=server.verbose)
         old = load_side(against)
-        launch = launch_from_options(
-            url,
-            transport,
-            headers,
-            stdio,
-            env,
-            cwd,
-            AuthOptions(auth_kind, client_id, client_secret_env, client_secret, scopes, no_browser),
-            registry=registry,
-            registry_url=registry_url,
-            timeout=timeout,
-        ) or _recorded_launch(old, timeout)
-        new = take_snapshot(launch, timeout, reporter, Diagnostics())
+        launch = server.launch() or _recorded_launch(old, server.timeout)
+        new = take_snapshot(launch, server.timeout, reporter, Diagnostics())
         _report_drift(old, new, fail_on, output_format, allow_file)
 
     run_command(action, error_code=COMPARISON_FAILED)

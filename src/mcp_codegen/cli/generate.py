@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from mcp_codegen.cli.common import (
-    AuthOptions,
     Reporter,
+    ServerArguments,
     diagnostic_lines,
-    launch_from_options,
     run_command,
     server_options,
     take_snapshot,
@@ -139,23 +138,7 @@ class StaleOutputError(CodegenError):
 @click.pass_context
 def generate_command(
     context: click.Context,
-    url: str | None,
-    transport: str,
-    headers: tuple[str, ...],
-    stdio: str | None,
-    env: tuple[str, ...],
-    cwd: str | None,
-    registry: str | None,
-    registry_url: str | None,
-    timeout: float,
-    quiet: bool,
-    verbose: bool,
-    auth_kind: str | None,
-    client_id: str | None,
-    client_secret_env: str | None,
-    client_secret: str | None,
-    scopes: tuple[str, ...],
-    no_browser: bool,
+    server: ServerArguments,
     snapshot_file: Path | None,
     mcp_json: Path | None,
     config_file: Path | None,
@@ -189,27 +172,16 @@ def generate_command(
     def action() -> None:
         from mcp_codegen.inputs.options import GenerateOptions, Selection
 
-        reporter = Reporter(quiet, output_format, verbose=verbose)
+        reporter = Reporter(server.quiet, output_format, verbose=server.verbose)
         if unknown := unknown_codes(allow_warnings):
             what = "code" if len(unknown) == 1 else "codes"
             raise UsageError(
                 f"--allow-warning: unknown {what} {', '.join(unknown)} (see the warning codes in docs/reference/warning-codes.md)"
             )
         flags = Flags(overwrite=overwrite, strict=strict, check=check, allowed=frozenset(allow_warnings))
-        if registry and (snapshot_file or mcp_json or config_file or server_names):
+        if server.registry and (snapshot_file or mcp_json or config_file or server_names):
             raise UsageError("--registry names one server: not with --snapshot, --mcp-json, --config or --server")
-        launch = launch_from_options(
-            url,
-            transport,
-            headers,
-            stdio,
-            env,
-            cwd,
-            AuthOptions(auth_kind, client_id, client_secret_env, client_secret, scopes, no_browser),
-            registry=registry,
-            registry_url=registry_url,
-            timeout=timeout,
-        )
+        launch = server.launch()
         descriptions = _read_descriptions(descriptions_file) if descriptions_file is not None else {}
         if with_cli and server_package:
             raise UsageError("--cli writes a client's command line: not with --server-skeleton")
@@ -232,7 +204,7 @@ def generate_command(
                 formatter=formatter or "ruff",
                 cli=with_cli,
             )
-            source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=timeout)
+            source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=server.timeout)
             _generate_one(source, output, package_name, options, reporter, flags)
             return
         from mcp_codegen.inputs.config import apply_overrides, resolve_server, select_servers
@@ -262,7 +234,7 @@ def generate_command(
         cfg = apply_overrides(
             cfg,
             output=output.resolve() if output is not None else None,
-            timeout=timeout if explicit_timeout else None,
+            timeout=server.timeout if explicit_timeout else None,
             server=overrides,
             names=names,
         )
