@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from .errors import McpClientError, ProtocolError
 
 if TYPE_CHECKING:
+    import mcp_types
     from mcp import ClientSession
 
 #: Names listed per kind of change in a drift message (a server may add hundreds of tools).
@@ -118,24 +119,30 @@ def compare(expected: Mapping[str, str], live: Mapping[str, str]) -> DriftSummar
     )
 
 
-async def live_fingerprints(session: ClientSession) -> dict[str, str]:
-    """Every page of the live tool listing, hashed per tool."""
+async def list_session_tools(session: ClientSession) -> list[mcp_types.Tool]:
+    """Every page of the live tool listing, listed through the SDK session, which keeps what it derives
+    from a listing (each tool's output-schema validator and `x-mcp-header` map)."""
     import mcp_types
 
-    fingerprints: dict[str, str] = {}
+    tools: list[mcp_types.Tool] = []
     cursor: str | None = None
     for _ in range(10_000):
         page = await session.list_tools(
             params=mcp_types.PaginatedRequestParams(cursor=cursor)
         )
-        for tool in page.tools:
-            fingerprints[tool.name] = tool_fingerprint(
-                tool.input_schema, tool.output_schema
-            )
+        tools.extend(page.tools)
         cursor = page.next_cursor
         if not cursor:
             break
-    return fingerprints
+    return tools
+
+
+async def live_fingerprints(session: ClientSession) -> dict[str, str]:
+    """Every page of the live tool listing, hashed per tool."""
+    return {
+        tool.name: tool_fingerprint(tool.input_schema, tool.output_schema)
+        for tool in await list_session_tools(session)
+    }
 
 
 async def check_drift(

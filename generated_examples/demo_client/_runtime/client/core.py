@@ -15,6 +15,7 @@ from typing import (
     TypeVar,
 )
 
+from ..calls.drift import list_session_tools
 from ..calls.errors import (
     ConnectionClosedError,
     McpClientError,
@@ -28,6 +29,7 @@ from ..calls.options import (
     merge_options,
     send_with_options,
 )
+from ..connection.attempt import mcp_error_code
 from ..connection.session import AsyncConnection
 
 if TYPE_CHECKING:
@@ -94,6 +96,17 @@ async def call_hook(hook: Callable[[Any], object], value: object) -> None:
 def _session_gone(explained: BaseException | None) -> bool:
     """Whether an HTTP server answered 404 for the session: it expired, or the server restarted."""
     return getattr(explained, "status", None) == 404
+
+
+def _param_headers_unknown(error: BaseException, session: ClientSession) -> bool:
+    """Whether a 2026-07-28 server refused a request for missing or stale `Mcp-Param-*` headers."""
+    from mcp_types import HEADER_MISMATCH
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return (
+        mcp_error_code(error) == HEADER_MISMATCH
+        and session.protocol_version in MODERN_PROTOCOL_VERSIONS
+    )
 
 
 def _closed_under_us(error: BaseException) -> bool:
@@ -296,6 +309,11 @@ class ClientCore:
         try:
             return await self._send_answered(request, result_type, timeout, method)
         except Exception as error:
+            if method == "tools/call" and _param_headers_unknown(error, self._session):
+                # The spec's recovery: the tool was not listed on this session (or changed since), so
+                # its `Mcp-Param-*` headers could not be sent; list the tools and send it once more.
+                await list_session_tools(self._session)
+                return await self._send_answered(request, result_type, timeout, method)
             connection = self._connection
             if connection is None:
                 raise
