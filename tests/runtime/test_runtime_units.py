@@ -19,9 +19,11 @@ from mcp_codegen.runtime import (
     ArgumentsValidationError,
     ConnectionClosedError,
     NotSent,
+    PromptSpec,
     ProtocolError,
     RequestTimeoutError,
     ResourceResult,
+    ResourceSpec,
     ServerRequestError,
     SnapshotData,
     SnapshotError,
@@ -190,6 +192,39 @@ def test_snapshot_data_and_lazy_models(tmp_path: Path) -> None:
     (tmp_path / "snapshot.json").write_text("[]")
     with pytest.raises(SnapshotError, match="not a snapshot"):
         SnapshotData(tmp_path).tool("x")
+
+
+def test_specs_type_the_listed_icons(tmp_path: Path) -> None:
+    icon = {"src": "https://example.com/a.png", "mimeType": "image/png", "sizes": ["48x48"]}
+    listing = {
+        "tools": [
+            {"name": "drawn", "inputSchema": {"type": "object"}, "icons": [icon, {"sizes": "not an icon"}]},
+            {"name": "plain", "inputSchema": {"type": "object"}, "icons": "nonsense"},
+        ],
+        "prompts": [{"name": "greet", "icons": [{"src": "data:image/svg+xml;base64,PHN2Zy8+", "theme": "dark"}]}],
+        "resources": [{"uri": "memo://a", "name": "a", "icons": [icon]}],
+    }
+    (tmp_path / "snapshot.json").write_text(json.dumps(listing))
+    snapshot = SnapshotData(tmp_path)
+
+    def tool(name: str) -> ToolSpec[types.Tool, None]:
+        return ToolSpec(  # type: ignore[type-var]
+            name=name,
+            python_name=name,
+            models_module="unused",
+            arguments_class="Unused",
+            result_class=None,
+            unwrap_result=False,
+            snapshot=snapshot,
+        )
+
+    (drawn,) = tool("drawn").icons  # the entry that is not an icon is left out
+    assert (drawn.src, drawn.mime_type, drawn.sizes) == (icon["src"], "image/png", ["48x48"])
+    assert tool("plain").icons == ()
+    (prompt_icon,) = PromptSpec(name="greet", python_name="greet", snapshot=snapshot).icons
+    assert prompt_icon.theme == "dark"
+    resource = ResourceSpec(uri="memo://a", name="a", python_name="a", snapshot=snapshot)
+    assert [i.src for i in resource.icons] == [icon["src"]]
 
 
 def test_result_views() -> None:

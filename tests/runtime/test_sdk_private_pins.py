@@ -4,6 +4,8 @@
   `mcp.client._input_required.run_input_required_driver` (the SDK's own driver; `mcp.Client` uses it, but only
   for the requests it sends itself, and the runtime sends through `ClientSession.send_request`).
 - `snapshot/connect.py` taps a transport's read stream with the protocols of `mcp.client._transport`.
+- `runtime/connection/cache.py` puts `mcp.client.caching.ClientResponseCache` (public module, not in its
+  `__all__`; `mcp.Client` builds one the same way) beneath the runtime's own send path.
 (The OAuth providers' private hooks are pinned in test_runtime_auth_sdk_pins.py.)
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 import inspect
 import typing
 
-from mcp.client import _input_required, _transport
+from mcp.client import _input_required, _transport, caching
 
 
 def test_the_input_required_driver_keeps_its_signature() -> None:
@@ -28,3 +30,21 @@ def test_the_transport_protocols_are_there() -> None:
     assert typing.get_origin(_transport.TransportStreams) is tuple
     for protocol in (_transport.ReadStream, _transport.Transport):
         assert getattr(protocol, "_is_protocol", False), protocol
+
+
+def test_the_response_cache_coordinator_keeps_its_shape() -> None:
+    parameters = inspect.signature(caching.ClientResponseCache).parameters
+    assert {"store", "partition", "arm_id", "default_ttl_ms", "clock", "share_public", "negotiated_version"} <= set(
+        parameters
+    )
+    for verb in ("read", "write", "evict_method", "evict_key", "evict_for_notification"):
+        assert inspect.iscoroutinefunction(getattr(caching.ClientResponseCache, verb)), verb
+    assert list(inspect.signature(caching.ClientResponseCache.capture).parameters) == ["self", "method", "params_key"]
+    assert list(inspect.signature(caching.ClientResponseCache.write).parameters) == [
+        "self",
+        "method",
+        "params_key",
+        "result",
+        "gen_at_capture",
+        "mode",
+    ]

@@ -1,4 +1,4 @@
-"""Per-call options (`client.with_options(...)`): timeout, progress callback, timeout reset on progress.
+"""Per-call options (`client.with_options(...)`): timeout, progress callback, timeout reset on progress, cache mode.
 
 A client made by `with_options()` is a view of the same session; its requests go through
 `send_with_options` instead of a plain `send_request`. Cancellation needs nothing here: the SDK
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from .errors import RequestTimeoutError
 
@@ -20,13 +20,24 @@ if TYPE_CHECKING:
     from mcp.shared.dispatcher import ProgressFnT
     from pydantic import BaseModel
 
-__all__ = ["CallOptions", "ProgressCallback", "merge_options", "send_with_options"]
+__all__ = [
+    "CacheMode",
+    "CallOptions",
+    "ProgressCallback",
+    "merge_options",
+    "send_with_options",
+]
 
 #: `on_progress(progress, total, message)`: a plain function or a coroutine function.
 #: `total` and `message` are None when the server leaves them out.
 ProgressCallback = Callable[
     [float, "float | None", "str | None"], "Awaitable[None] | None"
 ]
+
+#: How a request uses the response cache (`with_options(cache_mode=...)`): `"use"` answers from a
+#: fresh entry and stores the server's answer, `"refresh"` asks the server and stores the answer,
+#: `"bypass"` neither reads nor writes the cache.
+CacheMode = Literal["use", "refresh", "bypass"]
 
 _ResultT = TypeVar("_ResultT", bound="BaseModel")
 
@@ -39,6 +50,7 @@ class CallOptions:
     on_progress: ProgressCallback | None = None
     reset_timeout_on_progress: bool = False
     max_timeout: float | None = None
+    cache_mode: CacheMode = "use"
 
 
 def _positive(name: str, value: float | None) -> float | None:
@@ -61,6 +73,7 @@ def merge_options(
     on_progress: ProgressCallback | None,
     reset_timeout_on_progress: bool | None,
     max_timeout: float | None,
+    cache_mode: CacheMode | None = None,
 ) -> CallOptions:
     """`current` with the given (non-None) options replaced: what chained `with_options()` calls build."""
     base = current if current is not None else CallOptions()
@@ -77,7 +90,16 @@ def merge_options(
             if max_timeout is None
             else _positive("max_timeout", max_timeout)
         ),
+        cache_mode=base.cache_mode if cache_mode is None else _cache_mode(cache_mode),
     )
+
+
+def _cache_mode(value: CacheMode) -> CacheMode:
+    if value not in ("use", "refresh", "bypass"):
+        raise ValueError(
+            f"cache_mode must be 'use', 'refresh' or 'bypass', not {value!r}"
+        )
+    return value
 
 
 def _progress_relay(

@@ -12,11 +12,14 @@ import json
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from .errors import SnapshotError
+
+if TYPE_CHECKING:
+    from mcp_types import Icon
 
 __all__ = ["PromptSpec", "ResourceSpec", "SnapshotData", "TemplateSpec", "ToolSpec"]
 
@@ -133,6 +136,22 @@ class SnapshotData:
 def _optional_str(item: Mapping[str, Any] | None, key: str) -> str | None:
     value = item.get(key) if item is not None else None
     return value if isinstance(value, str) else None
+
+
+def _icons(item: Mapping[str, Any] | None) -> tuple[Icon, ...]:
+    """The listed `icons` as the SDK's `Icon` models; an entry that is not a valid icon is left out."""
+    listed: object = item.get("icons") if item is not None else None
+    if not isinstance(listed, list) or not listed:
+        return ()
+    from mcp_types import Icon
+
+    icons: list[Icon] = []
+    for entry in cast("list[object]", listed):
+        try:
+            icons.append(Icon.model_validate(entry))
+        except ValidationError:
+            continue
+    return tuple(icons)
 
 
 def _optional_dict(item: Mapping[str, Any] | None, key: str) -> dict[str, Any] | None:
@@ -315,6 +334,11 @@ class ToolSpec(Generic[ArgsT, ResultT]):
     def meta(self) -> dict[str, Any] | None:
         return _optional_dict(self._listing(), "_meta")
 
+    @property
+    def icons(self) -> tuple[Icon, ...]:
+        """The icons the server listed for the tool (`src`, `mimeType`, `sizes`, `theme`), if any."""
+        return _icons(self._listing())
+
     def __repr__(self) -> str:
         result = (
             f"{self.models_module}.{self.result_class}"
@@ -339,6 +363,11 @@ class _ListedSpec:
     @property
     def description(self) -> str | None:
         return _optional_str(self._listing(), "description")
+
+    @property
+    def icons(self) -> tuple[Icon, ...]:
+        """The icons the server listed for it (`src`, `mimeType`, `sizes`, `theme`), if any."""
+        return _icons(self._listing())
 
 
 class _ListedResourceSpec(_ListedSpec):

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from mcp.shared.subscriptions import ServerEvent
 
     from ..agents.toolset import ToolSet
-    from ..calls.options import ProgressCallback
+    from ..calls.options import CacheMode, ProgressCallback
     from ..calls.results import PromptResult, ResourceResult
     from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec
     from ..server_requests import (
@@ -253,6 +253,7 @@ class BlockingCore(Generic[AsyncT]):
         on_progress: ProgressCallback | None = None,
         reset_timeout_on_progress: bool | None = None,
         max_timeout: float | None = None,
+        cache_mode: CacheMode | None = None,
     ) -> Self:
         """A view of this client whose calls use these options: `client.with_options(timeout=5).add(a=1, b=2)`.
 
@@ -267,6 +268,7 @@ class BlockingCore(Generic[AsyncT]):
             on_progress=on_progress,
             reset_timeout_on_progress=reset_timeout_on_progress,
             max_timeout=max_timeout,
+            cache_mode=cache_mode,
         )
         return view
 

@@ -13,6 +13,7 @@ from typing import (
 )
 
 from ..connection.attempt import in_process_attempt
+from ..connection.cache import CacheSetting, evict_for_message, open_cache
 from ..connection.http import http_attempts
 from ..connection.launch import launch_attempts
 from ..connection.session import AsyncConnection
@@ -70,6 +71,12 @@ def _server_requests(
     )
 
 
+def _recorded_url(launch: Mapping[str, Any] | None) -> str | None:
+    """The URL of a recorded HTTP launch (the server's identity in a shared cache), or None."""
+    url = launch.get("url") if launch is not None else None
+    return url if isinstance(url, str) else None
+
+
 class Connectors(ServerFeatures):
     """Making a client: `stdio()`, `http()`, `connect()`, `in_process()` and `from_session()`."""
 
@@ -104,21 +111,37 @@ class Connectors(ServerFeatures):
         server_requests: ServerRequests | None = None,
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
+        cache: CacheSetting = True,
+        cache_target: str | None = None,
     ) -> AsyncConnection[Self]:
         made: list[Self] = []
+        response_cache = open_cache(
+            cache,
+            target=cache_target,
+            negotiated_version=lambda: (
+                made[0]._session.protocol_version if made else None
+            ),
+        )
 
         def make_client(session: Any, connection: AsyncConnection[Self]) -> Self:
             client = cls(session)
             client._connection = connection
             client._server_requests = server_requests
+            client._response_cache = response_cache
             connection.on_close = client._mark_closed
             made.append(client)
             return client
 
         options: dict[str, Any] = {}
-        if on_change is not None or on_resource_updated is not None:
+        if (
+            on_change is not None
+            or on_resource_updated is not None
+            or response_cache is not None
+        ):
 
             async def on_message(message: object) -> None:
+                if response_cache is not None:  # evicted first: `on_change` lists again
+                    await evict_for_message(response_cache, message)
                 connection = made[0]._connection if made else None
                 if connection is None:
                     return
@@ -209,6 +232,7 @@ class Connectors(ServerFeatures):
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
+        cache: CacheSetting = True,
     ) -> AsyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
 
@@ -239,6 +263,15 @@ class Connectors(ServerFeatures):
         resources subscribed to with `client.resources.subscribe(uri)`).
         Only the capabilities given are advertised. Handlers may be plain functions (run on
         the event loop thread: keep them quick) or `async def`.
+
+        `cache`: a 2026-07-28 server may say how long a listing or a resource read stays fresh
+        (`ttlMs`); until then the answer is served from the response cache, and a
+        `list_changed` or `resources/updated` notification (or `listen()` event) evicts it.
+        True (default) keeps entries in memory for this connection; False turns the cache off;
+        the SDK's `mcp.client.caching.CacheConfig` sets a store shared between clients
+        (`partition`, and `target_id` for a server without a URL) or a `default_ttl_ms` for
+        answers without a hint. `with_options(cache_mode="refresh" | "bypass")` skips it per
+        call; the drift check always asks the server.
         """
         args = tuple(args)
         return cls._connection_for(
@@ -254,6 +287,7 @@ class Connectors(ServerFeatures):
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
+            cache=cache,
         )
 
     @classmethod
@@ -274,6 +308,7 @@ class Connectors(ServerFeatures):
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
+        cache: CacheSetting = True,
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
@@ -282,8 +317,8 @@ class Connectors(ServerFeatures):
         `auth.client_credentials(url, client_id=..., client_secret=...)`, or the SDK's providers.
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
-        `drift_check`, `strict`, `client_info` and the server-request handlers
-        (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
+        `drift_check`, `strict`, `client_info`, the server-request handlers
+        (`elicitation`, `sampling`, `roots`, `on_log`) and `cache`: see `stdio()`.
         """
         return cls._connection_for(
             lambda: http_attempts(
@@ -296,6 +331,8 @@ class Connectors(ServerFeatures):
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
+            cache=cache,
+            cache_target=url,
         )
 
     @classmethod
@@ -316,6 +353,7 @@ class Connectors(ServerFeatures):
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
+        cache: CacheSetting = True,
     ) -> AsyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
@@ -326,8 +364,9 @@ class Connectors(ServerFeatures):
         (or client credentials, the secret read from the recorded environment variable); one
         that answers 401 with a Bearer challenge uses the stored token for its URL. Without
         one, `AuthRequiredError` names the login command. `auth=` overrides all of this.
-        `drift_check`, `strict`, `stderr` (a stdio server's), `client_info` and the
-        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
+        `drift_check`, `strict`, `stderr` (a stdio server's), `client_info`, the
+        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`) and `cache`:
+        see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
@@ -346,6 +385,8 @@ class Connectors(ServerFeatures):
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
+            cache=cache,
+            cache_target=_recorded_url(launch),
         )
 
     @classmethod
@@ -363,10 +404,12 @@ class Connectors(ServerFeatures):
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
+        cache: CacheSetting = True,
     ) -> AsyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
 
-        `drift_check`, `strict`, `client_info` and the server-request handlers: see `stdio()`.
+        `drift_check`, `strict`, `client_info`, the server-request handlers and `cache`: see
+        `stdio()`.
         """
         return cls._connection_for(
             lambda: [in_process_attempt(server, timeout=timeout)],
@@ -377,4 +420,5 @@ class Connectors(ServerFeatures):
             server_requests=_server_requests(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
+            cache=cache,
         )

@@ -24,12 +24,14 @@ from ..calls.errors import (
 )
 from ..calls.input_required import resolve_input_required, speaks_multi_round
 from ..calls.options import (
+    CacheMode,
     CallOptions,
     ProgressCallback,
     merge_options,
     send_with_options,
 )
 from ..connection.attempt import mcp_error_code
+from ..connection.cache import LISTINGS, send_through
 from ..connection.session import AsyncConnection
 
 if TYPE_CHECKING:
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 
     import mcp_types
     from mcp import Client, ClientSession
+    from mcp.client.caching import ClientResponseCache
     from pydantic import BaseModel
 
     from ..agents.tool import AgentTool
@@ -148,6 +151,8 @@ class ClientCore:
     _server_requests: ServerRequests | None = None
     #: Why the connection closed under the last failed request (e.g. the server's exit code), or None.
     _closed_detail: str | None = None
+    #: The response cache of the connection (the connector's `cache=`), or None when it is off.
+    _response_cache: ClientResponseCache | None = None
 
     def __init__(self, session: Client | ClientSession) -> None:
         inner: Any = session
@@ -165,6 +170,7 @@ class ClientCore:
         on_progress: ProgressCallback | None = None,
         reset_timeout_on_progress: bool | None = None,
         max_timeout: float | None = None,
+        cache_mode: CacheMode | None = None,
     ) -> Self:
         """A view of this client whose requests use these options: `await client.with_options(timeout=5).add(a=1, b=2)`.
 
@@ -182,6 +188,10 @@ class ClientCore:
         - `reset_timeout_on_progress`: restart the `timeout` at each progress notification, so
           a long operation that keeps reporting progress is not cut off.
         - `max_timeout`: an absolute limit in seconds from sending the request, progress or not.
+        - `cache_mode`: how listings and resource reads use the response cache (the connector's
+          `cache=`): `"use"` (default) answers from an entry the server said is still fresh,
+          `"refresh"` asks the server and stores its answer, `"bypass"` leaves the cache alone.
+          A request that asks for progress always reaches the server.
 
         When a timeout passes, the server is sent `notifications/cancelled` for the request and
         `RequestTimeoutError` is raised; cancelling the awaiting task sends the same notification.
@@ -194,6 +204,7 @@ class ClientCore:
             on_progress=on_progress,
             reset_timeout_on_progress=reset_timeout_on_progress,
             max_timeout=max_timeout,
+            cache_mode=cache_mode,
         )
         return view
 
@@ -260,6 +271,12 @@ class ClientCore:
         self._mark_closed("the client is reconnecting")
         self._session = await connection.reconnect()
         self._closed_reason = None
+        cache = self._response_cache
+        if (
+            cache is not None
+        ):  # a restarted server may list other things; read entries keep their TTL
+            for method in LISTINGS:
+                await cache.evict_method(method)
         guard = connection.after_connect
         if guard is not None:
             await guard(self)
@@ -346,7 +363,32 @@ class ClientCore:
     async def _send_once(
         self, request: Any, result_type: Any, *, timeout: float | None, method: str
     ) -> Any:
-        """One request and its answer: the SDK's own timeout, or this view's `with_options()`."""
+        """One request and its answer, through the response cache for a listing or a read."""
+        cache = self._response_cache
+        if cache is None or not (method in LISTINGS or method == "resources/read"):
+            return await self._send_wire(request, result_type, timeout, method)
+        options = self._call_options
+        mode: CacheMode = "use"
+        if options is not None:
+            # A request asking for progress must reach the server: it refreshes the entry.
+            asks_progress = options.on_progress is not None
+            mode = (
+                "refresh"
+                if asks_progress and options.cache_mode == "use"
+                else options.cache_mode
+            )
+        return await send_through(
+            cache,
+            method,
+            request,
+            mode,
+            lambda: self._send_wire(request, result_type, timeout, method),
+        )
+
+    async def _send_wire(
+        self, request: Any, result_type: Any, timeout: float | None, method: str
+    ) -> Any:
+        """One request on the wire: the SDK's own timeout, or this view's `with_options()`."""
         options = self._call_options
         if options is not None:
             return await send_with_options(

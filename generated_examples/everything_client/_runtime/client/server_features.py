@@ -18,6 +18,7 @@ from ..calls.errors import (
     UnsupportedByServerError,
 )
 from ..calls.results import PromptResult, ResourceResult
+from ..connection.cache import evict_for_event
 from ..server_requests import ListChanged
 from .core import ClientCore, lazy_mcp_types
 from .namespaces import prompt_arguments, template_uri
@@ -131,12 +132,19 @@ class ServerFeatures(ClientCore):
 
         if self._closed_reason is not None:
             raise self._closed_error()
+        cache = self._response_cache
+
+        async def evict(event: ServerEvent) -> None:
+            if cache is not None:  # before the consumer sees the event and reads again
+                await evict_for_event(cache, event)
+
         stream = listen(
             self._session,
             tools_list_changed=tools,
             prompts_list_changed=prompts,
             resources_list_changed=resources,
             resource_subscriptions=tuple(resource_uris),
+            on_event=evict,
         )
         async with AsyncExitStack() as stack:
             try:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..calls.results import PromptResult, ResourceResult, ToolResult
     from ..calls.specs import ToolSpec
     from ..calls.tracing import CallHook
+    from ..connection.cache import CacheSetting
     from ..connection.stdio import StderrTarget
     from ..server_requests import (
         ChangeHandler,
@@ -68,6 +69,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
+        cache: CacheSetting = True,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
@@ -98,6 +100,15 @@ class SyncClientBase(BlockingCore[AsyncT]):
         resources subscribed to with `client.resources.subscribe(uri)`).
         Only the capabilities given are advertised. Handlers may be plain functions (run on
         the event loop thread: keep them quick) or `async def`.
+
+        `cache`: a 2026-07-28 server may say how long a listing or a resource read stays fresh
+        (`ttlMs`); until then the answer is served from the response cache, and a
+        `list_changed` or `resources/updated` notification (or `listen()` event) evicts it.
+        True (default) keeps entries in memory for this connection; False turns the cache off;
+        the SDK's `mcp.client.caching.CacheConfig` sets a store shared between clients
+        (`partition`, and `target_id` for a server without a URL) or a `default_ttl_ms` for
+        answers without a hint. `with_options(cache_mode="refresh" | "bypass")` skips it per
+        call; the drift check always asks the server.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -118,6 +129,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_log=on_log,
                 on_change=on_change,
                 on_resource_updated=on_resource_updated,
+                cache=cache,
             ),
         )
 
@@ -139,6 +151,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
+        cache: CacheSetting = True,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
@@ -147,8 +160,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
         `auth.client_credentials(url, client_id=..., client_secret=...)`, or the SDK's providers.
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
-        `drift_check`, `strict`, `client_info` and the server-request handlers
-        (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
+        `drift_check`, `strict`, `client_info`, the server-request handlers
+        (`elicitation`, `sampling`, `roots`, `on_log`) and `cache`: see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -168,6 +181,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_log=on_log,
                 on_change=on_change,
                 on_resource_updated=on_resource_updated,
+                cache=cache,
             ),
         )
 
@@ -189,6 +203,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
+        cache: CacheSetting = True,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
@@ -199,8 +214,9 @@ class SyncClientBase(BlockingCore[AsyncT]):
         (or client credentials, the secret read from the recorded environment variable); one
         that answers 401 with a Bearer challenge uses the stored token for its URL. Without
         one, `AuthRequiredError` names the login command. `auth=` overrides all of this.
-        `drift_check`, `strict`, `stderr` (a stdio server's), `client_info` and the
-        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`): see `stdio()`.
+        `drift_check`, `strict`, `stderr` (a stdio server's), `client_info`, the
+        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`) and `cache`:
+        see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -220,6 +236,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_log=on_log,
                 on_change=on_change,
                 on_resource_updated=on_resource_updated,
+                cache=cache,
             ),
         )
 
@@ -238,10 +255,12 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_log: LogHandler | None = None,
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
+        cache: CacheSetting = True,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `with Client.in_process(srv)`.
 
-        `drift_check`, `strict`, `client_info` and the server-request handlers: see `stdio()`.
+        `drift_check`, `strict`, `client_info`, the server-request handlers and `cache`: see
+        `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -258,6 +277,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_log=on_log,
                 on_change=on_change,
                 on_resource_updated=on_resource_updated,
+                cache=cache,
             ),
         )
 

@@ -88,8 +88,8 @@ def sdk_client(
 ) -> Client:
     """The SDK client every connection uses: legacy handshake first (no 10 s `server/discover`
     probe, which 2.x servers answer too; `options={"mode": "auto"}` after `speaks_only_modern`),
-    no response cache (a stale `tools/list` would fool the drift guard), and a bound on each
-    request."""
+    none of the SDK's response cache (the runtime sends through the session, and keeps its own
+    cache beneath that: `connection.cache`), and a bound on each request."""
     from mcp import Client
 
     settings: dict[str, Any] = {
