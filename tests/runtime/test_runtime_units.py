@@ -39,7 +39,7 @@ from mcp_codegen.runtime.calls.uri import (  # pyright: ignore[reportPrivateUsag
     uri_template_expressions,
     uri_template_variables,
 )
-from mcp_codegen.runtime.text import one_line
+from mcp_codegen.runtime.text import one_line, printable
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -164,6 +164,10 @@ def test_one_line_removes_escape_sequences_and_control_characters() -> None:
     assert one_line(ValueError()) == "ValueError"
     assert one_line("a" * 50, 10) == "aaaaaaaaa…"
     assert one_line("  a \r\n b  ", None) == "a b"
+    # What str.isprintable refuses beyond C0/C1: a bidirectional override, a line separator.
+    assert one_line("evil\u202egnp.exe\u2028next") == "evil gnp.exe next"
+    assert one_line("word " * 3, 8, "...") == "word..."  # cut, trailing space dropped, ASCII marker
+    assert printable("a\tb\x1b[2Jc", keep="\t") == "a\tbc"
 
 
 def test_snapshot_data_and_lazy_models(tmp_path: Path) -> None:

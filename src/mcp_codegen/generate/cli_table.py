@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.pysource import string_literal
+from mcp_codegen.runtime.command_line.table import Choice, Command, Option
+from mcp_codegen.runtime.text import one_line
 
 #: Command names of the groups beside the tools; a tool whose name would be one of these gets `-tool` appended.
 GROUP_COMMANDS = frozenset({"resources", "prompts"})
@@ -26,43 +27,13 @@ _HELP_LIMIT = 300
 _DEFAULT_LIMIT = 60
 
 
-@dataclass(frozen=True)
-class CliOption:
-    wire_name: str
-    flag: str
-    #: "str", "int", "float", "bool", "enum", "json" (a JSON value) or "value" (JSON if it parses, else text).
-    kind: str
-    #: A list of `kind` values: the option is repeated.
-    repeated: bool
-    required: bool
-    help: str
-    #: The schema's default as JSON text (shortened), shown in the help; never sent by the command line.
-    default: str | None
-    choices: tuple[str | int | float | bool | None, ...]
-
-
-@dataclass(frozen=True)
-class CliCommand:
-    name: str
-    wire_name: str
-    summary: str
-    read_only: bool | None
-    options: tuple[CliOption, ...]
-
-
-def one_line(text: str | None, limit: int) -> str:
-    """`text` on one line (whitespace, line breaks and control characters collapsed), shortened to `limit`."""
-    flat = " ".join("".join(c if c.isprintable() else " " for c in (text or "")).split())
-    return flat if len(flat) <= limit else flat[: limit - 3].rstrip() + "..."
-
-
 def first_line(text: str | None) -> str:
     """The first line (or sentence-ending paragraph start) of a description, for listings."""
     stripped = (text or "").strip()
-    return one_line(stripped.splitlines()[0] if stripped else "", _SUMMARY_LIMIT)
+    return cli_line(stripped.splitlines()[0] if stripped else "", _SUMMARY_LIMIT)
 
 
-def cli_commands(tools: Sequence[ir.Tool], schemas: Mapping[str, Any]) -> tuple[CliCommand, ...]:
+def cli_commands(tools: Sequence[ir.Tool], schemas: Mapping[str, Any]) -> tuple[Command, ...]:
     """One command per tool, in the IR's order; `schemas` maps wire names to their (raw) input schemas."""
     taken: set[str] = set(GROUP_COMMANDS)
     commands = []
@@ -72,7 +43,7 @@ def cli_commands(tools: Sequence[ir.Tool], schemas: Mapping[str, Any]) -> tuple[
         schema = schemas.get(tool.wire_name)
         options = _options(tool, schema if isinstance(schema, dict) else {})
         summary = first_line(tool.description or tool.title)
-        commands.append(CliCommand(name, tool.wire_name, summary, tool.read_only, options))
+        commands.append(Command(name, tool.wire_name, summary, options))
     return tuple(commands)
 
 
@@ -85,7 +56,7 @@ def _command_name(tool: ir.Tool, taken: set[str]) -> str:
     return name
 
 
-def _options(tool: ir.Tool, schema: dict[str, Any]) -> tuple[CliOption, ...]:
+def _options(tool: ir.Tool, schema: dict[str, Any]) -> tuple[Option, ...]:
     properties = schema.get("properties")
     properties = properties if isinstance(properties, dict) else {}
     required = schema.get("required")
@@ -110,14 +81,14 @@ def _options(tool: ir.Tool, schema: dict[str, Any]) -> tuple[CliOption, ...]:
             text = property_schema.get("description")
             description = text if isinstance(text, str) else None
         options.append(
-            CliOption(
+            Option(
                 wire_name=wire,
                 flag=flag,
                 kind=kind,
                 repeated=repeated,
                 required=parameter.required if parameter is not None else wire in required_names,
-                help=one_line(description, _HELP_LIMIT),
-                default=None if default is _MISSING else one_line(_json(default), _DEFAULT_LIMIT),
+                help=cli_line(description, _HELP_LIMIT),
+                default=None if default is _MISSING else cli_line(_json(default), _DEFAULT_LIMIT),
                 choices=choices,
             )
         )
@@ -218,7 +189,7 @@ def _scalar_kind(schema: Mapping[str, Any]) -> tuple[str, bool, tuple[str | int 
     return None
 
 
-def table_source(commands: Sequence[CliCommand]) -> str:
+def table_source(commands: Sequence[Command]) -> str:
     """The `COMMANDS` table as Python source: nested tuples of constants (loaded from the bytecode cache as one
     constant, nothing to construct at import), every string through `string_literal`."""
     lines = ["("]
@@ -240,7 +211,7 @@ def table_source(commands: Sequence[CliCommand]) -> str:
     return "\n".join(lines)
 
 
-def _scalar(value: str | int | float | bool | None) -> str:
+def _scalar(value: Choice) -> str:
     if isinstance(value, str):
         return string_literal(value)
     if value is None or isinstance(value, (bool, int)):
@@ -248,3 +219,9 @@ def _scalar(value: str | int | float | bool | None) -> str:
     if value != value or value in (float("inf"), float("-inf")):
         raise ValueError("a choice is not a finite number")
     return repr(value)
+
+
+def cli_line(text: str | None, limit: int) -> str:
+    """A server's text as one printable line for command-line help, cut to `limit` with ASCII "..."."""
+    # ASCII "..." where the command line cuts a server's text: help goes to any terminal.
+    return one_line(text, limit, "...")

@@ -11,7 +11,7 @@ import json
 import os
 import pprint
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,12 +19,13 @@ from typing import Any
 import jinja2
 
 from mcp_codegen.generate import ir
-from mcp_codegen.generate.cli_table import CliCommand, one_line, table_source
+from mcp_codegen.generate.cli_table import cli_line, table_source
 from mcp_codegen.generate.fingerprint import templates_dir
 from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.naming import suffixed_class_names
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
+from mcp_codegen.runtime.command_line.table import Command
 from mcp_codegen.runtime.text import shortened
 
 
@@ -208,7 +209,7 @@ def render_package(
 
 def render_cli(
     spec: ir.ClientSpec,
-    commands: Sequence[CliCommand],
+    commands: Sequence[Command],
     header: str,
     *,
     shared_runtime: bool = False,
@@ -231,13 +232,13 @@ def render_cli(
         server_label=label,
         table_source=table_source(commands),
     )
-    groups = _tool_groups(commands)
+    groups = _tool_groups(commands, {tool.wire_name: tool.read_only for tool in spec.tools})
     skill = environment.get_template("cli/SKILL.md.jinja").render(
         context,
         generator_version=spec.generator_version,
         skill_name=_skill_name(package),
         skill_description=_front_matter_string(
-            f"Call the tools of the {one_line(label, 100)} MCP server from the command line "
+            f"Call the tools of the {cli_line(label, 100)} MCP server from the command line "
             f"(python -m {package}): {len(commands)} tool{'' if len(commands) == 1 else 's'}, "
             "results as JSON. Use it to list the tools, read their parameters and call them."
         ),
@@ -257,15 +258,16 @@ def _skill_name(package: str) -> str:
 
 def _front_matter_string(text: str) -> str:
     """A YAML double-quoted scalar on one line: control characters dropped, quotes and backslashes escaped."""
-    return json.dumps(one_line(text, 1000), ensure_ascii=False)
+    return json.dumps(cli_line(text, 1000), ensure_ascii=False)
 
 
-def _tool_groups(commands: Sequence[CliCommand]) -> list[tuple[str, list[CliCommand]]]:
+def _tool_groups(commands: Sequence[Command], read_only: Mapping[str, bool | None]) -> list[tuple[str, list[Command]]]:
     """The tools for SKILL.md: read-only ones, then those that may change things, then the undeclared."""
+    hints = [(c, read_only.get(c.wire_name)) for c in commands]
     groups = [
-        ("Read-only", [c for c in commands if c.read_only is True]),
-        ("May change things", [c for c in commands if c.read_only is False]),
-        ("Other tools (no read-only hint)", [c for c in commands if c.read_only is None]),
+        ("Read-only", [c for c, hint in hints if hint is True]),
+        ("May change things", [c for c, hint in hints if hint is False]),
+        ("Other tools (no read-only hint)", [c for c, hint in hints if hint is None]),
     ]
     kept = [(heading, group) for heading, group in groups if group]
     return [("", kept[0][1])] if len(kept) == 1 else kept
@@ -274,7 +276,7 @@ def _tool_groups(commands: Sequence[CliCommand]) -> list[tuple[str, list[CliComm
 _PLACEHOLDERS = {"str": "TEXT", "int": "1", "float": "1.5", "bool": "", "json": "'{...}'", "value": "VALUE"}
 
 
-def _cli_example(package: str, commands: Sequence[CliCommand]) -> str | None:
+def _cli_example(package: str, commands: Sequence[Command]) -> str | None:
     """`python -m PKG TOOL --required PLACEHOLDER ...` for the first tool (placeholders only: no server text)."""
     if not commands:
         return None

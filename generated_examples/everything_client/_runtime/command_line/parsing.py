@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 if TYPE_CHECKING:
     from ..calls.specs import ToolSpec
 
+from ..text import one_line, printable
 from .table import EXIT_CODES, Command, CommandLine, CommandRow, Option, UsageError
 
 _GLOBAL_VALUES = frozenset({"--stdio", "--url", "--header", "--env", "--timeout"})
@@ -44,14 +45,7 @@ class Parser(argparse.ArgumentParser):
 def printable_lines(text: str) -> str:
     """Server text for a terminal: control characters (escape sequences) dropped, line breaks kept."""
     lines = text.replace("\r\n", "\n").split("\n")
-    return "\n".join(
-        "".join(c if c.isprintable() or c == "\t" else " " for c in line).rstrip()
-        for line in lines
-    ).strip("\n")
-
-
-def one_line(text: str) -> str:
-    return " ".join(printable_lines(text).split())
+    return "\n".join(printable(line, keep="\t").rstrip() for line in lines).strip("\n")
 
 
 def split_globals(arguments: list[str]) -> int:
@@ -128,7 +122,8 @@ def _listing(line: CommandLine, commands: Sequence[CommandRow]) -> str:
     width = min(max((len(name) for name, _ in rows), default=0), 30)
     text = ["tools (`TOOL --help` shows its parameters):"]
     text += [
-        f"  {name:<{width}}  {one_line(summary)}".rstrip() for name, summary in rows
+        f"  {name:<{width}}  {one_line(summary, None)}".rstrip()
+        for name, summary in rows
     ]
     if not rows:
         text.append("  (none)")
@@ -208,17 +203,17 @@ def _add_option(
     option: Option,
     dest: str,
 ) -> None:
-    help_text = one_line(option.help)
+    help_text = one_line(option.help, None)
     notes: list[str] = []
     if option.required:
         notes.append("required")
     if option.default is not None:
-        notes.append(f"default {one_line(option.default)}")
+        notes.append(f"default {one_line(option.default, None)}")
     if option.repeated:
         notes.append("repeatable")
     if option.kind == "enum" and not _plain_choices(option):
         shown = ", ".join(json.dumps(value) for value in option.choices)
-        notes.append(f"one of {one_line(shown)}")
+        notes.append(f"one of {one_line(shown, None)}")
     if notes:
         help_text = f"{help_text} ({'; '.join(notes)})".strip()
     if option.kind == "bool" and not option.repeated:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 if TYPE_CHECKING:
     from ..calls.results import ToolResult
 
+from ..text import one_line
 from .parsing import (
     Formatter,
     Parser,
@@ -18,7 +19,6 @@ from .parsing import (
     find,
     global_parser,
     json_value,
-    one_line,
     pairs,
     split_globals,
     tool_parser,
@@ -119,7 +119,7 @@ def _tool(
         except ToolError as error:
             if raw:
                 _print_json(_dump(error.result.raw))
-            message = one_line(error.result.text) or "the tool reported an error"
+            message = one_line(error.result.text, None) or "the tool reported an error"
             print(f"{line.prog} {command.name}: {message}", file=sys.stderr)
             return EXIT_TOOL_ERROR
         if raw:
