@@ -12,9 +12,7 @@ Results of older servers carry no hints and are not cached unless `CacheConfig.d
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, Union, cast
 
@@ -61,6 +59,9 @@ def open_cache(
     """
     if setting is False:
         return None
+    import hashlib
+    import uuid
+
     from mcp.client.caching import (
         CacheConfig,
         ClientResponseCache,
