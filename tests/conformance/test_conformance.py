@@ -81,6 +81,8 @@ _KNOWN_HTTP_PARAMETERS = {
     "sampling",
     "roots",
     "on_log",
+    # The response cache stays at its default (on, following the server's hints): no scenario is about caching.
+    "cache",
 }
 #: Seconds a whole harness run may take (the harness stops the client after 30 s itself).
 _HARNESS_TIMEOUT = 120
