@@ -93,7 +93,9 @@ class Connectors(ServerFeatures):
 
         To answer server requests, build the session with a `callbacks.ServerRequests`'s
         `sdk_options()` (`mcp.Client(server, **requests.sdk_options())`) and pass it here as
-        `server_requests` (so `set_roots()` and `roots` work).
+        `server_requests` (so `set_roots()` and `roots` work). Its requests go through the session
+        without a response cache (the connectors' `cache=`): the notifications that would evict
+        entries reach the session's own message handler, not this client.
         """
         client = cls(session)
         client._server_requests = server_requests
