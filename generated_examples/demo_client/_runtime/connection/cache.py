@@ -16,6 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar, Union, cast
 
+from .attempt import mcp_error_code
 from .urls import redact_url
 
 if TYPE_CHECKING:
@@ -111,7 +112,8 @@ async def send_through(
             try:
                 return await send()
             except Exception as error:
-                if getattr(error, "code", None) == -32602:
+                # INVALID_PARAMS: the cursor expired, so the listing changed.
+                if mcp_error_code(error) == -32602:
                     await cache.evict_method(method)
                 raise
         return await send()
@@ -120,9 +122,8 @@ async def send_through(
     generation = cache.capture(method, key)
     result = await send()
     if getattr(result, "result_type", None) == "input_required":
-        if (
-            mode == "refresh"
-        ):  # the warm entry is superseded, yet the answer cannot be stored
+        # Not storable; a refresh has superseded the warm entry all the same.
+        if mode == "refresh":
             await cache.evict_key(method, key)
     else:
         await cache.write(method, key, cast(Any, result), generation, mode)

@@ -272,9 +272,8 @@ class ClientCore:
         self._session = await connection.reconnect()
         self._closed_reason = None
         cache = self._response_cache
-        if (
-            cache is not None
-        ):  # a restarted server may list other things; read entries keep their TTL
+        # A restarted server may list other things; entries of reads keep their TTL.
+        if cache is not None:
             for method in LISTINGS:
                 await cache.evict_method(method)
         guard = connection.after_connect
