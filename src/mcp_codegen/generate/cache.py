@@ -79,14 +79,13 @@ class ResultCache:
             return None
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
-        path = self._path(key)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        from mcp_codegen.runtime.files import write_atomically  # the runtime is loaded by then (models need it)
+
         try:
-            temporary.write_text(json.dumps(entry, ensure_ascii=False), encoding="utf-8")
-            os.replace(temporary, path)
+            write_atomically(self._path(key), json.dumps(entry, ensure_ascii=False).encode("utf-8"))
             self.written += 1
         except OSError:
-            temporary.unlink(missing_ok=True)
+            pass
 
     def prune(self) -> None:
         """Keep the `MAX_ENTRIES` most recently used results (only after this run wrote some)."""

@@ -15,13 +15,13 @@ import importlib
 import json
 import logging
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..calls.errors import ConnectError
+from ..files import write_atomically
 
 try:
     import fcntl
@@ -134,24 +134,12 @@ def _choose_backend(backend: str) -> Backend:
 
 
 def _write_private(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically, readable by the user alone from the first byte."""
+    """Write `text` to `path` atomically and durably, readable by the user alone from the first byte."""
     directory = path.parent
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     with contextlib.suppress(OSError):
         os.chmod(directory, 0o700)
-    # mkstemp creates the file 0600; os.replace makes the new content appear at once.
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    write_atomically(path, text.encode("utf-8"), mode=0o600, durable=True)
 
 
 class RefreshLock:
