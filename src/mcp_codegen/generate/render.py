@@ -21,6 +21,21 @@ import jinja2
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.cli_table import cli_line, table_source
 from mcp_codegen.generate.fingerprint import templates_dir
+from mcp_codegen.generate.method_source import (
+    DEFAULT_LIMIT,
+    arguments_dict,
+    forwarded_arguments,
+    prompt_arguments_dict,
+    prompt_docstring,
+    prompt_signature,
+    qualified,
+    resource_docstring,
+    template_docstring,
+    template_signature,
+    template_values_dict,
+    tool_docstring,
+    tool_signature,
+)
 from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.naming import suffixed_class_names
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
@@ -56,20 +71,20 @@ def _environment() -> jinja2.Environment:
         pystr=_pystr,
         toml=toml_string,
         as_docstring=docstring,
-        signature=_tool_signature,
-        signature_md=lambda tool: _tool_signature(tool, with_self=False),
-        qualified=_qualified,
-        tool_docstring=_tool_docstring,
-        arguments_dict=_arguments_dict,
-        forwarded_arguments=_forwarded_arguments,
-        prompt_signature=_prompt_signature,
-        prompt_signature_md=lambda prompt: _prompt_signature(prompt, with_self=False),
-        prompt_docstring=_prompt_docstring,
-        prompt_arguments_dict=_prompt_arguments_dict,
-        resource_docstring=_resource_docstring,
-        template_signature=_template_signature,
-        template_docstring=_template_docstring,
-        template_values_dict=_template_values_dict,
+        signature=tool_signature,
+        signature_md=lambda tool: tool_signature(tool, with_self=False),
+        qualified=qualified,
+        tool_docstring=tool_docstring,
+        arguments_dict=arguments_dict,
+        forwarded_arguments=forwarded_arguments,
+        prompt_signature=prompt_signature,
+        prompt_signature_md=lambda prompt: prompt_signature(prompt, with_self=False),
+        prompt_docstring=prompt_docstring,
+        prompt_arguments_dict=prompt_arguments_dict,
+        resource_docstring=resource_docstring,
+        template_signature=template_signature,
+        template_docstring=template_docstring,
+        template_values_dict=template_values_dict,
         md_code=_md_code,
         model_field_md=_model_field_md,
         md_text=_md_text,
@@ -365,46 +380,6 @@ def _literal(value: Any) -> str:
     return source
 
 
-def _parameter_source(parameter: ir.Parameter, model_names: frozenset[str]) -> str:
-    type_source = _qualified(parameter.type_source, model_names)
-    if parameter.required:
-        return f"{parameter.python_name}: {type_source}"
-    return f"{parameter.python_name}: {type_source} | NotSent = NOT_SENT"
-
-
-def _tool_signature(tool: ir.Tool, model_names: frozenset[str] = frozenset(), with_self: bool = True) -> str:
-    """The parameters of a tool's method; `model_names` are written `models.Name` (see `_qualified`)."""
-    parts = ["self"] if with_self else []
-    if tool.permissive:
-        parts.append("**arguments: Any")
-    elif tool.parameters:
-        parts.append("*")
-        parts += [_parameter_source(p, model_names) for p in tool.parameters]
-    return ", ".join(parts)
-
-
-class _QualifiedNames(ast.NodeTransformer):
-    def __init__(self, model_names: frozenset[str]) -> None:
-        self.model_names = model_names
-
-    def visit_Name(self, node: ast.Name) -> ast.expr:
-        if node.id in self.model_names:
-            return ast.Attribute(ast.Name("models", ast.Load()), node.id, ast.Load())
-        return node
-
-
-def _qualified(type_source: str, model_names: frozenset[str]) -> str:
-    """`list[Note] | None` -> `list[models.Note] | None` for the client module.
-
-    The client imports the `models` package (a few lines: each model module loads on first use), so a plain
-    import stays cheap, and `typing.get_type_hints()` still resolves every annotation at run time: it reads
-    `models.Note` from the module's globals, and the attribute imports the tool's module.
-    """
-    if not model_names & names_in(type_source):
-        return type_source
-    return ast.unparse(_QualifiedNames(model_names).visit(ast.parse(type_source, mode="eval")))
-
-
 def _client_type_imports(spec: ir.ClientSpec) -> dict[str, Any]:
     """The client module's `typing` names (one line) and its other imports for the signatures' types."""
     typing_names = {"Any", "ClassVar"} | ({"TYPE_CHECKING"} if spec.signature_models else set())
@@ -415,123 +390,6 @@ def _client_type_imports(spec: ir.ClientSpec) -> dict[str, Any]:
         else:
             other_lines.append(line)
     return {"typing_names": sorted(typing_names), "other_type_imports": sorted(other_lines)}
-
-
-#: The errors every request can end with, after the call-specific ones (runtime/errors.py).
-_REQUEST_RAISES = (
-    ("RequestTimeoutError", "The server did not answer in time."),
-    ("ConnectionClosedError", "The connection to the server is gone."),
-)
-#: Longest default shown in a docstring: defaults are server data, a long one would bury the line.
-_DEFAULT_LIMIT = 60
-
-
-def _argument_line(name: str, description: str | None, default: str | None) -> str | None:
-    """One `Args:` line, or None when the server said nothing about the argument."""
-    text = " ".join((description or "").split())
-    if default is not None:
-        default = shortened(default, _DEFAULT_LIMIT, "...")  # generated text stays ASCII
-        stop = "" if not text or text.endswith((".", "!", "?")) else "."
-        text = f"{text}{stop} Default {default}, applied by the server when not sent.".lstrip()
-    return f"    {name}: {text}" if text else None
-
-
-def _args_section(lines: list[str | None]) -> list[str]:
-    kept = [line for line in lines if line is not None]
-    return ["", "Args:", *kept] if kept else []
-
-
-def _raises_section(errors: list[tuple[str, str]]) -> list[str]:
-    return ["", "Raises:", *(f"    {name}: {text}" for name, text in [*errors, *_REQUEST_RAISES])]
-
-
-def _tool_docstring(tool: ir.Tool, indent: int) -> str:
-    lines = [tool.description or tool.title or f"Call the `{tool.wire_name}` tool."]
-    lines += _args_section([_argument_line(p.python_name, p.description, p.default) for p in tool.parameters])
-    if tool.return_type != "ToolResult":
-        lines += ["", "Returns:", f"    {tool.return_type}: The tool's structured result, validated."]
-    errors = []
-    if tool.parameters:
-        errors.append(("ArgumentsValidationError", "The arguments do not match the tool's schema; nothing was sent."))
-    errors.append(("ToolError", "The tool ran and reported failure (`isError`)."))
-    if tool.result_class is not None:
-        errors.append(("ResultValidationError", "The result does not match the tool's output schema."))
-    errors.append(("ServerRequestError", "The server answered with a JSON-RPC error."))
-    lines += _raises_section(errors)
-    if tool.wire_name != tool.python_name:
-        lines += ["", f"Wire name: {tool.wire_name}"]
-    return docstring("\n".join(lines), indent)
-
-
-def _arguments_dict(tool: ir.Tool) -> str:
-    if tool.permissive:
-        return "arguments"
-    return "{" + ", ".join(f'"{p.python_name}": {p.python_name}' for p in tool.parameters) + "}"
-
-
-def _forwarded_arguments(tool: ir.Tool) -> str:
-    """`, a=a, b=b` after the method in `self._run(method...)`: empty for no parameters (no trailing comma,
-    which the formatter would keep as a one-argument-per-line call)."""
-    if tool.permissive:
-        return ", **arguments"
-    return "".join(f", {p.python_name}={p.python_name}" for p in tool.parameters)
-
-
-def _prompt_signature(prompt: ir.Prompt, with_self: bool = True) -> str:
-    parts = ["self"] if with_self else []
-    if prompt.arguments:
-        parts.append("*")
-        for argument in prompt.arguments:
-            suffix = "" if argument.required else " | NotSent = NOT_SENT"
-            parts.append(f"{argument.python_name}: str{suffix}")
-    return ", ".join(parts)
-
-
-def _prompt_docstring(prompt: ir.Prompt, indent: int) -> str:
-    lines = [prompt.description or prompt.title or f"Get the `{prompt.wire_name}` prompt."]
-    lines += _args_section([_argument_line(a.python_name, a.description, None) for a in prompt.arguments])
-    errors = []
-    if prompt.arguments:
-        errors.append(("ArgumentsValidationError", "A required argument is missing or not a string; nothing was sent."))
-    errors.append(("PromptError", "The server answered with an error (unknown prompt, bad argument)."))
-    lines += _raises_section(errors)
-    if prompt.wire_name != prompt.python_name:
-        lines += ["", f"Wire name: {prompt.wire_name}"]
-    return docstring("\n".join(lines), indent)
-
-
-def _prompt_arguments_dict(prompt: ir.Prompt) -> str:
-    return "{" + ", ".join(f'"{a.python_name}": {a.python_name}' for a in prompt.arguments) + "}"
-
-
-def _resource_docstring(resource: ir.Resource, indent: int) -> str:
-    lines = [resource.description or f"Read the `{resource.name}` resource."]
-    lines += ["", f"URI: {resource.uri}"] + ([f"MIME type: {resource.mime_type}"] if resource.mime_type else [])
-    lines += _raises_section([("ResourceError", "The server answered with an error (for example: no such resource).")])
-    return docstring("\n".join(lines), indent)
-
-
-def _template_signature(template: ir.ResourceTemplate) -> str:
-    if not template.variables:
-        return "self"
-    return ", ".join(["self", "*", *(f"{v.python_name}: str | int" for v in template.variables)])
-
-
-def _template_docstring(template: ir.ResourceTemplate, indent: int) -> str:
-    lines = [template.description or f"Read a `{template.name}` resource."]
-    lines += ["", f"URI template: {template.uri_template}"]
-    errors = []
-    if template.variables:
-        errors.append(
-            ("ArgumentsValidationError", "A value is not a string, number or list of them; nothing was sent.")
-        )
-    errors.append(("ResourceError", "The server answered with an error (for example: no such resource)."))
-    lines += _raises_section(errors)
-    return docstring("\n".join(lines), indent)
-
-
-def _template_values_dict(template: ir.ResourceTemplate) -> str:
-    return "{" + ", ".join(f'"{v.python_name}": {v.python_name}' for v in template.variables) + "}"
 
 
 def _spec_imports(spec: ir.ClientSpec, models: ModelsOutput) -> list[str]:
@@ -573,7 +431,7 @@ def _model_field_md(field: ir.ModelField) -> str:
     """One README list item: `name: type = default` (the declaration), the wire name if other, the description."""
     declaration = f"{field.python_name}: {field.type_source}"
     if field.default is not None:
-        declaration += f" = {shortened(field.default, _DEFAULT_LIMIT, '...')}"
+        declaration += f" = {shortened(field.default, DEFAULT_LIMIT, '...')}"
     parts = [f"`{_md_code(declaration)}`"]
     if field.required:
         parts.append("(required)")

@@ -80,11 +80,9 @@ import keyword
 import os
 import re
 import tomllib
-import types
-import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
@@ -100,6 +98,7 @@ from mcp_codegen.inputs.launch import (
     auth_spec,
     redact_url,
 )
+from mcp_codegen.inputs.validation_errors import describe_validation_error, dotted_location
 from mcp_codegen.inputs.variables import Expander, env_template, read_env_file
 
 if TYPE_CHECKING:  # the pipeline is imported only when a server is resolved (it is slow to import)
@@ -112,7 +111,6 @@ TOOL_TABLE = "mcp-codegen"
 TransportName = Literal["stdio", "http", "sse", "auto"]
 
 _TOOL_PREFIX = re.compile(r"[A-Za-z0-9_-]{1,40}")
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -387,65 +385,6 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise UsageError(f"{path} is not valid TOML: {error}") from None
 
 
-def describe_validation_error(error: ValidationError, model: type[BaseModel]) -> str:
-    """One line for a pydantic error: each problem with its dotted location, unknown keys with a suggestion.
-
-    Input values are never quoted (they may be secrets).
-    """
-    problems: list[str] = []
-    for item in error.errors(include_input=False, include_url=False):
-        location = tuple(item["loc"])
-        dotted = dotted_location(location)
-        if item["type"] == "extra_forbidden":
-            valid = _valid_keys(model, location[:-1])
-            suggestion = difflib.get_close_matches(str(location[-1]), valid, n=1, cutoff=0.6)
-            hint = f" (did you mean {suggestion[0]!r}?)" if suggestion else f" (valid keys: {', '.join(valid)})"
-            problems.append(f"unknown key {dotted}{hint}")
-            continue
-        message = str(item["msg"]).removeprefix("Value error, ")
-        problems.append(f"{dotted}: {message}" if dotted else message)
-    shown = "; ".join(problems[:3])
-    return shown + (f" (and {len(problems) - 3} more)" if len(problems) > 3 else "")
-
-
-def dotted_location(location: Sequence[int | str]) -> str:
-    """`("servers", "my server", "env")` -> `servers."my server".env` (TOML dotted-key style)."""
-    parts = []
-    for part in location:
-        text = str(part)
-        parts.append(text if _BARE_KEY.fullmatch(text) else '"' + text.replace('"', '\\"') + '"')
-    return ".".join(parts)
-
-
-def _valid_keys(model: type[BaseModel], location: Sequence[int | str]) -> list[str]:
-    """The field names of the model found at `location` under `model`, following dict values."""
-    current: Any = model
-    for part in location:
-        origin = typing.get_origin(current)
-        if isinstance(current, type) and issubclass(current, BaseModel):
-            field = current.model_fields.get(str(part))
-            if field is None:
-                return []
-            current = _unwrap_optional(field.annotation)
-        elif origin is dict:
-            current = _unwrap_optional(typing.get_args(current)[1])
-        elif origin is list:
-            current = _unwrap_optional(typing.get_args(current)[0])
-        else:
-            return []
-    if isinstance(current, type) and issubclass(current, BaseModel):
-        return list(current.model_fields)
-    return []
-
-
-def _unwrap_optional(annotation: Any) -> Any:
-    if typing.get_origin(annotation) in (Union, types.UnionType):
-        options = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(options) == 1:
-            return options[0]
-    return annotation
-
-
 # --------------------------------------------------------------------------------------------------
 # Selecting, overriding and resolving servers
 # --------------------------------------------------------------------------------------------------
@@ -618,7 +557,6 @@ __all__ = [
     "ProjectConfig",
     "ServerConfig",
     "apply_overrides",
-    "describe_validation_error",
     "find_config",
     "load_config",
     "package_name_for",

@@ -43,10 +43,9 @@ from mcp_codegen.inputs.config import (
     InputConfig,
     ProjectConfig,
     ServerConfig,
-    describe_validation_error,
-    dotted_location,
     validate_config,
 )
+from mcp_codegen.inputs.validation_errors import describe_validation_error, dotted_location
 from mcp_codegen.inputs.variables import REFERENCE, input_env_var, is_reference_only, read_user_text, references
 from mcp_codegen.runtime.connection.urls import SECRET_QUERY_KEY
 

@@ -31,7 +31,6 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from ..calls.errors import ConnectError, McpClientError
@@ -208,12 +207,7 @@ class ToolkitBase:
             raise
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *_exc_info: object) -> None:
         await self.close()
 
     async def close(self) -> None:

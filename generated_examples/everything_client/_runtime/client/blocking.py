@@ -353,12 +353,7 @@ class BlockingCore(Generic[AsyncT]):
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *_exc_info: object) -> None:
         self.close()
 
     def __repr__(self) -> str:

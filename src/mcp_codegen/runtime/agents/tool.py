@@ -267,6 +267,15 @@ class AgentTool:
             )
         return client
 
+    def _request(
+        self, arguments: Mapping[str, Any] | None, timeout: float | None
+    ) -> tuple[
+        ToolCaller, ToolSpec[Any, Any] | ExtraSpec, dict[str, Any], float | None
+    ]:
+        """The bound client, the spec, the arguments as a dict and the timeout of one call."""
+        limit = timeout if timeout is not None else self.timeout
+        return self.ensure_bound(), self.spec, dict(arguments or {}), limit
+
     async def _on_loop(self, call: Callable[[], Awaitable[T]]) -> T:
         sync_client = self.sync_client
         if sync_client is None:
@@ -284,10 +293,7 @@ class AgentTool:
         timeout: float | None = None,
     ) -> Any:
         """Call the tool (wire or Python field names); the typed result, like `client.call()`."""
-        client = self.ensure_bound()
-        limit = timeout if timeout is not None else self.timeout
-        values = dict(arguments or {})
-        spec = self.spec
+        client, spec, values, limit = self._request(arguments, timeout)
         if isinstance(spec, ExtraSpec):
             typed, _ = await self._on_loop(lambda: spec.invoke(client, values, limit))
             return typed
@@ -303,10 +309,7 @@ class AgentTool:
     ) -> Any:
         """`call()` for a tool of a blocking `Client`: runs on the client's event-loop thread."""
         sync_client = self._sync_client()
-        client = self.ensure_bound()
-        limit = timeout if timeout is not None else self.timeout
-        values = dict(arguments or {})
-        spec = self.spec
+        client, spec, values, limit = self._request(arguments, timeout)
         if isinstance(spec, ExtraSpec):
             return sync_client.run_blocking(self.call, values, timeout=limit)
         return sync_client.run_blocking(client.call_spec, spec, values, timeout=limit)

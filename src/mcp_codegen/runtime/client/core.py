@@ -6,7 +6,7 @@ import functools
 import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from types import ModuleType, TracebackType
+from types import ModuleType
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -283,12 +283,7 @@ class ClientCore:
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *_exc_info: object) -> None:
         await self.aclose()
 
     def __repr__(self) -> str:
