@@ -161,10 +161,10 @@ def markdown_table(rows: Sequence[Row] | Sequence[dict[str, object]]) -> str:
         baseline = f"{_number(float(data['baseline']))} {unit}"
         if data.get("baseline_label"):
             baseline += f" ({data['baseline_label']})"
-        result = "pass" if data["pass"] else "**FAIL**"
-        lines.append(
-            f"| {data['benchmark']} | {ours} | {baseline} | {float(data['ratio']):.2f} | ≤ {data['target']} | {result} |"
-        )
+        target, result = f"≤ {data['target']}", "pass" if data["pass"] else "**FAIL**"
+        if float(data["target"]) == float("inf"):  # a row shown for comparison has no target
+            target, result = "(comparison)", ""
+        lines.append(f"| {data['benchmark']} | {ours} | {baseline} | {float(data['ratio']):.2f} | {target} | {result} |")
     return "\n".join(lines)
 
 
