@@ -164,7 +164,9 @@ def markdown_table(rows: Sequence[Row] | Sequence[dict[str, object]]) -> str:
         target, result = f"≤ {data['target']}", "pass" if data["pass"] else "**FAIL**"
         if float(data["target"]) == float("inf"):  # a row shown for comparison has no target
             target, result = "(comparison)", ""
-        lines.append(f"| {data['benchmark']} | {ours} | {baseline} | {float(data['ratio']):.2f} | {target} | {result} |")
+        lines.append(
+            f"| {data['benchmark']} | {ours} | {baseline} | {float(data['ratio']):.2f} | {target} | {result} |"
+        )
     return "\n".join(lines)
 
 
