@@ -91,10 +91,7 @@ def tool_docstring(tool: ir.Tool, indent: int) -> str:
     if tool.result_class is not None:
         errors.append(("ResultValidationError", "The result does not match the tool's output schema."))
     errors.append(("ServerRequestError", "The server answered with a JSON-RPC error."))
-    lines += _raises_section(errors)
-    if tool.wire_name != tool.python_name:
-        lines += ["", f"Wire name: {tool.wire_name}"]
-    return docstring("\n".join(lines), indent)
+    return _named_docstring(lines, errors, tool.wire_name, tool.python_name, indent)
 
 
 def arguments_dict(tool: ir.Tool) -> str:
@@ -128,9 +125,16 @@ def prompt_docstring(prompt: ir.Prompt, indent: int) -> str:
     if prompt.arguments:
         errors.append(("ArgumentsValidationError", "A required argument is missing or not a string; nothing was sent."))
     errors.append(("PromptError", "The server answered with an error (unknown prompt, bad argument)."))
-    lines += _raises_section(errors)
-    if prompt.wire_name != prompt.python_name:
-        lines += ["", f"Wire name: {prompt.wire_name}"]
+    return _named_docstring(lines, errors, prompt.wire_name, prompt.python_name, indent)
+
+
+def _named_docstring(
+    lines: list[str], errors: list[tuple[str, str]], wire_name: str, python_name: str, indent: int
+) -> str:
+    """`lines`, the Raises section, and the wire name where the Python name differs from it, as a docstring."""
+    lines = [*lines, *_raises_section(errors)]
+    if wire_name != python_name:
+        lines += ["", f"Wire name: {wire_name}"]
     return docstring("\n".join(lines), indent)
 
 
