@@ -4,6 +4,7 @@ resources and templates (the Jinja filters `render` registers; server text reach
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.models import names_in
@@ -97,7 +98,7 @@ def tool_docstring(tool: ir.Tool, indent: int) -> str:
 def arguments_dict(tool: ir.Tool) -> str:
     if tool.permissive:
         return "arguments"
-    return "{" + ", ".join(f'"{p.python_name}": {p.python_name}' for p in tool.parameters) + "}"
+    return _names_dict(p.python_name for p in tool.parameters)
 
 
 def forwarded_arguments(tool: ir.Tool) -> str:
@@ -139,7 +140,7 @@ def _named_docstring(
 
 
 def prompt_arguments_dict(prompt: ir.Prompt) -> str:
-    return "{" + ", ".join(f'"{a.python_name}": {a.python_name}' for a in prompt.arguments) + "}"
+    return _names_dict(a.python_name for a in prompt.arguments)
 
 
 def resource_docstring(resource: ir.Resource, indent: int) -> str:
@@ -169,4 +170,9 @@ def template_docstring(template: ir.ResourceTemplate, indent: int) -> str:
 
 
 def template_values_dict(template: ir.ResourceTemplate) -> str:
-    return "{" + ", ".join(f'"{v.python_name}": {v.python_name}' for v in template.variables) + "}"
+    return _names_dict(v.python_name for v in template.variables)
+
+
+def _names_dict(names: Iterable[str]) -> str:
+    """`{"a": a, "b": b}`: a method's keyword parameters as the dict it sends, keyed by their Python names."""
+    return "{" + ", ".join(f'"{name}": {name}' for name in names) + "}"
