@@ -25,6 +25,7 @@ from pydantic_core import SchemaError, SchemaValidator, core_schema
 from mcp_codegen.casing import pascal_case
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.models import kept_as_field_name
+from mcp_codegen.schema_dialect import ANNOTATIONS, in_current_dialect, is_legacy_dialect
 
 JsonSchema = dict[str, Any]
 
@@ -117,7 +118,7 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: st
     if not isinstance(schema, dict):
         hoister.diagnostics.warn(location, "schema is not an object; accepted as any value", code="schema-not-object")
         return {}
-    schema = _in_current_dialect(schema, hoister.legacy)
+    schema = in_current_dialect(schema, hoister.legacy)
     result: JsonSchema = {}
     for key, value in schema.items():
         if key in _DROPPED_KEYS or key in ("$defs", "definitions"):
@@ -161,8 +162,6 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: st
     return result
 
 
-#: Keys that describe a schema without constraining it: kept wherever a schema is widened.
-_ANNOTATIONS = ("title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly")
 #: Keywords no Python type can say (they depend on other keywords' results, or on keys and positions):
 #: dropped from the models, so the type accepts more; the tool's own schema still decides before sending.
 _UNTYPED_KEYWORDS = (
@@ -175,22 +174,6 @@ _TYPE_DECIDING = ("type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf", "n
 _JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
 
 
-def is_legacy_dialect(uri: object) -> bool:
-    """Whether a `$schema` URI names draft-07 or an older draft (where `$ref` ignores its siblings)."""
-    return isinstance(uri, str) and any(f"draft-0{n}" in uri for n in range(3, 8))
-
-
-def _in_current_dialect(schema: JsonSchema, legacy: bool) -> JsonSchema:
-    """`schema` in 2020-12 terms: a legacy `$ref` alone, array-form `items` as `prefixItems`."""
-    if legacy and "$ref" in schema:
-        return {key: value for key, value in schema.items() if key == "$ref" or key in _ANNOTATIONS}
-    items = schema.get("items")
-    if isinstance(items, list):
-        schema = {key: value for key, value in schema.items() if key not in ("items", "additionalItems")}
-        schema["prefixItems"] = items
-    return schema
-
-
 def _widened(schema: JsonSchema) -> JsonSchema:
     """`schema` less what Python types cannot say exactly, so the model accepts at least what it accepts.
 
@@ -198,7 +181,7 @@ def _widened(schema: JsonSchema) -> JsonSchema:
     own schema before it is sent, so widening here costs a type's precision, never a valid call.
     """
     if "$ref" in schema:  # in 2020-12 the siblings of a `$ref` also apply: the ref's type alone is wider
-        return {key: value for key, value in schema.items() if key == "$ref" or key in _ANNOTATIONS}
+        return {key: value for key, value in schema.items() if key == "$ref" or key in ANNOTATIONS}
     widened = {key: value for key, value in schema.items() if key not in _UNTYPED_KEYWORDS}
     if "prefixItems" in widened:  # positions: a list of anything (its length bounds still hold)
         del widened["prefixItems"]
@@ -220,7 +203,7 @@ def _widened(schema: JsonSchema) -> JsonSchema:
     ):
         del widened["type"]
     if not any(key in widened for key in _TYPE_DECIDING):  # keywords of one type apply only to that type
-        return {key: value for key, value in widened.items() if key in _ANNOTATIONS}
+        return {key: value for key, value in widened.items() if key in ANNOTATIONS}
     return widened
 
 
@@ -270,7 +253,7 @@ def _flattened_root(schema: JsonSchema) -> JsonSchema:
 
 
 #: Keys a union may have beside its members and still be read as a discriminated union of them.
-_UNION_ANNOTATIONS = frozenset({"title", "description", "examples"})
+_UNIONANNOTATIONS = frozenset({"title", "description", "examples"})
 #: Longest tag kept in a member's class name (a tag is server text: it names, it does not bloat).
 _TAG_NAME_LIMIT = 40
 
@@ -287,7 +270,7 @@ def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> Js
     key = "oneOf" if "oneOf" in schema else "anyOf"
     members = schema.get(key)
     nullable = [m for m in members if m == {"type": "null"}] if isinstance(members, list) else []
-    allowed = _UNION_ANNOTATIONS | ({"default"} if nullable and schema.get("default", 0) is None else set())
+    allowed = _UNIONANNOTATIONS | ({"default"} if nullable and schema.get("default", 0) is None else set())
     if not class_path or not isinstance(members, list) or set(schema) - allowed != {key}:
         return schema
     objects = [m for m in members if m != {"type": "null"}]
