@@ -14,7 +14,7 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.models import FieldInfo, ModelsOutput, property_names, run_datamodel_codegen, split_models
 
 #: The version of the entries' layout: entries of another version are cache misses.
-ENTRY_FORMAT = 3
+ENTRY_FORMAT = 2
 #: At most this many tools per model generator call (more saves little and gives the workers uneven shares).
 BATCH_SIZE = 8
 

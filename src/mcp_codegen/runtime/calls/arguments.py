@@ -105,12 +105,16 @@ def json_value(value: object, location: tuple[str | int, ...] = ()) -> object:
             ]
         )
     if kind is dict or isinstance(value, Mapping):
-        items = cast("Mapping[object, object]", value).items()
+        mapping = cast("Mapping[object, object]", value)
         result: dict[str, object] = {}
-        for key, item in items:
+        for key, item in mapping.items():
             if not isinstance(key, str):
                 raise InvalidArguments(
-                    [_error("json", location, "has a key that is not a string", value)]
+                    [
+                        _error(
+                            "json", location, "has a key that is not a string", mapping
+                        )
+                    ]
                 )
             result[key] = json_value(item, (*location, key))
         return result
@@ -142,10 +146,10 @@ class SchemaCheck:
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
         self.schema = schema
-        listed = schema.get("properties")
+        listed: object = schema.get("properties")
         #: The wire names the schema lists.
         self.properties: frozenset[str] = frozenset(
-            listed if isinstance(listed, dict) else ()
+            cast("dict[str, object]", listed) if isinstance(listed, dict) else ()
         )
         self._validator: Any = _compiled(schema)
 
@@ -225,18 +229,20 @@ def _details(error: Any) -> Iterator[ErrorDetails]:
     if keyword in ("additionalProperties", "unevaluatedProperties") and isinstance(
         instance, dict
     ):
-        extras = _unexpected_keys(cast("dict[str, object]", instance), error.schema)
-        for name in extras or [""]:
+        given = cast("dict[str, object]", instance)
+        for name in _unexpected_keys(given, error.schema) or [""]:
             yield _error(
                 keyword,
                 (*location, name) if name else location,
                 "is not an argument the schema allows",
-                instance.get(name),
+                given.get(name),
             )
         return
     message = _message(keyword, value)
-    if keyword in ("minimum", "maximum") and isinstance(error.schema, dict):
-        if error.schema.get(f"exclusive{keyword.title()}") is True:  # draft-04's form
+    schema: object = error.schema
+    if keyword in ("minimum", "maximum") and isinstance(schema, dict):
+        bounds = cast("dict[str, object]", schema)
+        if bounds.get(f"exclusive{keyword.title()}") is True:  # draft-04's form
             message = message.replace("=", "")
     if "propertyNames" in error.absolute_schema_path and isinstance(instance, str):
         message = (
@@ -250,11 +256,17 @@ def _unexpected_keys(instance: dict[str, object], schema: object) -> list[str]:
 
     if not isinstance(schema, dict):
         return []
-    properties = schema.get("properties")
-    patterns = schema.get("patternProperties")
-    listed = set(properties) if isinstance(properties, dict) else set()
+    keywords = cast("dict[str, object]", schema)
+    properties, patterns = keywords.get("properties"), keywords.get("patternProperties")
+    listed = (
+        set(cast("dict[str, object]", properties))
+        if isinstance(properties, dict)
+        else set[str]()
+    )
     regexes: list[re.Pattern[str]] = []
-    for pattern in patterns if isinstance(patterns, dict) else ():
+    for pattern in (
+        cast("dict[str, object]", patterns) if isinstance(patterns, dict) else ()
+    ):
         try:
             regexes.append(re.compile(pattern))
         except re.error:
@@ -283,7 +295,11 @@ def _count(value: object, unit: str) -> str:
 _MESSAGES: Final[dict[str, Callable[[object], str]]] = {
     "type": lambda v: (
         "must be of type "
-        + (" or ".join(map(str, v)) if isinstance(v, list) else str(v))
+        + (
+            " or ".join(map(str, cast("list[object]", v)))
+            if isinstance(v, list)
+            else str(v)
+        )
     ),
     "enum": lambda v: f"must be one of {_quoted(v)}",
     "const": lambda v: f"must be {_quoted(v)}",
