@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Row, emit, executable, fmt_seconds, median, run_timed  # noqa: E402
 
-TARGET = 1.15
+TARGET = 1.0
 PACKAGE = "demo_client"
 
 Call = Callable[[], Awaitable[Any]]

@@ -116,7 +116,7 @@ class AsyncClient(AsyncClientBase):
         """
         return await self._call_tool(
             _specs.get_annotated_message,
-            {"message_type": message_type, "include_image": include_image},
+            {"messageType": message_type, "includeImage": include_image},
         )
 
     async def get_env(self) -> ToolResult:
@@ -174,7 +174,7 @@ class AsyncClient(AsyncClientBase):
         """
         return await self._call_tool(
             _specs.get_resource_reference,
-            {"resource_type": resource_type, "resource_id": resource_id},
+            {"resourceType": resource_type, "resourceId": resource_id},
         )
 
     async def get_structured_content(
@@ -258,7 +258,7 @@ class AsyncClient(AsyncClientBase):
         """
         return await self._call_tool(
             _specs.gzip_file_as_resource,
-            {"name": name, "data": data, "output_type": output_type},
+            {"name": name, "data": data, "outputType": output_type},
         )
 
     async def simulate_research_query(

@@ -10,14 +10,13 @@ from typing import Any, ClassVar
 
 import mcp_types as types
 from fakepkg import AsyncClient
-from fakepkg.client import SNAPSHOT
 from fakepkg.models.mismatch import MismatchArguments, MismatchResult, WrappedArguments
 from mcp import Client as McpClient
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from rt_server import build_server
 
-from mcp_codegen.runtime import AsyncClientBase, ToolSpec
+from mcp_codegen.runtime import AsyncClientBase, SnapshotData, ToolSpec
 
 HERE = Path(__file__).resolve().parent
 SERVER_SCRIPT = str(HERE / "rt_server.py")
@@ -93,7 +92,8 @@ def lowlevel_server() -> Server[Any]:
     return Server("low", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-# The typed client of `lowlevel_server()`.
+# The typed client of `lowlevel_server()`, with the listing it was made from.
+LOWLEVEL_SNAPSHOT = SnapshotData(Path(__file__).with_name("lowlevel_snapshot.json"))
 MISMATCH: ToolSpec[MismatchArguments, MismatchResult] = ToolSpec(
     name="mismatch",
     python_name="mismatch",
@@ -101,7 +101,7 @@ MISMATCH: ToolSpec[MismatchArguments, MismatchResult] = ToolSpec(
     arguments_class="MismatchArguments",
     result_class="MismatchResult",
     unwrap_result=False,
-    snapshot=SNAPSHOT,
+    snapshot=LOWLEVEL_SNAPSHOT,
 )
 WRAPPED: ToolSpec[WrappedArguments, int] = ToolSpec(
     name="wrapped",
@@ -110,7 +110,7 @@ WRAPPED: ToolSpec[WrappedArguments, int] = ToolSpec(
     arguments_class="WrappedArguments",
     result_class="WrappedResult",
     unwrap_result=True,
-    snapshot=SNAPSHOT,
+    snapshot=LOWLEVEL_SNAPSHOT,
 )
 
 

@@ -23,7 +23,7 @@ class GetWeatherResult(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
     city: Annotated[str, Field(description="The city, as given.", title="City")]
     temperature: Annotated[
-        float,
+        int | float,
         Field(
             description="Temperature in the requested units, one decimal place.",
             title="Temperature",

@@ -9,6 +9,6 @@ from pydantic import BaseModel, ConfigDict, Field
 class GetResourceLinksArguments(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
     count: Annotated[
-        float,
+        int | float,
         Field(description="Number of resource links to return (1-10)", ge=1.0, le=10.0),
     ] = 3

@@ -12,5 +12,6 @@ class GetResourceReferenceArguments(BaseModel):
         "Text"
     )
     resource_id: Annotated[
-        float, Field(alias="resourceId", description="ID of the text resource to fetch")
+        int | float,
+        Field(alias="resourceId", description="ID of the text resource to fetch"),
     ] = 1

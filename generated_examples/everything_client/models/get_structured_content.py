@@ -15,6 +15,6 @@ class GetStructuredContentArguments(BaseModel):
 
 class GetStructuredContentResult(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    temperature: Annotated[float, Field(description="Temperature in celsius")]
+    temperature: Annotated[int | float, Field(description="Temperature in celsius")]
     conditions: Annotated[str, Field(description="Weather conditions description")]
-    humidity: Annotated[float, Field(description="Humidity percentage")]
+    humidity: Annotated[int | float, Field(description="Humidity percentage")]

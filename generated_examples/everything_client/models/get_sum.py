@@ -8,5 +8,5 @@ from pydantic import BaseModel, ConfigDict, Field
 
 class GetSumArguments(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
-    a: Annotated[float, Field(description="First number")]
-    b: Annotated[float, Field(description="Second number")]
+    a: Annotated[int | float, Field(description="First number")]
+    b: Annotated[int | float, Field(description="Second number")]

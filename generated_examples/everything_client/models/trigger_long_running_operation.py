@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 class TriggerLongRunningOperationArguments(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
     duration: Annotated[
-        float, Field(description="Duration of the operation in seconds")
+        int | float, Field(description="Duration of the operation in seconds")
     ] = 10
-    steps: Annotated[float, Field(description="Number of steps in the operation")] = 5
+    steps: Annotated[
+        int | float, Field(description="Number of steps in the operation")
+    ] = 5

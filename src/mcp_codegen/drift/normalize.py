@@ -6,7 +6,9 @@ Two snapshots of the same API must compare equal whatever the spelling, so befor
   (`index_items`);
 - every JSON Schema is rewritten into one canonical spelling (`normalize_schema`):
 
-  * `$schema`, `$id`, `$anchor`, `$dynamicAnchor` are dropped (identity, not meaning);
+  * each schema is read in its dialect and said in 2020-12 terms (`schema_dialect`: a draft-07 `$ref` ignores
+    its siblings, array-form `items` is `prefixItems`); then `$schema`, `$id`, `$anchor`, `$dynamicAnchor` are
+    dropped (identity, not meaning);
   * local `$ref`s (`#`, `#/$defs/X`, `#/definitions/X`, path refs such as `#/properties/x/items`) are
     replaced by the (normalised) schema they point to, sibling keywords of the `$ref` laid over it; a ref met
     again while it is being expanded becomes the marker `{"$recursiveRef": "<ref>"}` (the recursion guard), so
@@ -33,6 +35,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote
+
+from mcp_codegen.schema_dialect import in_current_dialect, is_legacy_dialect
 
 JsonObject = dict[str, Any]
 
@@ -104,6 +108,8 @@ class _Normalizer:
         self.cache: dict[str, Any] = {}
         #: Recursion markers made so far (an expansion that made none can be cached).
         self.markers = 0
+        #: Draft-07 or older: a `$ref` ignores its siblings (`schema_dialect`).
+        self.legacy = isinstance(root, dict) and is_legacy_dialect(root.get("$schema"))
 
     def node(self, schema: Any, stack: tuple[str, ...]) -> Any:
         if schema is True:
@@ -112,6 +118,7 @@ class _Normalizer:
             return {"not": {}}
         if not isinstance(schema, dict):
             return schema
+        schema = in_current_dialect(schema, self.legacy)
         ref = schema.get("$ref")
         if ref is not None and isinstance(ref, str) and (ref == "#" or ref.startswith("#/")):
             return self._expand(schema, ref, stack)

@@ -24,7 +24,13 @@ from mcp_codegen.generate.naming import (
     NameRegistry,
     class_prefixes,
 )
-from mcp_codegen.generate.schema_prep import PreparedTool, accepts_null, is_wrapped_primitive, prepare_tool
+from mcp_codegen.generate.schema_prep import (
+    PreparedTool,
+    accepts_null,
+    is_wrapped_primitive,
+    names_extra_keys,
+    prepare_tool,
+)
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen.runtime.calls.drift import tool_fingerprint
@@ -129,7 +135,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
         arguments = prepared.definitions[plan.arguments_class]
         properties = arguments.get("properties")
         if isinstance(properties, dict) and not prepared.permissive_arguments:
-            registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
+            registry = NameRegistry(RESERVED_IDENTIFIERS | {ir.EXTRA_ARGUMENTS}, reserved_prefix="model_")
             plan.parameter_names = registry.assign_all(properties, lambda p: snake_case(p, fallback="field"))
             for wire_property, python in plan.parameter_names.items():
                 converted = snake_case(wire_property, fallback="field")
@@ -304,6 +310,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         unwrap_result=unwrap,
         return_type=return_type,
         permissive=plan.prepared.permissive_arguments,
+        extra_arguments=not plan.prepared.permissive_arguments and names_extra_keys(plan.raw.get("inputSchema")),
         parameters=tuple(parameters),
         title=title if isinstance(title, str) else None,
         description=description if isinstance(description, str) else None,

@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+#: The keyword of a tool's method taking the arguments its schema allows beyond the listed ones; no parameter
+#: is given this name.
+EXTRA_ARGUMENTS = "extra_arguments"
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -37,6 +41,8 @@ class Tool:
     return_type: str
     #: Permissive arguments: the method takes `**arguments` instead of typed keywords.
     permissive: bool
+    #: The schema says which other keys it takes: the method takes them as `extra_arguments`.
+    extra_arguments: bool
     parameters: tuple[Parameter, ...]
     title: str | None
     description: str | None

@@ -8,8 +8,11 @@ from collections.abc import Iterable
 
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.models import names_in
-from mcp_codegen.generate.pysource import docstring
+from mcp_codegen.generate.pysource import docstring, string_literal
 from mcp_codegen.runtime.text import shortened
+
+EXTRA_ARGUMENTS = ir.EXTRA_ARGUMENTS
+_EXTRA_ARGUMENTS_LINE = "Arguments beyond the listed ones, by wire name, sent as given (the schema allows them)."
 
 
 def _parameter_source(parameter: ir.Parameter, model_names: frozenset[str]) -> str:
@@ -24,9 +27,11 @@ def tool_signature(tool: ir.Tool, model_names: frozenset[str] = frozenset(), wit
     parts = ["self"] if with_self else []
     if tool.permissive:
         parts.append("**arguments: Any")
-    elif tool.parameters:
+    elif tool.parameters or tool.extra_arguments:
         parts.append("*")
         parts += [_parameter_source(p, model_names) for p in tool.parameters]
+        if tool.extra_arguments:
+            parts.append(f"{EXTRA_ARGUMENTS}: Mapping[str, object] | None = None")
     return ", ".join(parts)
 
 
@@ -82,11 +87,14 @@ def _raises_section(errors: list[tuple[str, str]]) -> list[str]:
 
 def tool_docstring(tool: ir.Tool, indent: int) -> str:
     lines = [tool.description or tool.title or f"Call the `{tool.wire_name}` tool."]
-    lines += _args_section([_argument_line(p.python_name, p.description, p.default) for p in tool.parameters])
+    arguments = [_argument_line(p.python_name, p.description, p.default) for p in tool.parameters]
+    if tool.extra_arguments:
+        arguments.append(f"    {EXTRA_ARGUMENTS}: {_EXTRA_ARGUMENTS_LINE}")
+    lines += _args_section(arguments)
     if tool.return_type != "ToolResult":
         lines += ["", "Returns:", f"    {tool.return_type}: The tool's structured result, validated."]
     errors = []
-    if tool.parameters:
+    if tool.parameters or tool.extra_arguments:
         errors.append(("ArgumentsValidationError", "The arguments do not match the tool's schema; nothing was sent."))
     errors.append(("ToolError", "The tool ran and reported failure (`isError`)."))
     if tool.result_class is not None:
@@ -95,10 +103,13 @@ def tool_docstring(tool: ir.Tool, indent: int) -> str:
     return _named_docstring(lines, errors, tool.wire_name, tool.python_name, indent)
 
 
-def arguments_dict(tool: ir.Tool) -> str:
+def tool_call_arguments(tool: ir.Tool) -> str:
+    """What a tool's method hands `_call_tool` after its spec: `{"wireName": wire_name}` keyed by the wire names
+    (server text, written as string literals), and `extra=extra_arguments` where the method takes them."""
     if tool.permissive:
         return "arguments"
-    return _names_dict(p.python_name for p in tool.parameters)
+    values = "{" + ", ".join(f"{string_literal(p.wire_name)}: {p.python_name}" for p in tool.parameters) + "}"
+    return f"{values}, extra={EXTRA_ARGUMENTS}" if tool.extra_arguments else values
 
 
 def forwarded_arguments(tool: ir.Tool) -> str:
@@ -106,7 +117,8 @@ def forwarded_arguments(tool: ir.Tool) -> str:
     which the formatter would keep as a one-argument-per-line call)."""
     if tool.permissive:
         return ", **arguments"
-    return "".join(f", {p.python_name}={p.python_name}" for p in tool.parameters)
+    names = [p.python_name for p in tool.parameters] + ([EXTRA_ARGUMENTS] if tool.extra_arguments else [])
+    return "".join(f", {name}={name}" for name in names)
 
 
 def prompt_signature(prompt: ir.Prompt, with_self: bool = True) -> str:

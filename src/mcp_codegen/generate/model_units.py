@@ -19,18 +19,26 @@ ENTRY_FORMAT = 2
 BATCH_SIZE = 8
 
 
+class _ClassMissing(Exception):
+    """The model generator made no class for a root (a model the package would import)."""
+
+
 def generate_unit(unit: dict[str, Any]) -> dict[str, Any]:
-    """One tool's models as plain data; a tool the model generator rejects gets a permissive arguments model."""
+    """One tool's models as plain data; a tool the model generator rejects, or makes no root class for, gets a
+    permissive arguments model (never a package importing a class that does not exist)."""
     failed: str | None = None
+    diagnostics = Diagnostics()
     try:
         source = run_datamodel_codegen(unit["document"], unit["aliases"])
-        owners = unit["owners"]
+        output = split_models(source, unit["owners"], _nullable([unit]), diagnostics)
+        if any(item.code == "model-class-missing" for item in diagnostics.items):
+            raise _ClassMissing("it made no class for the arguments or the result")
     except Exception as error:  # the generator's failures have no common type
-        failed = error.__class__.__name__
+        failed = str(error) if isinstance(error, _ClassMissing) else error.__class__.__name__
         source = run_datamodel_codegen({"$defs": unit["permissive"]}, {})
         owners = {module: roots[:1] for module, roots in unit["owners"].items()}
-    diagnostics = Diagnostics()
-    output = split_models(source, owners, _nullable([unit]), diagnostics)
+        diagnostics = Diagnostics()
+        output = split_models(source, owners, _nullable([unit]), diagnostics)
     return _entry(output, unit, failed, diagnostics)
 
 

@@ -209,6 +209,8 @@ def split_models(
         else:
             raise ValueError(f"unexpected statement in generated models: {ast.unparse(statement)[:80]}")
     _inline_constrained_roots(definitions)
+    for definition in definitions.values():
+        _JsonNumbers().visit(definition)
 
     dependencies = {name: _referenced(node) & definitions.keys() - {name} for name, node in definitions.items()}
     reached_by: dict[str, set[str]] = {}
@@ -436,8 +438,32 @@ class _InlineConstrained(ast.NodeTransformer):
         return replaced
 
 
+class _JsonNumbers(ast.NodeTransformer):
+    """`float` -> `int | float` in a model's types: a JSON number keeps its form (`1` stays an int, which a
+    `float` field would turn into `1.0`, and send as such)."""
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id == "float" and isinstance(node.ctx, ast.Load):
+            return _INT_OR_FLOAT()
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        return node  # `Field(...)` holds values, not types
+
+
+def _INT_OR_FLOAT() -> ast.BinOp:
+    return ast.BinOp(ast.Name("int", ast.Load()), ast.BitOr(), ast.Name("float", ast.Load()))
+
+
 class _PlainTypes(ast.NodeTransformer):
-    """`Annotated[T, ...]` -> `T` anywhere in a type: a parameter's type, not the model's constraints."""
+    """`Annotated[T, ...]` -> `T` anywhere in a type: a parameter's type, not the model's constraints; and
+    `int | float` -> `float`, which type checkers read the same (an int is a float to them)."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        if ast.dump(node) == _INT_OR_FLOAT_DUMP:
+            return ast.Name("float", ast.Load())
+        self.generic_visit(node)
+        return node
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
         if isinstance(node.value, ast.Name) and node.value.id == "Annotated" and isinstance(node.slice, ast.Tuple):
@@ -446,6 +472,9 @@ class _PlainTypes(ast.NodeTransformer):
             return inner
         self.generic_visit(node)
         return node
+
+
+_INT_OR_FLOAT_DUMP = ast.dump(_INT_OR_FLOAT())
 
 
 def plain_type(annotation: ast.expr) -> ast.expr:

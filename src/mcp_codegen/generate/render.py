@@ -23,7 +23,6 @@ from mcp_codegen.generate.cli_table import cli_line, table_source
 from mcp_codegen.generate.fingerprint import templates_dir
 from mcp_codegen.generate.method_source import (
     DEFAULT_LIMIT,
-    arguments_dict,
     forwarded_arguments,
     prompt_arguments_dict,
     prompt_docstring,
@@ -33,6 +32,7 @@ from mcp_codegen.generate.method_source import (
     template_docstring,
     template_signature,
     template_values_dict,
+    tool_call_arguments,
     tool_docstring,
     tool_signature,
 )
@@ -75,7 +75,7 @@ def _environment() -> jinja2.Environment:
         signature_md=lambda tool: tool_signature(tool, with_self=False),
         qualified=qualified,
         tool_docstring=tool_docstring,
-        arguments_dict=arguments_dict,
+        tool_call_arguments=tool_call_arguments,
         forwarded_arguments=forwarded_arguments,
         prompt_signature=prompt_signature,
         prompt_signature_md=lambda prompt: prompt_signature(prompt, with_self=False),

@@ -25,6 +25,7 @@ from pydantic_core import SchemaError, SchemaValidator, core_schema
 from mcp_codegen.casing import pascal_case
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.models import kept_as_field_name
+from mcp_codegen.schema_dialect import ANNOTATIONS, in_current_dialect, is_legacy_dialect
 
 JsonSchema = dict[str, Any]
 
@@ -81,6 +82,8 @@ class _Hoister:
         self.claim = claim
         self.hoisted: dict[str, str] = {}  # JSON pointer -> class name
         self.definitions: dict[str, JsonSchema] = {}
+        #: Draft-07 or older (`$schema`): a `$ref` ignores its siblings.
+        self.legacy = is_legacy_dialect(root.get("$schema"))
 
     def definition_for(self, pointer: str) -> str | None:
         if pointer in ("", "#"):
@@ -115,6 +118,7 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: st
     if not isinstance(schema, dict):
         hoister.diagnostics.warn(location, "schema is not an object; accepted as any value", code="schema-not-object")
         return {}
+    schema = in_current_dialect(schema, hoister.legacy)
     result: JsonSchema = {}
     for key, value in schema.items():
         if key in _DROPPED_KEYS or key in ("$defs", "definitions"):
@@ -150,6 +154,7 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: st
             result[key] = copy.deepcopy(value)
     if "$ref" in result and isinstance(result["$ref"], dict):
         result.pop("$ref")
+    result = _widened(result)
     result = _discriminated(result, hoister, class_path)
     _drop_unfit_default(result, location, hoister.diagnostics)
     if _is_object(result) and "additionalProperties" not in result:
@@ -157,8 +162,98 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: st
     return result
 
 
+#: Keywords no Python type can say (they depend on other keywords' results, or on keys and positions):
+#: dropped from the models, so the type accepts more; the tool's own schema still decides before sending.
+_UNTYPED_KEYWORDS = (
+    "unevaluatedItems", "unevaluatedProperties", "propertyNames", "contains", "minContains", "maxContains",
+    "dependentSchemas", "dependentRequired", "dependencies", "if", "then", "else", "uniqueItems",
+    "additionalItems", "minProperties", "maxProperties",
+)  # fmt: skip
+#: Keywords that fix which JSON types a schema without `type` takes (the others take any type).
+_TYPE_DECIDING = ("type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf", "not")
+_JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
+
+
+def _widened(schema: JsonSchema) -> JsonSchema:
+    """`schema` less what Python types cannot say exactly, so the model accepts at least what it accepts.
+
+    A generated type may accept more than the schema, never less: every call is checked against the tool's
+    own schema before it is sent, so widening here costs a type's precision, never a valid call.
+    """
+    if "$ref" in schema:  # in 2020-12 the siblings of a `$ref` also apply: the ref's type alone is wider
+        return {key: value for key, value in schema.items() if key == "$ref" or key in ANNOTATIONS}
+    widened = {key: value for key, value in schema.items() if key not in _UNTYPED_KEYWORDS}
+    if "prefixItems" in widened:  # positions: a list of anything (its length bounds still hold)
+        del widened["prefixItems"]
+        widened.pop("items", None)
+    if "patternProperties" in widened:  # a key matching a pattern is allowed whatever else says
+        del widened["patternProperties"]
+        widened["additionalProperties"] = True
+    for bound in ("exclusiveMinimum", "exclusiveMaximum"):
+        if isinstance(widened.get(bound), bool):  # draft-04's form
+            del widened[bound]
+    if "enum" in widened and not _scalar_list(widened["enum"]):
+        del widened["enum"]
+    if "const" in widened and not _scalar_list([widened["const"]]):
+        del widened["const"]
+    kind = widened.get("type")
+    if kind is not None and not (
+        (isinstance(kind, str) and kind in _JSON_TYPES)
+        or (isinstance(kind, list) and kind and all(isinstance(k, str) and k in _JSON_TYPES for k in kind))
+    ):
+        del widened["type"]
+    if not any(key in widened for key in _TYPE_DECIDING):  # keywords of one type apply only to that type
+        return {key: value for key, value in widened.items() if key in ANNOTATIONS}
+    return widened
+
+
+def _scalar_list(values: object) -> bool:
+    return (
+        isinstance(values, list)
+        and bool(values)
+        and all(isinstance(v, str | int | float | bool) or v is None for v in values)
+    )
+
+
+def _flattened_root(schema: JsonSchema) -> JsonSchema:
+    """An arguments root as one object of named properties: the methods' keyword parameters.
+
+    The properties of the root's `allOf`, `anyOf` and `oneOf` branches (and of a root `$ref`) join its own:
+    required where the root or an `allOf` branch requires them, else optional; a property two places type
+    differently takes any value. Conditions between them (`not`, `if`, which branch) are left to the schema.
+    """
+    branches_by_key = {key: schema[key] for key in ("allOf", "anyOf", "oneOf") if isinstance(schema.get(key), list)}
+    if isinstance(schema.get("$ref"), str):
+        branches_by_key["allOf"] = [*branches_by_key.get("allOf", []), {"$ref": schema["$ref"]}]
+    if not branches_by_key and not any(key in schema for key in ("not", "if", "then", "else")):
+        return schema
+    root = {
+        k: v for k, v in schema.items() if k not in ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref")
+    }
+    listed = root.get("properties")
+    properties: JsonSchema = dict(listed) if isinstance(listed, dict) else {}
+    required = [name for name in root.get("required", []) if isinstance(name, str)]
+    for key, branches in branches_by_key.items():
+        for branch in branches:
+            if isinstance(branch, dict) and isinstance(branch.get("$ref"), str):
+                branch = _resolve_pointer(schema, branch["$ref"]) if branch["$ref"].startswith("#") else None
+            if not isinstance(branch, dict):
+                continue
+            branch_properties = branch.get("properties")
+            for name, sub in (branch_properties if isinstance(branch_properties, dict) else {}).items():
+                if name not in properties:
+                    properties[name] = sub
+                elif properties[name] != sub and key != "allOf":
+                    properties[name] = {}
+            if key == "allOf" and isinstance(branch.get("required"), list):
+                required += [name for name in branch["required"] if isinstance(name, str)]
+    root["properties"] = properties
+    root["required"] = list(dict.fromkeys(required))
+    return root
+
+
 #: Keys a union may have beside its members and still be read as a discriminated union of them.
-_UNION_ANNOTATIONS = frozenset({"title", "description", "examples"})
+_UNIONANNOTATIONS = frozenset({"title", "description", "examples"})
 #: Longest tag kept in a member's class name (a tag is server text: it names, it does not bloat).
 _TAG_NAME_LIMIT = 40
 
@@ -175,7 +270,7 @@ def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> Js
     key = "oneOf" if "oneOf" in schema else "anyOf"
     members = schema.get(key)
     nullable = [m for m in members if m == {"type": "null"}] if isinstance(members, list) else []
-    allowed = _UNION_ANNOTATIONS | ({"default"} if nullable and schema.get("default", 0) is None else set())
+    allowed = _UNIONANNOTATIONS | ({"default"} if nullable and schema.get("default", 0) is None else set())
     if not class_path or not isinstance(members, list) or set(schema) - allowed != {key}:
         return schema
     objects = [m for m in members if m != {"type": "null"}]
@@ -413,8 +508,12 @@ def prepare_tool(
 
 
 def _normalized_root(schema: JsonSchema) -> JsonSchema:
-    if "type" not in schema:
-        return {"type": "object", **schema}
+    """A root schema as an object with `properties` (MCP roots are objects): a model class, never a root model."""
+    schema = _flattened_root(schema)
+    if schema.get("type") != "object":
+        schema = {**schema, "type": "object"}
+    if not isinstance(schema.get("properties"), dict):
+        schema = {**schema, "properties": {}}
     return schema
 
 
@@ -449,6 +548,25 @@ def _usable_output_schema(schema: Any, location: str, diagnostics: Diagnostics) 
     elif "type" not in schema:
         diagnostics.warn(location, "schema has no 'type'; read as an object", code="output-schema-no-type")
     return problem is None
+
+
+#: Object keywords that say which keys beyond the listed properties a schema takes.
+_EXTRA_KEY_KEYWORDS = ("patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentSchemas")
+
+
+def names_extra_keys(input_schema: Any) -> bool:
+    """Whether an input schema says it takes keys beyond its listed properties (`additionalProperties` or
+    `unevaluatedProperties` other than false, or a keyword about keys): its method then takes `extra_arguments`.
+
+    A schema that merely leaves `additionalProperties` out allows any key too, but says nothing of them: its
+    extra keys go through `call()`, which keeps every method of the ordinary tools as short as the listing.
+    """
+    if not isinstance(input_schema, dict):
+        return False
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        if keyword in input_schema and input_schema[keyword] is not False:
+            return True
+    return any(keyword in input_schema for keyword in _EXTRA_KEY_KEYWORDS)
 
 
 def is_wrapped_primitive(output_schema: Any) -> bool:

@@ -101,7 +101,11 @@ class ServerFeatures(ClientCore):
         from ..calls.drift import check_drift
 
         return await check_drift(
-            self._session, expected, strict=strict, explain=self._translated
+            self._session,
+            expected,
+            strict=strict,
+            explain=self._translated,
+            on_changed=self._check_against_live_schemas,
         )
 
     @asynccontextmanager

@@ -21,6 +21,8 @@ from .errors import SnapshotError
 if TYPE_CHECKING:
     from mcp_types import Icon
 
+    from .arguments import SchemaCheck
+
 __all__ = ["PromptSpec", "ResourceSpec", "SnapshotData", "TemplateSpec", "ToolSpec"]
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
@@ -187,8 +189,10 @@ class ToolSpec(Generic[ArgsT, ResultT]):
     """One tool: its wire name, its models (imported on first use) and its listed schemas."""
 
     __slots__ = (
+        "_arguments_check",
         "_arguments_model",
         "_description_override",
+        "_wire_names",
         "_resolved",
         "_result_field",
         "_result_model",
@@ -234,6 +238,8 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         self._arguments_model: type[ArgsT] | None = None
         self._result_model: type[BaseModel] | None = None
         self._result_field: str | None = None
+        self._arguments_check: SchemaCheck | None = None
+        self._wire_names: dict[str, str] | None = None
 
     def _resolve(self) -> None:
         # Racing threads compute the same values; the flag is set last so readers never see half a result.
@@ -279,6 +285,25 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         if not self._resolved:
             self._resolve()
         return self._result_field
+
+    def arguments_check(self) -> SchemaCheck:
+        """The listed input schema, compiled once: what decides whether arguments are sent."""
+        check = self._arguments_check
+        if check is None:
+            from .arguments import SchemaCheck
+
+            check = self._arguments_check = SchemaCheck(self.input_schema_view())
+        return check
+
+    def wire_names(self) -> dict[str, str]:
+        """The arguments model's Python field names -> the wire names they stand for (from its aliases)."""
+        names = self._wire_names
+        if names is None:
+            names = self._wire_names = {
+                name: info.alias or name
+                for name, info in self.arguments_model.model_fields.items()
+            }
+        return names
 
     def _listing(self) -> _JsonObject:
         item = self.snapshot.tool(self.name)

@@ -12,6 +12,7 @@ from typing import (
 
 from pydantic import ValidationError
 
+from ..calls.arguments import InvalidArguments, given_twice, json_value, python_named
 from ..calls.errors import (
     ArgumentsValidationError,
     ResultValidationError,
@@ -23,7 +24,6 @@ from ..calls.sentinel import NOT_SENT
 from .core import ClientCore, lazy_mcp_types
 
 if TYPE_CHECKING:
-
     import mcp_types
     from pydantic import BaseModel
 
@@ -66,24 +66,26 @@ class ToolCalls(ClientCore):
         arguments: Mapping[str, object],
         *,
         timeout: float | None = None,
+        extra: Mapping[str, object] | None = None,
     ) -> R:
-        """Validate `arguments` (Python field names; NOT_SENT values left out), call the tool, type the result."""
+        """Check `arguments` (wire or Python names; NOT_SENT values left out) and `extra` (wire names)
+        against the tool's schema, send them as given, type the result."""
         if self._call_hooks:
             return await self._observed(
                 spec.name,
-                arguments,
-                lambda: self._call_tool_now(spec, arguments, timeout=timeout),
+                {**arguments, **extra} if extra else arguments,
+                lambda: self._call_tool_now(spec, arguments, timeout, extra),
             )
-        return await self._call_tool_now(spec, arguments, timeout=timeout)
+        return await self._call_tool_now(spec, arguments, timeout, extra)
 
     async def _call_tool_now(
         self,
         spec: ToolSpec[Any, R],
         arguments: Mapping[str, object],
-        *,
         timeout: float | None = None,
+        extra: Mapping[str, object] | None = None,
     ) -> R:
-        raw = await self._send_tool_call(spec, arguments, timeout)
+        raw = await self._send_tool_call(spec, arguments, timeout, extra)
         return cast(R, self._tool_outcome(spec, raw))
 
     async def _send_tool_call(
@@ -91,20 +93,12 @@ class ToolCalls(ClientCore):
         spec: ToolSpec[Any, Any],
         arguments: Mapping[str, object],
         timeout: float | None,
+        extra: Mapping[str, object] | None = None,
     ) -> mcp_types.CallToolResult:
-        """Validate `arguments` with the tool's model (NOT_SENT values left out) and send `tools/call`."""
+        """Send `tools/call` with the wire arguments (`_wire_arguments`)."""
         if self._closed_reason is not None:
             raise self._closed_error()
-        values = {
-            key: value for key, value in arguments.items() if value is not NOT_SENT
-        }
-        try:
-            model = spec.arguments_model.model_validate(values)
-        except ValidationError as error:
-            raise ArgumentsValidationError(
-                error.errors(include_url=False), tool=spec.name
-            ) from error
-        payload = model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        payload = self._wire_arguments(spec, arguments, extra)
         types = lazy_mcp_types()
         request = types.CallToolRequest(
             params=types.CallToolRequestParams(name=spec.name, arguments=payload)
@@ -115,6 +109,38 @@ class ToolCalls(ClientCore):
             )
         except Exception as error:  # noqa: BLE001 - translated and re-raised
             self._after_failure(error, method="tools/call")
+
+    def _wire_arguments(
+        self,
+        spec: ToolSpec[Any, Any],
+        arguments: Mapping[str, object],
+        extra: Mapping[str, object] | None,
+    ) -> dict[str, object]:
+        """The arguments as sent: wire names, the values exactly as given (NOT_SENT left out), checked
+        against the tool's schema; `ArgumentsValidationError` (nothing sent) when the schema refuses them."""
+        check = self._arguments_check(spec)
+        properties = check.properties
+        wire: dict[str, object] = {}
+        renames: dict[str, str] | None = None
+        try:
+            for key, value in arguments.items():
+                if value is NOT_SENT:
+                    continue
+                if key not in properties:  # a Python name (`call()`, the command line)
+                    renames = spec.wire_names() if renames is None else renames
+                    key = renames.get(key, key)
+                wire[key] = json_value(value, (key,))
+            for key, value in (extra or {}).items():
+                if key in wire:
+                    raise InvalidArguments([given_twice(key, value)])
+                wire[key] = json_value(value, (key,))
+        except InvalidArguments as invalid:
+            problems = invalid.errors
+        else:
+            problems = check.problems(wire)
+        if problems:
+            raise ArgumentsValidationError(python_named(problems, spec), tool=spec.name)
+        return wire
 
     def _tool_outcome(
         self, spec: ToolSpec[Any, Any], raw: mcp_types.CallToolResult

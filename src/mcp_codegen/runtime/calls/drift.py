@@ -139,9 +139,13 @@ async def list_session_tools(session: ClientSession) -> list[mcp_types.Tool]:
 
 async def live_fingerprints(session: ClientSession) -> dict[str, str]:
     """Every page of the live tool listing, hashed per tool."""
+    return fingerprints_of_tools(await list_session_tools(session))
+
+
+def fingerprints_of_tools(tools: list[mcp_types.Tool]) -> dict[str, str]:
     return {
         tool.name: tool_fingerprint(tool.input_schema, tool.output_schema)
-        for tool in await list_session_tools(session)
+        for tool in tools
     }
 
 
@@ -151,6 +155,7 @@ async def check_drift(
     *,
     strict: bool,
     explain: Callable[[Exception, str | None], BaseException] | None = None,
+    on_changed: Callable[[dict[str, dict[str, Any]]], None] | None = None,
 ) -> DriftSummary | None:
     """Compare the live tools with `expected`; warn, or raise when `strict`. None if the check could not run.
 
@@ -159,7 +164,8 @@ async def check_drift(
     when `strict` (it is not drift), and named in the warning otherwise.
     """
     try:
-        summary = compare(expected, await live_fingerprints(session))
+        tools = await list_session_tools(session)
+        summary = compare(expected, fingerprints_of_tools(tools))
     except Exception as error:  # an off-spec listing must not stop a client that works
         reason = explain(error, "tools/list") if explain is not None else error
         if strict:
@@ -172,6 +178,11 @@ async def check_drift(
             "could not check the server's tools for drift: %s", _describe(reason)
         )
         return None
+    if on_changed is not None:
+        changed = set(summary.changed)
+        on_changed(
+            {tool.name: tool.input_schema for tool in tools if tool.name in changed}
+        )
     if summary.drifted:
         if strict:
             raise SchemaDriftError(summary)

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ..agents.tool import AgentTool
+    from ..calls.arguments import SchemaCheck
     from ..calls.specs import PromptSpec, TemplateSpec, ToolSpec
     from ..calls.tracing import CallHook
     from ..server_requests import (
@@ -153,6 +154,8 @@ class ClientCore:
     _closed_detail: str | None = None
     #: The response cache of the connection (the connector's `cache=`), or None when it is off.
     _response_cache: ClientResponseCache | None = None
+    #: Tools whose input schema the server changed since generation -> the listed one, compiled on first use.
+    _live_input_schemas: dict[str, SchemaCheck | dict[str, Any]] | None = None
 
     def __init__(self, session: Client | ClientSession) -> None:
         inner: Any = session
@@ -162,6 +165,23 @@ class ClientCore:
         self._call_options: CallOptions | None = None
         self._closed_reason: str | None = None
         self._connection: AsyncConnection[Any] | None = None
+
+    def _check_against_live_schemas(self, changed: dict[str, dict[str, Any]]) -> None:
+        """Check later calls of these tools against the input schemas this session listed (drift check)."""
+        self._live_input_schemas = dict(changed) or None
+
+    def _arguments_check(self, spec: ToolSpec[Any, Any]) -> SchemaCheck:
+        """What decides the arguments of `spec`: the schema listed in this session where it changed, else
+        the snapshot's."""
+        live = self._live_input_schemas
+        if live is None or spec.name not in live:
+            return spec.arguments_check()
+        found = live[spec.name]
+        if isinstance(found, dict):
+            from ..calls.arguments import SchemaCheck
+
+            live[spec.name] = found = SchemaCheck(found)
+        return found
 
     def with_options(
         self,
