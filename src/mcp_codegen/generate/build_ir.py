@@ -21,6 +21,7 @@ from mcp_codegen.generate.naming import (
     RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
     RESERVED_NAMESPACE_MEMBERS,
+    RESERVED_PARAMETERS,
     NameRegistry,
     class_prefixes,
 )
@@ -129,7 +130,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
         arguments = prepared.definitions[plan.arguments_class]
         properties = arguments.get("properties")
         if isinstance(properties, dict) and not prepared.permissive_arguments:
-            registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
+            registry = NameRegistry(RESERVED_PARAMETERS, reserved_prefix="model_")
             plan.parameter_names = registry.assign_all(properties, lambda p: snake_case(p, fallback="field"))
             for wire_property, python in plan.parameter_names.items():
                 converted = snake_case(wire_property, fallback="field")
@@ -328,7 +329,7 @@ def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, .
         arguments_by_name = _unique_by(
             tuple(a for a in raw_arguments if isinstance(a, dict)), "name", f"prompts.{wire}.arguments", diagnostics
         )
-        argument_registry = NameRegistry(RESERVED_IDENTIFIERS)
+        argument_registry = NameRegistry(RESERVED_PARAMETERS)
         argument_names = argument_registry.assign_all(arguments_by_name, lambda a: snake_case(a, fallback="argument"))
         for name, python in argument_names.items():
             note = rename_note(name, python, snake_case(name, fallback="argument"), argument_registry.claimed_by)
@@ -379,7 +380,7 @@ def _resources(
     template_ir = []
     for uri_template, item in sorted(templates.items()):
         variables = uri_template_variables(uri_template)
-        variable_registry = NameRegistry(RESERVED_IDENTIFIERS)
+        variable_registry = NameRegistry(RESERVED_PARAMETERS)
         variable_names = variable_registry.assign_all(variables, lambda v: snake_case(v, fallback="value"))
         for variable in variables:
             python = variable_names[variable]
