@@ -257,7 +257,8 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
     location = f"tools.{plan.wire_name}"
     fields: list[FieldInfo] = models.fields.get(plan.arguments_class, [])
     descriptions = _property_descriptions(plan.raw.get("inputSchema"))
-    defaults = _property_defaults(plan.raw.get("inputSchema"))
+    # The defaults the arguments model holds (a null default on a property that refuses null is no default).
+    defaults = _property_defaults(plan.prepared.definitions.get(plan.arguments_class))
     parameters = []
     for info in fields:
         expected = plan.parameter_names.get(info.wire_name)

@@ -18,6 +18,7 @@ from typing import Any
 
 from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.generate.model_defaults import hold_object_defaults
 from mcp_codegen.generate.naming import PYDANTIC_MODEL_ATTRIBUTES, RESERVED_PARAMETERS, NameRegistry
 
 SHARED_MODULE = "_shared"
@@ -209,6 +210,7 @@ def split_models(
         else:
             raise ValueError(f"unexpected statement in generated models: {ast.unparse(statement)[:80]}")
     _inline_constrained_roots(definitions)
+    hold_object_defaults(definitions, imports)
 
     dependencies = {name: _referenced(node) & definitions.keys() - {name} for name, node in definitions.items()}
     reached_by: dict[str, set[str]] = {}

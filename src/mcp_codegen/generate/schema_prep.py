@@ -24,6 +24,7 @@ from pydantic_core import SchemaError, SchemaValidator, core_schema
 
 from mcp_codegen.casing import pascal_case
 from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.generate.model_defaults import default_fits
 from mcp_codegen.generate.models import kept_as_field_name
 
 JsonSchema = dict[str, Any]
@@ -33,6 +34,7 @@ _UNSUPPORTED_PATTERN = "pattern is not a regex pydantic can check; dropped (the 
 #: Neither form works for them: mypy rejects such integers in Literal[...], and pydantic checks an Enum of
 #: integers as 64-bit.
 _WIDE_LITERAL = "holds an integer beyond 64 bits, which cannot be typed; dropped (the server still checks it)"
+_UNFIT_DEFAULT = "default does not fit the property's type; left out of the model"
 #: The largest integer mypy accepts inside `Literal[...]`, either sign.
 _LITERAL_INT_MAX = 2**63 - 1
 
@@ -151,7 +153,7 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: st
     if "$ref" in result and isinstance(result["$ref"], dict):
         result.pop("$ref")
     result = _discriminated(result, hoister, class_path)
-    _drop_unfit_default(result, location, hoister.diagnostics)
+    _drop_unfit_default(result, location, hoister.diagnostics, lambda value: default_fits(value, schema, hoister.root))
     if _is_object(result) and "additionalProperties" not in result:
         result["additionalProperties"] = True
     return result
@@ -304,19 +306,27 @@ def _is_object(schema: JsonSchema) -> bool:
     return kind == "object" or (kind is None and "properties" in schema)
 
 
-def _drop_unfit_default(schema: JsonSchema, location: str, diagnostics: Diagnostics) -> None:
-    """Keep a default only when it is a scalar that fits the declared type and enum.
+def _drop_unfit_default(
+    schema: JsonSchema, location: str, diagnostics: Diagnostics, structured_fits: Callable[[Any], bool]
+) -> None:
+    """Keep a default only when it is a scalar that fits the declared type and enum, or an array or object
+    that `structured_fits` (valid against the raw schema: see `model_defaults`).
 
-    Defaults only shape the model's Python-side default (unset fields are never sent), and an object
-    default, or one of the wrong type, makes the generated module fail `mypy --strict`. A `null` default
-    on a property that does not accept null (what schemas made from Python signatures say for an optional
-    argument) is the server's "not given": it is left out without a warning, the field stays optional.
+    Defaults shape the model's default, which the fake server's handlers see (unset fields are never sent);
+    one of the wrong type makes the generated module fail `mypy --strict`. A `null` default on a property
+    that does not accept null (what schemas made from Python signatures say for an optional argument) is the
+    server's "not given": it is left out without a warning, the field stays optional.
     """
     if "default" not in schema:
         return
     default = schema["default"]
     if default is None and not accepts_null(schema):
         del schema["default"]
+        return
+    if isinstance(default, list | dict):
+        if not structured_fits(default):
+            del schema["default"]
+            diagnostics.warn(f"{location}.default", _UNFIT_DEFAULT, code="default-dropped")
         return
     fits = isinstance(default, str | int | float | bool) or default is None
     kind = schema.get("type")
@@ -329,12 +339,7 @@ def _drop_unfit_default(schema: JsonSchema, location: str, diagnostics: Diagnost
         fits = default == schema["const"]
     if not fits:
         del schema["default"]
-        if not isinstance(default, dict | list):
-            diagnostics.warn(
-                f"{location}.default",
-                "default does not fit the property's type; left out of the model",
-                code="default-dropped",
-            )
+        diagnostics.warn(f"{location}.default", _UNFIT_DEFAULT, code="default-dropped")
 
 
 def _fits_type(value: object, kind: object) -> bool:
