@@ -26,6 +26,7 @@ from mcp_codegen.casing import pascal_case
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.model_defaults import default_fits
 from mcp_codegen.generate.models import kept_as_field_name
+from mcp_codegen.generate.schema_names import LABEL_LIMIT, member_labels, resolve_pointer, same_definition
 
 JsonSchema = dict[str, Any]
 
@@ -74,6 +75,7 @@ class _Hoister:
         location: str,
         diagnostics: Diagnostics,
         claim: Callable[[str], str],
+        arguments: _Hoister | None = None,
     ) -> None:
         self.root = root
         self.root_class = root_class
@@ -83,20 +85,31 @@ class _Hoister:
         self.claim = claim
         self.hoisted: dict[str, str] = {}  # JSON pointer -> class name
         self.definitions: dict[str, JsonSchema] = {}
+        #: The result's hoister shares the arguments' definitions that are the same schema (see `schema_names`).
+        self.arguments = arguments
 
     def definition_for(self, pointer: str) -> str | None:
         if pointer in ("", "#"):
             return self.root_class
         if pointer in self.hoisted:
             return self.hoisted[pointer]
-        target = _resolve_pointer(self.root, pointer)
+        target = resolve_pointer(self.root, pointer)
         if target is None:
             return None
         last = pointer.rstrip("/").rsplit("/", 1)[-1]
         base = pascal_case(last, fallback="Definition")
         if base.startswith(("Arguments", "Result")):
             base = f"Def{base}"  # keeps hoisted names apart from the roots and their nested classes
-        name = self.claim(self.prefix + base)
+        name = self.prefix + base
+        if self.arguments is not None and name in self.arguments.definitions:
+            theirs = {held: at for at, held in self.arguments.hoisted.items()}.get(name)
+            if theirs is not None and same_definition(
+                self.root, target, self.arguments.root, resolve_pointer(self.arguments.root, theirs)
+            ):
+                self.hoisted[pointer] = name
+                return name
+            name = self.root_class + base  # named by its place: `DraftNoteResultAuthor`
+        name = self.claim(name)
         self.hoisted[pointer] = name
         # Registered before preparing its body, so recursive refs inside it resolve to this name.
         self.definitions[name] = {}
@@ -161,8 +174,6 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: st
 
 #: Keys a union may have beside its members and still be read as a discriminated union of them.
 _UNION_ANNOTATIONS = frozenset({"title", "description", "examples"})
-#: Longest tag kept in a member's class name (a tag is server text: it names, it does not bloat).
-_TAG_NAME_LIMIT = 40
 
 
 def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> JsonSchema:
@@ -186,7 +197,7 @@ def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> Js
         return schema
     tag = _tag_property([body for body in bodies if body is not None])
     if tag is None:
-        return schema
+        return _named_members(schema, key, hoister, class_path)
     refs = []
     mapping = {}
     for member, body in zip(objects, bodies, strict=True):
@@ -196,7 +207,7 @@ def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> Js
         if "$ref" in member:
             ref = member["$ref"]
         else:
-            tag_name = pascal_case(value, fallback="Variant")[:_TAG_NAME_LIMIT]
+            tag_name = pascal_case(value, fallback="Variant")[:LABEL_LIMIT]
             name = hoister.claim(class_path + tag_name)
             hoister.definitions[name] = member
             ref = f"#/$defs/{name}"
@@ -207,6 +218,28 @@ def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> Js
     if nullable:  # the generator keeps the discriminator only on a flat union: `A | B | None`
         union["oneOf"].append({"type": "null"})
     return {**union, **annotations}
+
+
+def _named_members(schema: JsonSchema, key: str, hoister: _Hoister, class_path: str) -> JsonSchema:
+    """A union of plain objects without a tag: its inline members hoisted under names by what tells them apart
+    (`schema_names.member_labels`), not the model generator's `...1`, `...2`. Validation is unchanged."""
+    members = schema[key]
+    bodies = [_object_body(member, hoister) for member in members if member != {"type": "null"}]
+    labels = member_labels([body for body in bodies if body is not None])
+    if labels is None:
+        return schema
+    refs, labelled = [], iter(labels)
+    for member in members:
+        if member == {"type": "null"}:
+            refs.append(member)
+            continue
+        label = next(labelled)
+        if "$ref" not in member:
+            name = hoister.claim(class_path + label)
+            hoister.definitions[name] = member
+            member = {"$ref": f"#/$defs/{name}"}
+        refs.append(member)
+    return {**schema, key: refs}
 
 
 def _object_body(member: Any, hoister: _Hoister) -> JsonSchema | None:
@@ -266,19 +299,6 @@ def _rewrite_ref(ref: Any, hoister: _Hoister, location: str) -> Any:
         )
         return {}
     return f"#/$defs/{name}"
-
-
-def _resolve_pointer(root: JsonSchema, pointer: str) -> Any:
-    node: Any = root
-    for raw in pointer.lstrip("#").strip("/").split("/"):
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
 
 
 def _compiles(pattern: str) -> bool:
@@ -389,11 +409,14 @@ def prepare_tool(
     """The arguments (and result) definitions of one tool for the combined document."""
     prepared = PreparedTool()
     arguments_class = f"{class_prefix}Arguments"
+    arguments: _Hoister | None = None
     input_schema = tool.get("inputSchema")
     if _usable_input_schema(input_schema, f"{location}.inputSchema", diagnostics):
         assert isinstance(input_schema, dict)
         normalized = _normalized_root(input_schema)
-        hoister = _Hoister(normalized, arguments_class, class_prefix, f"{location}.inputSchema", diagnostics, claim)
+        hoister = arguments = _Hoister(
+            normalized, arguments_class, class_prefix, f"{location}.inputSchema", diagnostics, claim
+        )
         prepared.definitions[arguments_class] = prepare_schema(
             normalized, hoister, f"{location}.inputSchema", arguments_class
         )
@@ -408,7 +431,9 @@ def prepare_tool(
             assert isinstance(output_schema, dict)
             result_class = f"{class_prefix}Result"
             normalized = _normalized_root(output_schema)
-            hoister = _Hoister(normalized, result_class, class_prefix, f"{location}.outputSchema", diagnostics, claim)
+            hoister = _Hoister(
+                normalized, result_class, class_prefix, f"{location}.outputSchema", diagnostics, claim, arguments
+            )
             prepared.definitions[result_class] = prepare_schema(
                 normalized, hoister, f"{location}.outputSchema", result_class
             )
