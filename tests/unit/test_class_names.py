@@ -116,6 +116,36 @@ TOOLS: list[dict[str, Any]] = [
 ]
 
 
+PATHS = {
+    "name": "paths",
+    "inputSchema": {
+        "type": "object",
+        "$defs": {"Mode": {"type": "string"}},
+        "definitions": {"Mode": {"type": "integer"}},
+        "properties": {
+            "a": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "string"}}}},
+            "b": {"type": "array", "items": {"type": "object", "properties": {"y": {"type": "string"}}}},
+            "first": {"$ref": "#/properties/a/items"},
+            "second": {"$ref": "#/properties/b/items"},
+            "mode": {"$ref": "#/$defs/Mode"},
+            "level": {"$ref": "#/definitions/Mode"},
+        },
+    },
+}
+
+
+def test_hoisted_definitions_of_one_name_are_one_class_when_the_same_and_named_by_path_when_not() -> None:
+    files = generate_files(snapshot_of([PATHS]), package_name="paths_client", diagnostics=Diagnostics())
+    fields = {
+        node.target.id: ast.unparse(node.annotation)
+        for node in ast.walk(ast.parse(files["models/paths.py"]))
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+    }
+    assert fields["first"] == "PathsItems | None" and fields["second"] == "PathsArgumentsBItems | None"
+    assert fields["mode"] == "str | None" and fields["level"] == "int | None"
+    assert not [cls for cls in _model_classes(files) if cls[-1].isdigit()]
+
+
 def test_shared_definitions_are_one_class_and_union_members_are_named_by_tag_or_own_property(tmp_path: Path) -> None:
     diagnostics = generate_into(tmp_path, snapshot_of(TOOLS), "names_client")
     assert not diagnostics.problems, [str(d) for d in diagnostics.problems]

@@ -3,8 +3,9 @@
 * the inline object members of a union are named by what tells them apart (`member_labels`): a tag property's
   values (`type: "resource"` -> `Resource`), else their titles, else a property only that member has
   (`WithLine`);
-* a definition the result schema reaches under a name the arguments already use is that same class when the
-  two definitions are the same (`same_definition`), and is named by its place (`DraftNoteResultAuthor`) when not.
+* a definition reached under a name already used (by the arguments, or by another path of the same schema) is
+  that same class when the two definitions are the same (`same_definition`), and is named by its place
+  (`DraftNoteResultAuthor`, `SearchArgumentsBItems`) when not.
 """
 
 from __future__ import annotations
@@ -30,6 +31,13 @@ def resolve_pointer(root: Any, pointer: str) -> Any:
         else:
             return None
     return node
+
+
+def place_name(pointer: str) -> str:
+    """`#/properties/a/items` -> `AItems`, `#/$defs/Author` -> `Author`: a definition's path, for a name."""
+    parts = pointer.lstrip("#").strip("/").split("/")
+    kept = [part for part in parts if part not in ("properties", "$defs", "definitions")]
+    return "".join(pascal_case(part.replace("~1", "/").replace("~0", "~"), fallback="Item") for part in kept)
 
 
 def same_definition(root: Any, schema: Any, other_root: Any, other: Any) -> bool:

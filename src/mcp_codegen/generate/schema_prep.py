@@ -26,7 +26,13 @@ from mcp_codegen.casing import pascal_case
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.model_defaults import default_fits
 from mcp_codegen.generate.models import kept_as_field_name
-from mcp_codegen.generate.schema_names import LABEL_LIMIT, member_labels, resolve_pointer, same_definition
+from mcp_codegen.generate.schema_names import (
+    LABEL_LIMIT,
+    member_labels,
+    place_name,
+    resolve_pointer,
+    same_definition,
+)
 
 JsonSchema = dict[str, Any]
 
@@ -101,14 +107,16 @@ class _Hoister:
         if base.startswith(("Arguments", "Result")):
             base = f"Def{base}"  # keeps hoisted names apart from the roots and their nested classes
         name = self.prefix + base
-        if self.arguments is not None and name in self.arguments.definitions:
-            theirs = {held: at for at, held in self.arguments.hoisted.items()}.get(name)
-            if theirs is not None and same_definition(
-                self.root, target, self.arguments.root, resolve_pointer(self.arguments.root, theirs)
-            ):
-                self.hoisted[pointer] = name
-                return name
-            name = self.root_class + base  # named by its place: `DraftNoteResultAuthor`
+        for holder in filter(None, (self, self.arguments)):
+            if name in holder.definitions:
+                theirs = {held: at for at, held in holder.hoisted.items()}.get(name)
+                if theirs is not None and same_definition(
+                    self.root, target, holder.root, resolve_pointer(holder.root, theirs)
+                ):
+                    self.hoisted[pointer] = name  # the same schema: the same class
+                    return name
+                name = self.root_class + place_name(pointer)  # by its place: `DraftNoteResultAuthor`
+                break
         name = self.claim(name)
         self.hoisted[pointer] = name
         # Registered before preparing its body, so recursive refs inside it resolve to this name.
