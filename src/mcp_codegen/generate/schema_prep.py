@@ -203,9 +203,10 @@ def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> Js
     bodies = [_object_body(member, hoister) for member in objects]
     if len(objects) < 2 or len(nullable) > 1 or any(body is None for body in bodies):
         return schema
-    tag = _tag_property([body for body in bodies if body is not None])
+    checked = [body for body in bodies if body is not None]
+    tag = _tag_property(checked)
     if tag is None:
-        return _named_members(schema, key, hoister, class_path)
+        return _named_members(schema, key, checked, hoister, class_path)
     refs = []
     mapping = {}
     for member, body in zip(objects, bodies, strict=True):
@@ -228,16 +229,16 @@ def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> Js
     return {**union, **annotations}
 
 
-def _named_members(schema: JsonSchema, key: str, hoister: _Hoister, class_path: str) -> JsonSchema:
-    """A union of plain objects without a tag: its inline members hoisted under names by what tells them apart
-    (`schema_names.member_labels`), not the model generator's `...1`, `...2`. Validation is unchanged."""
-    members = schema[key]
-    bodies = [_object_body(member, hoister) for member in members if member != {"type": "null"}]
-    labels = member_labels([body for body in bodies if body is not None])
+def _named_members(
+    schema: JsonSchema, key: str, bodies: list[JsonSchema], hoister: _Hoister, class_path: str
+) -> JsonSchema:
+    """A union of plain objects (`bodies`, null aside) without a tag: its inline members hoisted under names by
+    what tells them apart (`schema_names.member_labels`), not the generator's `...1`. Validation is unchanged."""
+    labels = member_labels(bodies)
     if labels is None:
         return schema
     refs, labelled = [], iter(labels)
-    for member in members:
+    for member in schema[key]:
         if member == {"type": "null"}:
             refs.append(member)
             continue
