@@ -17,7 +17,15 @@ TOOL = {
     "name": "stage",
     "inputSchema": {
         "type": "object",
-        "$defs": {"Options": {"type": "object", "properties": {"depth": {"type": "integer"}}}},
+        "$defs": {
+            "Options": {
+                "type": "object",
+                "properties": {
+                    "depth": {"type": "integer"},
+                    "sort": {"type": "object", "properties": {"key": {"type": "string"}}, "default": {"key": "name"}},
+                },
+            }
+        },
         "properties": {
             "files": {"type": "array", "items": FILE, "default": []},
             "names": {"type": "array", "items": {"type": "string"}, "default": ["a", "b"]},
@@ -57,5 +65,8 @@ async def test_a_handler_receives_every_default_as_the_server_applies_it(tmp_pat
         with pytest.raises(pydantic.ValidationError):
             arguments_model.model_validate({"files": None})  # the schema refuses null
         assert arguments_model().files is not arguments_model().files  # one list per instance
+    # The package README lists a nested model's object default as its JSON, not as the factory that holds it.
+    readme = (tmp_path / "defaults_client" / "README.md").read_text(encoding="utf-8")
+    assert "`sort: StageOptionsSort = {'key': 'name'}`" in readme, readme
     result = mypy_strict(tmp_path, "defaults_client")
     assert result.returncode == 0, result.stdout[-3000:]

@@ -16,6 +16,7 @@ from mcp_codegen import __version__
 from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import ir
+from mcp_codegen.generate.model_defaults import default_source
 from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, names_in
 from mcp_codegen.generate.naming import (
     RESERVED_CLIENT_MEMBERS,
@@ -246,7 +247,7 @@ def _model_fields(node: ast.ClassDef) -> list[ir.ModelField]:
                 wire_name=alias if isinstance(alias, str) else statement.target.id,
                 type_source=ast.unparse(annotation),
                 required=statement.value is None,
-                default=None if statement.value is None else ast.unparse(statement.value),
+                default=None if statement.value is None else default_source(statement.value),
                 description=description if isinstance(description, str) else None,
             )
         )

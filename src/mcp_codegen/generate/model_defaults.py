@@ -72,3 +72,18 @@ def _factory(type_: ast.expr, value: ast.expr) -> ast.expr:
     validated = ast.Call(ast.Attribute(adapter, "validate_python", ast.Load()), [value], [])
     factory = ast.Lambda(ast.arguments([], [], None, [], [], None, []), validated)
     return ast.Call(ast.Name("Field", ast.Load()), [], [ast.keyword("default_factory", factory)])
+
+
+def default_source(value: ast.expr) -> str:
+    """A field's default as the README shows it: the JSON literal of a `hold_object_defaults` factory."""
+    if (
+        isinstance(value, ast.Call)
+        and [k.arg for k in value.keywords] == ["default_factory"]
+        and isinstance(factory := value.keywords[0].value, ast.Lambda)
+        and isinstance(validated := factory.body, ast.Call)
+        and isinstance(validated.func, ast.Attribute)
+        and validated.func.attr == "validate_python"
+        and len(validated.args) == 1
+    ):
+        return ast.unparse(validated.args[0])
+    return ast.unparse(value)
