@@ -105,6 +105,7 @@ def test_what_cannot_be_checked_is_dropped_and_reported() -> None:
                 "dangling": {"$ref": "#/$defs/Nowhere"},
                 "wrong": {"type": "integer", "default": "ten"},
                 "object_default": {"type": "object", "default": {"a": 1}},
+                "wrong_array": {"type": "array", "items": {"type": "integer"}, "default": ["x"]},
             },
         }
     )
@@ -113,9 +114,17 @@ def test_what_cannot_be_checked_is_dropped_and_reported() -> None:
     assert properties["ok"] == {"type": "string", "pattern": "^[a-z]+$"}  # formats stay plain strings
     assert "enum" not in properties["wide"]
     assert properties["remote"] == {} and properties["dangling"] == {}
-    assert "default" not in properties["wrong"] and "default" not in properties["object_default"]
+    assert "default" not in properties["wrong"] and "default" not in properties["wrong_array"]
+    assert properties["object_default"]["default"] == {"a": 1}  # valid against its schema: the model holds it
     reported = {d.location.removeprefix("tools.t.inputSchema.properties.") for d in diagnostics.warnings}
-    assert reported == {"look.pattern", "wide.enum", "remote.$ref", "dangling.$ref", "wrong.default"}
+    assert reported == {
+        "look.pattern",
+        "wide.enum",
+        "remote.$ref",
+        "dangling.$ref",
+        "wrong.default",
+        "wrong_array.default",
+    }
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from .add import AddResult as AddResult
     from .draft_note import DraftNoteArguments as DraftNoteArguments
     from .draft_note import DraftNoteAuthor as DraftNoteAuthor
-    from .draft_note import DraftNoteAuthor2 as DraftNoteAuthor2
     from .draft_note import DraftNoteResult as DraftNoteResult
     from .forecast import ForecastArguments as ForecastArguments
     from .get_note import GetNoteArguments as GetNoteArguments
@@ -33,7 +32,6 @@ _MODULE_OF: dict[str, str] = {
     "AddResult": "add",
     "DraftNoteArguments": "draft_note",
     "DraftNoteAuthor": "draft_note",
-    "DraftNoteAuthor2": "draft_note",
     "DraftNoteResult": "draft_note",
     "ForecastArguments": "forecast",
     "GetNoteArguments": "get_note",

@@ -35,18 +35,6 @@ class DraftNoteAuthor(BaseModel):
     ] = None
 
 
-class DraftNoteAuthor2(BaseModel):
-    """
-    Who wrote a note.
-    """
-
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-    name: Annotated[str, Field(description="Display name.", min_length=1, title="Name")]
-    email: Annotated[
-        str | None, Field(description="Contact address, if any.", title="Email")
-    ] = None
-
-
 class DraftNoteResult(BaseModel):
     """
     A note in the demo notebook.
@@ -65,4 +53,4 @@ class DraftNoteResult(BaseModel):
     priority: Annotated[Literal["low", "normal", "high"], Field(title="Priority")] = (
         "normal"
     )
-    author: DraftNoteAuthor2 | None = None
+    author: DraftNoteAuthor | None = None

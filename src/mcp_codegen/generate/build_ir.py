@@ -16,11 +16,13 @@ from mcp_codegen import __version__
 from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import ir
+from mcp_codegen.generate.model_defaults import default_source
 from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, names_in
 from mcp_codegen.generate.naming import (
     RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
     RESERVED_NAMESPACE_MEMBERS,
+    RESERVED_PARAMETERS,
     NameRegistry,
     class_prefixes,
 )
@@ -135,7 +137,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
         arguments = prepared.definitions[plan.arguments_class]
         properties = arguments.get("properties")
         if isinstance(properties, dict) and not prepared.permissive_arguments:
-            registry = NameRegistry(RESERVED_IDENTIFIERS | {ir.EXTRA_ARGUMENTS}, reserved_prefix="model_")
+            registry = NameRegistry(RESERVED_PARAMETERS | {ir.EXTRA_ARGUMENTS}, reserved_prefix="model_")
             plan.parameter_names = registry.assign_all(properties, lambda p: snake_case(p, fallback="field"))
             for wire_property, python in plan.parameter_names.items():
                 converted = snake_case(wire_property, fallback="field")
@@ -251,7 +253,7 @@ def _model_fields(node: ast.ClassDef) -> list[ir.ModelField]:
                 wire_name=alias if isinstance(alias, str) else statement.target.id,
                 type_source=ast.unparse(annotation),
                 required=statement.value is None,
-                default=None if statement.value is None else ast.unparse(statement.value),
+                default=None if statement.value is None else default_source(statement.value),
                 description=description if isinstance(description, str) else None,
             )
         )
@@ -262,7 +264,8 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
     location = f"tools.{plan.wire_name}"
     fields: list[FieldInfo] = models.fields.get(plan.arguments_class, [])
     descriptions = _property_descriptions(plan.raw.get("inputSchema"))
-    defaults = _property_defaults(plan.raw.get("inputSchema"))
+    # The defaults the arguments model holds (a null default on a property that refuses null is no default).
+    defaults = _property_defaults(plan.prepared.definitions.get(plan.arguments_class))
     parameters = []
     for info in fields:
         expected = plan.parameter_names.get(info.wire_name)
@@ -335,7 +338,7 @@ def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, .
         arguments_by_name = _unique_by(
             tuple(a for a in raw_arguments if isinstance(a, dict)), "name", f"prompts.{wire}.arguments", diagnostics
         )
-        argument_registry = NameRegistry(RESERVED_IDENTIFIERS)
+        argument_registry = NameRegistry(RESERVED_PARAMETERS)
         argument_names = argument_registry.assign_all(arguments_by_name, lambda a: snake_case(a, fallback="argument"))
         for name, python in argument_names.items():
             note = rename_note(name, python, snake_case(name, fallback="argument"), argument_registry.claimed_by)
@@ -386,7 +389,7 @@ def _resources(
     template_ir = []
     for uri_template, item in sorted(templates.items()):
         variables = uri_template_variables(uri_template)
-        variable_registry = NameRegistry(RESERVED_IDENTIFIERS)
+        variable_registry = NameRegistry(RESERVED_PARAMETERS)
         variable_names = variable_registry.assign_all(variables, lambda v: snake_case(v, fallback="value"))
         for variable in variables:
             python = variable_names[variable]

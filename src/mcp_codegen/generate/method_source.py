@@ -4,6 +4,7 @@ resources and templates (the Jinja filters `render` registers; server text reach
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 
 from mcp_codegen.generate import ir
@@ -66,10 +67,15 @@ _REQUEST_RAISES = (
 DEFAULT_LIMIT = 60
 
 
+#: How descriptions state a default ("Defaults to HEAD", "(default: 10)", "Default is css", "When false
+#: (default)", "by default"): then the line does not state it a second time.
+_STATES_DEFAULT = re.compile(r"\bdefaults?\b\s*(?:to\b|is\b|[:=),])|\(\s*default\b|\bby default\b", re.IGNORECASE)
+
+
 def _argument_line(name: str, description: str | None, default: str | None) -> str | None:
     """One `Args:` line, or None when the server said nothing about the argument."""
     text = " ".join((description or "").split())
-    if default is not None:
+    if default is not None and not _STATES_DEFAULT.search(text):
         default = shortened(default, DEFAULT_LIMIT, "...")  # generated text stays ASCII
         stop = "" if not text or text.endswith((".", "!", "?")) else "."
         text = f"{text}{stop} Default {default}, applied by the server when not sent.".lstrip()

@@ -18,7 +18,8 @@ from typing import Any
 
 from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.generate.naming import PYDANTIC_MODEL_ATTRIBUTES, RESERVED_IDENTIFIERS, NameRegistry
+from mcp_codegen.generate.model_defaults import hold_object_defaults
+from mcp_codegen.generate.naming import PYDANTIC_MODEL_ATTRIBUTES, RESERVED_PARAMETERS, NameRegistry
 
 SHARED_MODULE = "_shared"
 
@@ -105,7 +106,7 @@ def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
     wire_names = property_names(definitions)
     kept = {name for name in wire_names if kept_as_field_name(name)}
     renamed = wire_names - kept - _SHADOWING_FIELD_ALIASES.keys()
-    registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
+    registry = NameRegistry(RESERVED_PARAMETERS, reserved_prefix="model_")
     registry.hold(kept | set(_SHADOWING_FIELD_ALIASES.values()))
     return _SHADOWING_FIELD_ALIASES | registry.assign_all(renamed, lambda wire: snake_case(wire, fallback="field"))
 
@@ -211,6 +212,7 @@ def split_models(
     _inline_constrained_roots(definitions)
     for definition in definitions.values():
         _JsonNumbers().visit(definition)
+    hold_object_defaults(definitions, imports)
 
     dependencies = {name: _referenced(node) & definitions.keys() - {name} for name, node in definitions.items()}
     reached_by: dict[str, set[str]] = {}

@@ -24,7 +24,15 @@ from pydantic_core import SchemaError, SchemaValidator, core_schema
 
 from mcp_codegen.casing import pascal_case
 from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.generate.model_defaults import default_fits
 from mcp_codegen.generate.models import kept_as_field_name
+from mcp_codegen.generate.schema_names import (
+    LABEL_LIMIT,
+    member_labels,
+    place_name,
+    resolve_pointer,
+    same_definition,
+)
 from mcp_codegen.schema_dialect import ANNOTATIONS, in_current_dialect, is_legacy_dialect
 
 JsonSchema = dict[str, Any]
@@ -34,6 +42,7 @@ _UNSUPPORTED_PATTERN = "pattern is not a regex pydantic can check; dropped (the 
 #: Neither form works for them: mypy rejects such integers in Literal[...], and pydantic checks an Enum of
 #: integers as 64-bit.
 _WIDE_LITERAL = "holds an integer beyond 64 bits, which cannot be typed; dropped (the server still checks it)"
+_UNFIT_DEFAULT = "default does not fit the property's type; left out of the model"
 #: The largest integer mypy accepts inside `Literal[...]`, either sign.
 _LITERAL_INT_MAX = 2**63 - 1
 
@@ -73,6 +82,7 @@ class _Hoister:
         location: str,
         diagnostics: Diagnostics,
         claim: Callable[[str], str],
+        arguments: _Hoister | None = None,
     ) -> None:
         self.root = root
         self.root_class = root_class
@@ -84,20 +94,33 @@ class _Hoister:
         self.definitions: dict[str, JsonSchema] = {}
         #: Draft-07 or older (`$schema`): a `$ref` ignores its siblings.
         self.legacy = is_legacy_dialect(root.get("$schema"))
+        #: The result's hoister shares the arguments' definitions that are the same schema (see `schema_names`).
+        self.arguments = arguments
 
     def definition_for(self, pointer: str) -> str | None:
         if pointer in ("", "#"):
             return self.root_class
         if pointer in self.hoisted:
             return self.hoisted[pointer]
-        target = _resolve_pointer(self.root, pointer)
+        target = resolve_pointer(self.root, pointer)
         if target is None:
             return None
         last = pointer.rstrip("/").rsplit("/", 1)[-1]
         base = pascal_case(last, fallback="Definition")
         if base.startswith(("Arguments", "Result")):
             base = f"Def{base}"  # keeps hoisted names apart from the roots and their nested classes
-        name = self.claim(self.prefix + base)
+        name = self.prefix + base
+        for holder in filter(None, (self, self.arguments)):
+            if name in holder.definitions:
+                theirs = {held: at for at, held in holder.hoisted.items()}.get(name)
+                if theirs is not None and same_definition(
+                    self.root, target, holder.root, resolve_pointer(holder.root, theirs)
+                ):
+                    self.hoisted[pointer] = name  # the same schema: the same class
+                    return name
+                name = self.root_class + place_name(pointer)  # by its place: `DraftNoteResultAuthor`
+                break
+        name = self.claim(name)
         self.hoisted[pointer] = name
         # Registered before preparing its body, so recursive refs inside it resolve to this name.
         self.definitions[name] = {}
@@ -156,7 +179,7 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: st
         result.pop("$ref")
     result = _widened(result)
     result = _discriminated(result, hoister, class_path)
-    _drop_unfit_default(result, location, hoister.diagnostics)
+    _drop_unfit_default(result, location, hoister.diagnostics, lambda value: default_fits(value, schema, hoister.root))
     if _is_object(result) and "additionalProperties" not in result:
         result["additionalProperties"] = True
     return result
@@ -236,7 +259,7 @@ def _flattened_root(schema: JsonSchema) -> JsonSchema:
     for key, branches in branches_by_key.items():
         for branch in branches:
             if isinstance(branch, dict) and isinstance(branch.get("$ref"), str):
-                branch = _resolve_pointer(schema, branch["$ref"]) if branch["$ref"].startswith("#") else None
+                branch = resolve_pointer(schema, branch["$ref"]) if branch["$ref"].startswith("#") else None
             if not isinstance(branch, dict):
                 continue
             branch_properties = branch.get("properties")
@@ -256,6 +279,7 @@ def _flattened_root(schema: JsonSchema) -> JsonSchema:
 _UNIONANNOTATIONS = frozenset({"title", "description", "examples"})
 #: Longest tag kept in a member's class name (a tag is server text: it names, it does not bloat).
 _TAG_NAME_LIMIT = 40
+_UNION_ANNOTATIONS = frozenset({"title", "description", "examples"})
 
 
 def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> JsonSchema:
@@ -277,9 +301,10 @@ def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> Js
     bodies = [_object_body(member, hoister) for member in objects]
     if len(objects) < 2 or len(nullable) > 1 or any(body is None for body in bodies):
         return schema
-    tag = _tag_property([body for body in bodies if body is not None])
+    checked = [body for body in bodies if body is not None]
+    tag = _tag_property(checked)
     if tag is None:
-        return schema
+        return _named_members(schema, key, checked, hoister, class_path)
     refs = []
     mapping = {}
     for member, body in zip(objects, bodies, strict=True):
@@ -289,7 +314,7 @@ def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> Js
         if "$ref" in member:
             ref = member["$ref"]
         else:
-            tag_name = pascal_case(value, fallback="Variant")[:_TAG_NAME_LIMIT]
+            tag_name = pascal_case(value, fallback="Variant")[:LABEL_LIMIT]
             name = hoister.claim(class_path + tag_name)
             hoister.definitions[name] = member
             ref = f"#/$defs/{name}"
@@ -300,6 +325,28 @@ def _discriminated(schema: JsonSchema, hoister: _Hoister, class_path: str) -> Js
     if nullable:  # the generator keeps the discriminator only on a flat union: `A | B | None`
         union["oneOf"].append({"type": "null"})
     return {**union, **annotations}
+
+
+def _named_members(
+    schema: JsonSchema, key: str, bodies: list[JsonSchema], hoister: _Hoister, class_path: str
+) -> JsonSchema:
+    """A union of plain objects (`bodies`, null aside) without a tag: its inline members hoisted under names by
+    what tells them apart (`schema_names.member_labels`), not the generator's `...1`. Validation is unchanged."""
+    labels = member_labels(bodies)
+    if labels is None:
+        return schema
+    refs, labelled = [], iter(labels)
+    for member in schema[key]:
+        if member == {"type": "null"}:
+            refs.append(member)
+            continue
+        label = next(labelled)
+        if "$ref" not in member:
+            name = hoister.claim(class_path + label)
+            hoister.definitions[name] = member
+            member = {"$ref": f"#/$defs/{name}"}
+        refs.append(member)
+    return {**schema, key: refs}
 
 
 def _object_body(member: Any, hoister: _Hoister) -> JsonSchema | None:
@@ -361,19 +408,6 @@ def _rewrite_ref(ref: Any, hoister: _Hoister, location: str) -> Any:
     return f"#/$defs/{name}"
 
 
-def _resolve_pointer(root: JsonSchema, pointer: str) -> Any:
-    node: Any = root
-    for raw in pointer.lstrip("#").strip("/").split("/"):
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
-
-
 def _compiles(pattern: str) -> bool:
     """Whether both Python and pydantic's regex engine (Rust `regex`: no look-around, no backreferences)
     accept the pattern: one either rejects makes the generated module fail at import."""
@@ -399,19 +433,27 @@ def _is_object(schema: JsonSchema) -> bool:
     return kind == "object" or (kind is None and "properties" in schema)
 
 
-def _drop_unfit_default(schema: JsonSchema, location: str, diagnostics: Diagnostics) -> None:
-    """Keep a default only when it is a scalar that fits the declared type and enum.
+def _drop_unfit_default(
+    schema: JsonSchema, location: str, diagnostics: Diagnostics, structured_fits: Callable[[Any], bool]
+) -> None:
+    """Keep a default only when it is a scalar that fits the declared type and enum, or an array or object
+    that `structured_fits` (valid against the raw schema: see `model_defaults`).
 
-    Defaults only shape the model's Python-side default (unset fields are never sent), and an object
-    default, or one of the wrong type, makes the generated module fail `mypy --strict`. A `null` default
-    on a property that does not accept null (what schemas made from Python signatures say for an optional
-    argument) is the server's "not given": it is left out without a warning, the field stays optional.
+    Defaults shape the model's default, which the fake server's handlers see (unset fields are never sent);
+    one of the wrong type makes the generated module fail `mypy --strict`. A `null` default on a property
+    that does not accept null (what schemas made from Python signatures say for an optional argument) is the
+    server's "not given": it is left out without a warning, the field stays optional.
     """
     if "default" not in schema:
         return
     default = schema["default"]
     if default is None and not accepts_null(schema):
         del schema["default"]
+        return
+    if isinstance(default, list | dict):
+        if not structured_fits(default):
+            del schema["default"]
+            diagnostics.warn(f"{location}.default", _UNFIT_DEFAULT, code="default-dropped")
         return
     fits = isinstance(default, str | int | float | bool) or default is None
     kind = schema.get("type")
@@ -424,12 +466,7 @@ def _drop_unfit_default(schema: JsonSchema, location: str, diagnostics: Diagnost
         fits = default == schema["const"]
     if not fits:
         del schema["default"]
-        if not isinstance(default, dict | list):
-            diagnostics.warn(
-                f"{location}.default",
-                "default does not fit the property's type; left out of the model",
-                code="default-dropped",
-            )
+        diagnostics.warn(f"{location}.default", _UNFIT_DEFAULT, code="default-dropped")
 
 
 def _fits_type(value: object, kind: object) -> bool:
@@ -479,11 +516,14 @@ def prepare_tool(
     """The arguments (and result) definitions of one tool for the combined document."""
     prepared = PreparedTool()
     arguments_class = f"{class_prefix}Arguments"
+    arguments: _Hoister | None = None
     input_schema = tool.get("inputSchema")
     if _usable_input_schema(input_schema, f"{location}.inputSchema", diagnostics):
         assert isinstance(input_schema, dict)
         normalized = _normalized_root(input_schema)
-        hoister = _Hoister(normalized, arguments_class, class_prefix, f"{location}.inputSchema", diagnostics, claim)
+        hoister = arguments = _Hoister(
+            normalized, arguments_class, class_prefix, f"{location}.inputSchema", diagnostics, claim
+        )
         prepared.definitions[arguments_class] = prepare_schema(
             normalized, hoister, f"{location}.inputSchema", arguments_class
         )
@@ -498,7 +538,9 @@ def prepare_tool(
             assert isinstance(output_schema, dict)
             result_class = f"{class_prefix}Result"
             normalized = _normalized_root(output_schema)
-            hoister = _Hoister(normalized, result_class, class_prefix, f"{location}.outputSchema", diagnostics, claim)
+            hoister = _Hoister(
+                normalized, result_class, class_prefix, f"{location}.outputSchema", diagnostics, claim, arguments
+            )
             prepared.definitions[result_class] = prepare_schema(
                 normalized, hoister, f"{location}.outputSchema", result_class
             )
