@@ -287,16 +287,21 @@ async def measure_package(
     server = [str(ECHO_SERVER), str(work / f"{package}.json"), str(log)]
     pending = list(tools)
     while pending:
+        connected = False
         try:
             async with module.AsyncClient.stdio(sys.executable, server, timeout=60, stderr="discard") as client:
+                connected = True
                 while pending:
                     tool = pending[0]
                     outcomes += await _measure_tool(client, module, tool, dialect, refused_class, log, broken)
                     pending.pop(0)
-        except Exception as error:  # noqa: BLE001 - the connection died mid-tool: that tool is broken, go on
-            tool = pending.pop(0)
+        except Exception as error:  # noqa: BLE001 - the connection died: blame the tool in flight, go on
+            # No connection at all blames no single tool: what is left is broken for that reason.
+            lost = pending[:1] if connected else pending[:]
+            del pending[: len(lost)]
+            reason = f"connection: {_first_line(error)}"
             outcomes += [Outcome(dialect, tool.file, tool.case["description"], test["description"], test["valid"],
-                                 "broken", f"connection: {_first_line(error)}", tool.keywords) for test in tool.tests]  # fmt: skip
+                                 "broken", reason, tool.keywords) for tool in lost for test in tool.tests]  # fmt: skip
     return outcomes
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import jsonschema
 from helpers import generate_into, imported_package, snapshot_of
 from hypothesis import strategies as st
-from schema_values import JSON_VALUES, near_misses, values_for
+from schema_values import ANY_JSON, near_misses, values_for
 
 from mcp_codegen.diagnostics import Diagnostics
 
@@ -133,8 +133,9 @@ def served_package(directory: Path, tools: list[dict[str, Any]], package_name: s
 def arguments_for(schema: Mapping[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
     """Argument objects for a tool: likely-valid ones drawn from its schema, near misses of those, or any."""
     listed = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    anything = st.fixed_dictionaries({}, optional={name: JSON_VALUES for name in listed}) | st.dictionaries(
-        st.text(max_size=3), JSON_VALUES, max_size=2
+    anything = st.fixed_dictionaries({}, optional={name: ANY_JSON for name in listed}) | st.dictionaries(
+        st.text(max_size=3), ANY_JSON, max_size=2
     )
     likely = values_for(schema).filter(lambda value: isinstance(value, dict))
-    return st.one_of(likely, likely.flatmap(near_misses), anything)
+    near = likely.flatmap(near_misses)
+    return st.one_of(likely, near, likely, near, anything)  # mostly close to the schema, some of anything

@@ -140,6 +140,10 @@ HARD_SCHEMAS: dict[str, dict[str, Any]] = {
             "short": {"type": "string", "maxLength": 2},
         },
     },
+    # Number and string keywords without `type`: they constrain numbers (strings) only.
+    "scalar_keywords_untyped": _v({"minimum": 1.5, "maxLength": 2, "pattern": "^a"}),
+    # `required` names a key `properties` does not list.
+    "required_not_listed": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a", "b-c"]},
     "unique_items": _v({"type": "array", "uniqueItems": True}),
     "contains_min_max": _v({"type": "array", "contains": {"type": "integer"}, "minContains": 2, "maxContains": 3}),
     "python_names": {

@@ -27,18 +27,22 @@ JSON_VALUES = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
     max_leaves=6,
 )
+ANY_JSON = JSON_SCALARS | JSON_VALUES  # scalars more often than JSON_VALUES alone draws them
 _OBJECT_WORDS = {"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
                  "minProperties", "maxProperties", "dependentSchemas", "dependentRequired", "dependencies",
                  "unevaluatedProperties"}  # fmt: skip
 _ARRAY_WORDS = {"items", "prefixItems", "additionalItems", "contains", "minItems", "maxItems", "uniqueItems",
                 "unevaluatedItems"}  # fmt: skip
+_NUMBER_WORDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
+_STRING_WORDS = {"minLength", "maxLength", "pattern", "format"}
+_TYPE_WORDS = {"object": _OBJECT_WORDS, "array": _ARRAY_WORDS, "number": _NUMBER_WORDS, "string": _STRING_WORDS}
 _MAX_DEPTH = 4
 
 
 def values_for(schema: Any, root: Mapping[str, Any] | None = None, depth: int = 0) -> st.SearchStrategy[Any]:
     """Values `schema` (a subschema of `root`) likely accepts."""
     if not isinstance(schema, dict) or depth > _MAX_DEPTH:
-        return JSON_VALUES if depth <= _MAX_DEPTH else JSON_SCALARS
+        return ANY_JSON if depth <= _MAX_DEPTH else JSON_SCALARS
     root = schema if root is None else root
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref.startswith("#"):
@@ -63,12 +67,11 @@ def values_for(schema: Any, root: Mapping[str, Any] | None = None, depth: int = 
         return values_for(merged_all, root, depth + 1)
     types = schema.get("type")
     if isinstance(types, list):
-        return st.one_of([values_for({**schema, "type": one}, root, depth) for one in types] or [JSON_VALUES])
-    if types is None:
-        types = "object" if _OBJECT_WORDS & set(schema) else "array" if _ARRAY_WORDS & set(schema) else None
-        if types is None:
-            return JSON_VALUES
-        return _typed(schema, types, root, depth) | JSON_SCALARS
+        return st.one_of([values_for({**schema, "type": one}, root, depth) for one in types] or [ANY_JSON])
+    if types is None:  # keywords of each type constrain values of that type only: draw those and others
+        words = set(schema)
+        implied = [kind for kind, kind_words in _TYPE_WORDS.items() if words & kind_words]
+        return st.one_of([_typed(schema, kind, root, depth) for kind in implied] + [ANY_JSON])
     return _typed(schema, types, root, depth)
 
 
@@ -204,7 +207,7 @@ def _object(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> s
 def near_misses(arguments: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
     """`arguments` with one value somewhere replaced by a close one, or one top-level key added or dropped."""
     changed: list[st.SearchStrategy[dict[str, Any]]] = [
-        JSON_VALUES.map(lambda extra: {**arguments, "extra_key": extra}),
+        ANY_JSON.map(lambda extra: {**arguments, "extra_key": extra}),
     ]
     if arguments:
         changed.append(

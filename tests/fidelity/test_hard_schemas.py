@@ -15,7 +15,7 @@ from hard_schemas import HARD_SCHEMAS
 from hypothesis import HealthCheck, Phase, given, settings
 
 EXAMPLES = settings(
-    max_examples=12,
+    max_examples=15,
     deadline=None,
     report_multiple_bugs=False,
     # No shrinking: on a client that fails many examples it took minutes, and the drawn values are small already.
