@@ -24,6 +24,7 @@ from typing import Any
 
 import jsonschema
 from helpers import generate_into, imported_package, snapshot_of
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from schema_values import ANY_JSON, near_misses, values_for
 
@@ -128,6 +129,18 @@ def served_package(directory: Path, tools: list[dict[str, Any]], package_name: s
         server = [str(ECHO_SERVER), str(tools_file), str(log)]
         with package.Client.stdio(sys.executable, server, timeout=60, stderr="discard") as client:
             yield Served(package, client, log, diagnostics, {tool["name"]: tool for tool in tools})
+
+
+def examples(count: int) -> settings:
+    """Hypothesis settings of the fidelity tests: `count` examples, no deadline (stdio calls on a loaded machine),
+    and no shrinking: on a client that fails many examples it took minutes, and the drawn values are small."""
+    return settings(
+        max_examples=count,
+        deadline=None,
+        report_multiple_bugs=False,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
 
 
 def arguments_for(schema: Mapping[str, Any]) -> st.SearchStrategy[dict[str, Any]]:

@@ -14,6 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from hypothesis import strategies as st
+from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
 
 JSON_SCALARS = (
     st.none()
@@ -102,16 +105,13 @@ def _merge(base: Mapping[str, Any], extra: Any) -> Any:
 
 
 def _pointer(root: Mapping[str, Any], ref: str) -> Any:
-    node: Any = root
-    for part in ref[1:].split("/")[1:] if ref != "#" else []:
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
+    """What the local `$ref` points at in `root` (referencing, jsonschema's resolver), or None."""
+    resource = Resource.from_contents(dict(root), default_specification=DRAFT202012)
+    resolver = Registry().with_resource("urn:fidelity-root", resource).resolver(base_uri="urn:fidelity-root")
+    try:
+        return resolver.lookup(ref).contents
+    except (Unresolvable, ValueError):
+        return None
 
 
 def _typed(schema: Mapping[str, Any], kind: str, root: Mapping[str, Any], depth: int) -> st.SearchStrategy[Any]:

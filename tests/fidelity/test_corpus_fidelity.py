@@ -11,19 +11,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fid_harness import Served, arguments_for, assert_faithful, served_package
+from fid_harness import Served, arguments_for, assert_faithful, examples, served_package
 from helpers import CORPUS, corpus_names
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-EXAMPLES = settings(
-    max_examples=20,
-    deadline=None,
-    report_multiple_bugs=False,
-    # No shrinking: on a client that fails many examples it took minutes, and the drawn values are small already.
-    phases=[Phase.explicit, Phase.reuse, Phase.generate],
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+EXAMPLES = examples(20)
 
 
 def _tools(server: str) -> list[dict[str, Any]]:
