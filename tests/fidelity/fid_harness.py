@@ -18,6 +18,7 @@ import json
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from inspect import Parameter
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -33,6 +34,9 @@ from mcp_codegen.diagnostics import Diagnostics
 ECHO_SERVER = Path(__file__).resolve().with_name("echo_server.py")
 DRAFT7 = "http://json-schema.org/draft-07/schema#"
 DRAFT2020 = "https://json-schema.org/draft/2020-12/schema"
+#: The keyword of a generated method that takes arguments beyond the schema's listed properties, by wire name.
+EXTRA_ARGUMENTS = "extra_arguments"
+_KEY_KEYWORDS = ("patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentSchemas")
 
 
 @dataclass(frozen=True)
@@ -58,15 +62,29 @@ class Served:
         return self.log.read_text(encoding="utf-8").count("\n")
 
     def method_for(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Any, dict[str, Any]] | None:
-        """The typed method and its keyword arguments for `arguments`, or None when it has no parameter for a key
-        (issue 31, cause 9) or `arguments` lack one it requires."""
+        """The typed method and its keyword arguments for `arguments` (keys without a parameter of their own in
+        `extra_arguments`, or as `**arguments` of a permissive method), or None when it cannot take them or they
+        lack a required one."""
         spec = self.package.TOOLS[tool]
         method = getattr(self.client, spec.python_name)
         parameters = inspect.signature(method).parameters
         wire_to_python = {info.alias or name: name for name, info in spec.arguments_model.model_fields.items()}
-        keywords = {wire_to_python.get(key, key): value for key, value in arguments.items()}
+        keywords: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, value in arguments.items():
+            name = wire_to_python.get(key, key)
+            if name in parameters and name != EXTRA_ARGUMENTS and parameters[name].kind is not Parameter.VAR_KEYWORD:
+                keywords[name] = value
+            else:
+                extra[key] = value
+        if extra and EXTRA_ARGUMENTS in parameters:
+            keywords[EXTRA_ARGUMENTS] = extra
+        elif extra and any(p.kind is Parameter.VAR_KEYWORD for p in parameters.values()):
+            keywords.update(extra)
+        elif extra:
+            return None
         required = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY and p.default is p.empty}
-        if not set(keywords) <= set(parameters) or not required <= set(keywords):
+        if not required <= set(keywords):
             return None
         return method, keywords
 
@@ -79,9 +97,7 @@ class Served:
             if typed_call is not None:
                 method, keywords = typed_call
                 result = method(**keywords)
-            else:
-                # TODO(issue 31, cause 9): the typed form for keys beyond the listed properties, once the lead
-                # settles it (likely `extra_arguments: Mapping[str, Any]`); until then the validated `call()`.
+            else:  # the typed method cannot take them: the validated untyped call
                 result = self.client.call(tool, dict(arguments))
         except refused_class as error:
             return Refused(error, sent=self.arrivals() != before)
@@ -92,6 +108,16 @@ def validator_for(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
     """jsonschema's validator in the schema's own dialect (2020-12 when it names none); formats not asserted."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     return cls(schema)
+
+
+def says_extra_keys(schema: Mapping[str, Any]) -> bool:
+    """Whether a root schema says which keys it takes beyond its listed properties, so that its typed method
+    must take them (`extra_arguments`); a schema that merely leaves `additionalProperties` out allows any key, and
+    those go through `client.call(name, {...})` (docs/explanation/arguments.md, "Extra keys")."""
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        if keyword in schema and schema[keyword] is not False:
+            return True
+    return any(keyword in schema for keyword in _KEY_KEYWORDS)
 
 
 def same_form(arrived: Any, given: Mapping[str, Any]) -> bool:
@@ -107,9 +133,12 @@ def assert_faithful(served: Served, tool: str, arguments: dict[str, Any]) -> Non
     """What the tool's schema accepts arrives as given; what it refuses is refused before sending."""
     schema = served.tools[tool]["inputSchema"]
     valid = validator_for(schema).is_valid(arguments)
-    outcome = served.send(tool, arguments)
     given = json.dumps(arguments)
+    outcome = served.send(tool, arguments)
     if valid:
+        unlisted = set(arguments) - set(schema.get("properties") or {})
+        if not unlisted or says_extra_keys(schema):  # else `call()` is the documented way for unlisted keys
+            assert served.method_for(tool, arguments) is not None, f"{tool}: the typed method cannot take {given}"
         assert isinstance(outcome, Sent), f"{tool}: valid arguments {given} refused: {getattr(outcome, 'error', '')}"
         assert same_form(outcome.arrived, arguments), f"{tool}: sent {given}, arrived {json.dumps(outcome.arrived)}"
     else:

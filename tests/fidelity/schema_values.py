@@ -200,7 +200,7 @@ def _object(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> s
             )
         )
     if more:
-        values = st.tuples(values, st.one_of(more)).map(lambda pair: {**pair[1], **pair[0]})
+        values = st.tuples(values, st.just({}) | st.one_of(more)).map(lambda pair: {**pair[1], **pair[0]})
     return values
 
 
