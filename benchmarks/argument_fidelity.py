@@ -27,12 +27,17 @@ over stdio to `tests/fidelity/echo_server.py`, a low-level SDK server listing th
 each call with the arguments it received, decoded from the raw JSON-RPC line with the standard library. Each
 instance is sent with the typed method, `v=instance`, and classified:
 
-    valid-ok        valid, accepted, arrived as `json.dumps({"v": instance})` (numbers in the same int/float form)
+    valid-ok        valid, accepted, arrived as given: each top-level argument's `json.dumps` text unchanged
+                    (numbers in the same int/float form, nested key order kept; the top-level order is the
+                    method's, as keyword arguments have none)
     valid-refused   valid, refused before sending (ArgumentsValidationError)
     valid-changed   valid, accepted, arrived different
     invalid-refused invalid, refused before sending (and nothing reached the server)
     invalid-sent    invalid, sent
-    inexpressible   (root placement) the instance has keys the method has no parameter for (issue 31, cause 9)
+    inexpressible   (root placement) the instance has keys the schema names beyond its properties (through
+                    additionalProperties, patternProperties, ...) and the method cannot take them (cause 9);
+                    unlisted keys of a schema that merely leaves `additionalProperties` out go through
+                    `client.call(name, {...})`, the documented way, and are classified like typed calls
     broken          generation failed, the models do not import, the method takes no `v` (or requires a
                     parameter a valid instance lacks), or it raised anything else than ArgumentsValidationError
 
@@ -44,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import importlib
 import inspect
 import json
@@ -61,7 +67,12 @@ import anyio
 import jsonschema
 
 ROOT = Path(__file__).resolve().parents[1]
-ECHO_SERVER = ROOT / "tests" / "fidelity" / "echo_server.py"
+FIDELITY_TESTS = ROOT / "tests" / "fidelity"
+ECHO_SERVER = FIDELITY_TESTS / "echo_server.py"
+sys.path[:0] = [str(FIDELITY_TESTS), str(ROOT / "tests")]  # the tests' harness: how a typed method takes arguments
+
+from fid_harness import same_form, says_extra_keys, typed_keywords  # noqa: E402
+
 DIALECTS = {
     "draft2020-12": "https://json-schema.org/draft/2020-12/schema",
     "draft7": "http://json-schema.org/draft-07/schema#",
@@ -318,11 +329,10 @@ async def _measure_tool(client: Any, module: Any, tool: Tool, dialect: str, refu
     method = getattr(client, spec.python_name, None) if spec is not None else None
     if problem is None and method is None:
         problem = "no method generated"
-    fields: dict[str, str] = {}
     if problem is None:
         try:
-            fields = {info.alias or name: name for name, info in spec.arguments_model.model_fields.items()}
-        except Exception as error:  # noqa: BLE001 - the tool's models module does not import
+            spec.arguments_model  # noqa: B018 - imports the tool's models module
+        except Exception as error:  # noqa: BLE001
             problem = f"models import: {_first_line(error)}"
     parameters = inspect.signature(method).parameters if problem is None else {}
     if problem is None and tool.placement == "property" and "v" not in parameters:
@@ -330,46 +340,54 @@ async def _measure_tool(client: Any, module: Any, tool: Tool, dialect: str, refu
     if problem is not None:
         return [outcome(test, "broken", problem) for test in tool.tests]
     results: list[Outcome] = []
+    listed = set(tool.input_schema.get("properties") or {})
     for test in tool.tests:
-        instance = test["data"]
-        arguments = _arguments(tool.placement, instance)
-        keywords = {fields.get(key, key): value for key, value in copy.deepcopy(arguments).items()}
-        unknown = [key for key in keywords if key not in parameters]
-        if unknown:  # keys the schema may allow beyond the method's parameters (issue 31, cause 9)
-            results.append(outcome(test, "inexpressible", f"no parameter for {unknown}"))
+        arguments = _arguments(tool.placement, test["data"])
+        keywords = typed_keywords(spec, method, copy.deepcopy(arguments))
+        unlisted = set(arguments) - listed
+        call = None
+        if unlisted and not says_extra_keys(tool.input_schema):  # documented: such keys go through call()
+            call = functools.partial(client.call, tool.name, copy.deepcopy(arguments))
+        elif keywords is None and unlisted:  # keys the schema names the typed method cannot take (cause 9)
+            results.append(outcome(test, "inexpressible", f"no parameter for {sorted(unlisted)}"))
             continue
-        missing = [name for name, p in parameters.items() if p.default is p.empty and p.kind is p.KEYWORD_ONLY
-                   and name not in keywords]  # fmt: skip
-        if missing:
+        elif keywords is None:  # a required parameter the instance lacks: Python refuses the call
             category = "broken" if test["valid"] else "invalid-refused"
-            results.append(outcome(test, category, f"the method requires {missing}"))
+            results.append(outcome(test, category, "the method requires a parameter the instance lacks"))
             continue
-        before = log.stat().st_size
-        try:
-            with anyio.fail_after(CALL_TIMEOUT):
-                result = await method(**keywords)
-        except refused_class as error:
-            sent = log.stat().st_size != before
-            category = ("invalid-sent" if sent else "invalid-refused") if not test["valid"] else "valid-refused"
-            results.append(outcome(test, category, _first_line(error) + (" (yet sent)" if sent else "")))
-            continue
-        except Exception as error:  # noqa: BLE001 - anything else: the method cannot be called
-            results.append(outcome(test, "broken", f"call: {_first_line(error)}"))
-            continue
-        if not test["valid"]:
-            results.append(outcome(test, "invalid-sent"))
-            continue
-        arrived = getattr(result, "text", None)
-        expected = json.dumps(arguments)
-        if arrived == expected:
-            results.append(outcome(test, "valid-ok"))
-            continue
-        raw = await client.call_raw(tool.name, copy.deepcopy(arguments))
-        how = "key order only" if _sorted_text(arrived) == json.dumps(arguments, sort_keys=True) else "value form"
-        control = "" if raw.text == expected else "; the untyped call_raw changes it too"
-        detail = f"{how}{control}: sent {expected[:120]} arrived {str(arrived)[:120]}"
-        results.append(outcome(test, "valid-changed", detail))
+        else:
+            call = functools.partial(method, **keywords)
+        results.append(await _judge(client, tool, test, arguments, call, refused_class, log, outcome))
     return results
+
+
+async def _judge(client: Any, tool: Tool, test: dict[str, Any], arguments: Any, call: Any,
+                 refused_class: type[BaseException], log: Path, outcome: Any) -> Outcome:  # fmt: skip
+    """One call: refused (and whether anything reached the server), sent, or arrived as given."""
+    before = log.stat().st_size
+    try:
+        with anyio.fail_after(CALL_TIMEOUT):
+            result = await call()
+    except refused_class as error:
+        sent = log.stat().st_size != before
+        category = ("invalid-sent" if sent else "invalid-refused") if not test["valid"] else "valid-refused"
+        return outcome(test, category, _first_line(error) + (" (yet sent)" if sent else ""))
+    except Exception as error:  # noqa: BLE001 - anything else: the method cannot be called
+        return outcome(test, "broken", f"call: {_first_line(error)}")
+    if not test["valid"]:
+        return outcome(test, "invalid-sent")
+    text = getattr(result, "text", None)
+    try:
+        received = json.loads(text or "")
+    except ValueError:
+        received = None
+    if same_form(received, arguments):  # the top-level order is the method's: keyword arguments have none
+        return outcome(test, "valid-ok")
+    expected = json.dumps(arguments)
+    raw = await client.call_raw(tool.name, copy.deepcopy(arguments))
+    how = "key order only" if _sorted_text(text) == json.dumps(arguments, sort_keys=True) else "value form"
+    control = "" if raw.text == expected else "; the untyped call_raw changes it too"
+    return outcome(test, "valid-changed", f"{how}{control}: sent {expected[:120]} arrived {str(text)[:120]}")
 
 
 def _sorted_text(text: str | None) -> str | None:

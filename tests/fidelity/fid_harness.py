@@ -62,31 +62,11 @@ class Served:
         return self.log.read_text(encoding="utf-8").count("\n")
 
     def method_for(self, tool: str, arguments: Mapping[str, Any]) -> tuple[Any, dict[str, Any]] | None:
-        """The typed method and its keyword arguments for `arguments` (keys without a parameter of their own in
-        `extra_arguments`, or as `**arguments` of a permissive method), or None when it cannot take them or they
-        lack a required one."""
+        """The typed method and its keyword arguments for `arguments` (see `typed_keywords`), or None."""
         spec = self.package.TOOLS[tool]
         method = getattr(self.client, spec.python_name)
-        parameters = inspect.signature(method).parameters
-        wire_to_python = {info.alias or name: name for name, info in spec.arguments_model.model_fields.items()}
-        keywords: dict[str, Any] = {}
-        extra: dict[str, Any] = {}
-        for key, value in arguments.items():
-            name = wire_to_python.get(key, key)
-            if name in parameters and name != EXTRA_ARGUMENTS and parameters[name].kind is not Parameter.VAR_KEYWORD:
-                keywords[name] = value
-            else:
-                extra[key] = value
-        if extra and EXTRA_ARGUMENTS in parameters:
-            keywords[EXTRA_ARGUMENTS] = extra
-        elif extra and any(p.kind is Parameter.VAR_KEYWORD for p in parameters.values()):
-            keywords.update(extra)
-        elif extra:
-            return None
-        required = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY and p.default is p.empty}
-        if not required <= set(keywords):
-            return None
-        return method, keywords
+        keywords = typed_keywords(spec, method, arguments)
+        return None if keywords is None else (method, keywords)
 
     def send(self, tool: str, arguments: Mapping[str, Any], *, typed: bool = True) -> Sent | Refused:
         """Call `tool` through its typed method (`typed`, when it can take `arguments`), else `client.call`."""
@@ -108,6 +88,30 @@ def validator_for(schema: Mapping[str, Any]) -> jsonschema.protocols.Validator:
     """jsonschema's validator in the schema's own dialect (2020-12 when it names none); formats not asserted."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     return cls(schema)
+
+
+def typed_keywords(spec: Any, method: Any, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The keyword arguments of the typed `method` of `spec` for wire `arguments`: keys without a parameter of
+    their own in `extra_arguments` (or as `**arguments` of a permissive method); None when the method cannot take
+    them or they lack a parameter it requires."""
+    parameters = inspect.signature(method).parameters
+    wire_to_python = {info.alias or name: name for name, info in spec.arguments_model.model_fields.items()}
+    keywords: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in arguments.items():
+        name = wire_to_python.get(key, key)
+        if name in parameters and name != EXTRA_ARGUMENTS and parameters[name].kind is not Parameter.VAR_KEYWORD:
+            keywords[name] = value
+        else:
+            extra[key] = value
+    if extra and EXTRA_ARGUMENTS in parameters:
+        keywords[EXTRA_ARGUMENTS] = extra
+    elif extra and any(p.kind is Parameter.VAR_KEYWORD for p in parameters.values()):
+        keywords.update(extra)
+    elif extra:
+        return None
+    required = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY and p.default is p.empty}
+    return keywords if required <= set(keywords) else None
 
 
 def says_extra_keys(schema: Mapping[str, Any]) -> bool:

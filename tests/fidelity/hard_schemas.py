@@ -128,6 +128,7 @@ HARD_SCHEMAS: dict[str, dict[str, Any]] = {
         "required": ["a"],
         "additionalProperties": {"type": "string"},
     },
+    "additional_only_root": {"type": "object", "additionalProperties": {"type": "boolean"}},
     "additional_open": {"type": "object", "properties": {"a": {"type": "string"}}},
     "additional_closed": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False},
     # Strings: pattern (not anchored), format not asserted, lengths in code points.

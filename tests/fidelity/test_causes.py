@@ -32,6 +32,7 @@ TOOLS: dict[str, dict[str, Any]] = {
     "no_property_names_root": {"type": "object", "propertyNames": False},
     "property_names_root": {"type": "object", "propertyNames": {"maxLength": 3}},
     "pattern_properties_root": {"type": "object", "patternProperties": {"f.*": True}},
+    "additional_only_root": {"type": "object", "additionalProperties": {"type": "boolean"}},
     "unevaluated_items_allof": _v({"allOf": [{"prefixItems": [{"type": "string"}]}], "unevaluatedItems": False}),
     "unevaluated_items_open": _v({"prefixItems": [{"type": "string"}], "items": True, "unevaluatedItems": False}),
     "pattern_and_additional": _v(
@@ -118,7 +119,7 @@ def test_cause4_a_root_of_constraints_only_generates_a_working_method(served: Se
 
 def test_cause5_a_root_model_root_needs_no_root_keyword(served: Served) -> None:
     client = served.client
-    for name in ("property_names_root", "pattern_properties_root"):
+    for name in ("property_names_root", "pattern_properties_root", "additional_only_root"):
         parameters = inspect.signature(getattr(client, name)).parameters.values()
         assert [p.name for p in parameters if p.default is p.empty and p.kind is p.KEYWORD_ONLY] == []
         assert arrived(served, getattr(client, name)) == "{}"
@@ -126,6 +127,14 @@ def test_cause5_a_root_model_root_needs_no_root_keyword(served: Served) -> None:
     refused(served, lambda: client.property_names_root(extra_arguments={"abcd": 1}))
     both = {"foo": 1, "bar": 2}
     assert arrived(served, lambda: client.pattern_properties_root(extra_arguments=both)) == json.dumps(both)
+
+
+def test_cause5_a_root_of_additional_properties_only_takes_them_as_extra_arguments(served: Served) -> None:
+    # Still a RootModel on 242489a: the method requires `root: dict[str, bool]` and refuses what it is given.
+    client = served.client
+    assert arrived(served, lambda: client.additional_only_root(extra_arguments={"foo": True})) == '{"foo": true}'
+    refused(served, lambda: client.additional_only_root(extra_arguments={"foo": 1}))
+    assert arrived(served, lambda: client.additional_only_root()) == "{}"
 
 
 def test_cause6_unevaluated_items_see_items_evaluated_by_subschemas(served: Served) -> None:
