@@ -16,6 +16,7 @@ import contextlib
 import inspect
 import json
 import sys
+import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from inspect import Parameter
@@ -27,6 +28,7 @@ import jsonschema
 from helpers import generate_into, imported_package, snapshot_of
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
+from pydantic.fields import FieldInfo
 from schema_values import ANY_JSON, near_misses, values_for
 
 from mcp_codegen.diagnostics import Diagnostics
@@ -95,7 +97,7 @@ def typed_keywords(spec: Any, method: Any, arguments: Mapping[str, Any]) -> dict
     their own in `extra_arguments` (or as `**arguments` of a permissive method); None when the method cannot take
     them or they lack a parameter it requires."""
     parameters = inspect.signature(method).parameters
-    wire_to_python = {info.alias or name: name for name, info in spec.arguments_model.model_fields.items()}
+    wire_to_python = {wire: name for name, wire in _wire_names(spec.arguments_model).items()}
     keywords: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     for key, value in arguments.items():
@@ -112,6 +114,17 @@ def typed_keywords(spec: Any, method: Any, arguments: Mapping[str, Any]) -> dict
         return None
     required = {name for name, p in parameters.items() if p.kind is p.KEYWORD_ONLY and p.default is p.empty}
     return keywords if required <= set(keywords) else None
+
+
+def _wire_names(model: Any) -> dict[str, str]:
+    """The model's Python field names -> wire names, read from its annotations (pydantic leaves a field whose
+    annotation names a class defined further down unresolved, alias and all, until the model is first used)."""
+    hints = typing.get_type_hints(model, include_extras=True)
+    names: dict[str, str] = {}
+    for name, info in model.model_fields.items():
+        aliases = [item.alias for item in getattr(hints.get(name), "__metadata__", ()) if isinstance(item, FieldInfo)]
+        names[name] = info.alias or next((alias for alias in aliases if alias), name)
+    return names
 
 
 def says_extra_keys(schema: Mapping[str, Any]) -> bool:

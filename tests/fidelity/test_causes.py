@@ -47,6 +47,12 @@ TOOLS: dict[str, dict[str, Any]] = {
         "definitions": {"r": {"type": "array"}},
         "properties": {"foo": {"$ref": "#/definitions/r", "maxItems": 2}},
     },
+    "renamed_forward": {
+        "type": "object",
+        "properties": {
+            "filter": {"anyOf": [{"type": "object", "properties": {"value": {"type": "string"}}}, {"type": "string"}]}
+        },
+    },
     "additional_typed": {
         "type": "object",
         "properties": {"a": {"type": "integer"}},
@@ -167,3 +173,15 @@ def test_cause9_keys_beyond_the_listed_properties_go_through_the_typed_method(se
     refused(served, lambda: client.additional_typed(a=1, extra_arguments={"x": 2}))
     assert arrived(served, lambda: client.call("additional_typed", {"a": 1, "x": "y"})) == '{"a": 1, "x": "y"}'
     refused(served, lambda: client.call("additional_typed", {"a": 1, "x": 2}))
+
+
+def test_call_sends_a_python_name_under_its_wire_name(served: Served) -> None:
+    # Beyond the nine: on 242489a `call(name, {python_name: ...})` sent the Python name `filter_` itself, and a
+    # refusal named the wire name, when the model's field refers to a class further down the module (pydantic
+    # has not resolved its alias before the model is first used, and ToolSpec.wire_names() reads the alias).
+    client = served.client
+    assert arrived(served, lambda: client.call("renamed_forward", {"filter_": "x"})) == '{"filter": "x"}'
+    assert arrived(served, lambda: client.renamed_forward(filter_="x")) == '{"filter": "x"}'
+    with pytest.raises(served.package.ArgumentsValidationError) as caught:
+        client.renamed_forward(filter_=5)
+    assert "filter_:" in str(caught.value)
