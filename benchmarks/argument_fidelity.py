@@ -124,6 +124,16 @@ class Tool:
     placement: str
 
 
+def outcome_of(tool: Tool, test: dict[str, Any], dialect: str, category: str, detail: str = "") -> Outcome:
+    return Outcome(dialect, tool.file, tool.case["description"], test["description"], test["valid"], category, detail,
+                   tool.keywords)  # fmt: skip
+
+
+def all_broken(tool: Tool, dialect: str, reason: str) -> list[Outcome]:
+    """Every test of `tool` broken for `reason` (it was not generated, does not import, cannot be called)."""
+    return [outcome_of(tool, test, dialect, "broken", reason) for test in tool.tests]
+
+
 def _subschemas(schema: dict[str, Any]) -> Iterator[tuple[str, Any]]:
     """(keyword, subschema) for every direct subschema of `schema`; raises Unwrappable for hidden keywords."""
     for key, value in schema.items():
@@ -266,7 +276,7 @@ def generate(tools: list[Tool], work: Path, label: str, broken: dict[str, str]) 
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     for line in done.stderr.splitlines():
         for tool in tools:
-            if f"models.{tool.name.capitalize()}" in line or f"'{tool.name}'" in line:
+            if f"models.{str(tool.name).capitalize()}" in line or f"'{tool.name}'" in line:
                 broken.setdefault(f"note:{tool.name}", line.strip())
     if done.returncode == 0:
         return [(package, tools)]
@@ -290,8 +300,7 @@ async def measure_package(
     try:
         module = importlib.import_module(package)
     except Exception as error:  # noqa: BLE001 - the package does not import: every tool broken
-        return [Outcome(dialect, t.file, t.case["description"], test["description"], test["valid"], "broken",
-                        f"package import: {_first_line(error)}", t.keywords) for t in tools for test in t.tests]  # fmt: skip
+        return [item for tool in tools for item in all_broken(tool, dialect, f"package import: {_first_line(error)}")]
     refused_class = module.ArgumentsValidationError
     log = work / f"{package}.arrivals"
     log.write_text("")
@@ -311,16 +320,14 @@ async def measure_package(
             lost = pending[:1] if connected else pending[:]
             del pending[: len(lost)]
             reason = f"connection: {_first_line(error)}"
-            outcomes += [Outcome(dialect, tool.file, tool.case["description"], test["description"], test["valid"],
-                                 "broken", reason, tool.keywords) for tool in lost for test in tool.tests]  # fmt: skip
+            outcomes += [item for tool in lost for item in all_broken(tool, dialect, reason)]
     return outcomes
 
 
 async def _measure_tool(client: Any, module: Any, tool: Tool, dialect: str, refused_class: type[BaseException],
                         log: Path, broken: dict[str, str]) -> list[Outcome]:  # fmt: skip
     def outcome(test: dict[str, Any], category: str, detail: str = "") -> Outcome:
-        return Outcome(dialect, tool.file, tool.case["description"], test["description"], test["valid"], category,
-                       detail, tool.keywords)  # fmt: skip
+        return outcome_of(tool, test, dialect, category, detail)
 
     spec = module.AsyncClient._tools.get(tool.name)
     problem = broken.get(tool.name)
@@ -338,7 +345,7 @@ async def _measure_tool(client: Any, module: Any, tool: Tool, dialect: str, refu
     if problem is None and tool.placement == "property" and "v" not in parameters:
         problem = f"method takes no v: {list(parameters)}"
     if problem is not None:
-        return [outcome(test, "broken", problem) for test in tool.tests]
+        return all_broken(tool, dialect, problem)
     results: list[Outcome] = []
     listed = set(tool.input_schema.get("properties") or {})
     for test in tool.tests:
@@ -420,9 +427,7 @@ def _run_one(suite: Path, dialect: str, placement: str, work: Path) -> dict[str,
         covered.update(tool.name for tool in group)
     for tool in tools:
         if tool.name not in covered:
-            outcomes += [Outcome(dialect, tool.file, tool.case["description"], test["description"], test["valid"],
-                                 "broken", broken.get(tool.name, "not generated"), tool.keywords)
-                         for test in tool.tests]  # fmt: skip
+            outcomes += all_broken(tool, dialect, broken.get(tool.name, "not generated"))
     counts = Counter(outcome.category for outcome in outcomes)
     return {
         "tools": len(tools),
