@@ -50,7 +50,7 @@ TOOLS: dict[str, dict[str, Any]] = {
     "renamed_forward": {
         "type": "object",
         "properties": {
-            "filter": {"anyOf": [{"type": "object", "properties": {"value": {"type": "string"}}}, {"type": "string"}]}
+            "filterBy": {"anyOf": [{"type": "object", "properties": {"value": {"type": "string"}}}, {"type": "string"}]}
         },
     },
     "additional_typed": {
@@ -176,12 +176,12 @@ def test_cause9_keys_beyond_the_listed_properties_go_through_the_typed_method(se
 
 
 def test_call_sends_a_python_name_under_its_wire_name(served: Served) -> None:
-    # Beyond the nine: on 242489a `call(name, {python_name: ...})` sent the Python name `filter_` itself, and a
+    # Beyond the nine: on 242489a `call(name, {python_name: ...})` sent the Python name (`filter_by`) itself, and a
     # refusal named the wire name, when the model's field refers to a class further down the module (pydantic
     # has not resolved its alias before the model is first used, and ToolSpec.wire_names() reads the alias).
     client = served.client
-    assert arrived(served, lambda: client.call("renamed_forward", {"filter_": "x"})) == '{"filter": "x"}'
-    assert arrived(served, lambda: client.renamed_forward(filter_="x")) == '{"filter": "x"}'
+    assert arrived(served, lambda: client.call("renamed_forward", {"filter_by": "x"})) == '{"filterBy": "x"}'
+    assert arrived(served, lambda: client.renamed_forward(filter_by="x")) == '{"filterBy": "x"}'
     with pytest.raises(served.package.ArgumentsValidationError) as caught:
-        client.renamed_forward(filter_=5)
-    assert "'renamed_forward': filter_" in str(caught.value)  # named by its Python name
+        client.renamed_forward(filter_by=5)
+    assert "'renamed_forward': filter_by" in str(caught.value)  # named by its Python name

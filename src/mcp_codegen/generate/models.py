@@ -242,6 +242,13 @@ def split_models(
                 )
                 continue
             if root.endswith("Arguments"):
+                if root in root_models:  # a method takes keyword arguments, never one `root`
+                    diagnostics.error(
+                        f"models.{root}",
+                        "the model generator made a root model of the arguments",
+                        code="model-class-missing",
+                    )
+                    continue
                 fields = _fields(node, nullable_fields.get(root, frozenset()), root_models)
                 output.fields[root] = list(fields)
             else:

@@ -524,9 +524,12 @@ def prepare_tool(
         hoister = arguments = _Hoister(
             normalized, arguments_class, class_prefix, f"{location}.inputSchema", diagnostics, claim
         )
-        prepared.definitions[arguments_class] = prepare_schema(
-            normalized, hoister, f"{location}.inputSchema", arguments_class
-        )
+        root = prepare_schema(normalized, hoister, f"{location}.inputSchema", arguments_class)
+        if not root.get("properties") and root.get("additionalProperties", True) is not True:
+            # Keys alone (`additionalProperties: {schema}`): a root model to the generator, the method's
+            # `extra_arguments` to us; the keys' schema is checked before sending.
+            root["additionalProperties"] = True
+        prepared.definitions[arguments_class] = root
         prepared.definitions.update(hoister.definitions)
     else:
         prepared.permissive_arguments = True

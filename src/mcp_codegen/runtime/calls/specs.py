@@ -299,9 +299,13 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         """The arguments model's Python field names -> the wire names they stand for (from its aliases)."""
         names = self._wire_names
         if names is None:
+            model = self.arguments_model
+            if (
+                not model.__pydantic_complete__
+            ):  # a field's type defined further down: aliases come with it
+                model.model_rebuild()
             names = self._wire_names = {
-                name: info.alias or name
-                for name, info in self.arguments_model.model_fields.items()
+                name: info.alias or name for name, info in model.model_fields.items()
             }
         return names
 
