@@ -27,10 +27,7 @@ from __future__ import annotations
 
 import argparse
 import gc
-import shutil
 import sys
-import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -38,7 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Row, emit, fmt_seconds, median  # noqa: E402
-from bench_call import generate_client  # noqa: E402
+from bench_call import _block, run_with_demo_client  # noqa: E402
 
 NO_PROVIDER_TARGET = 1.0
 WITH_PROVIDER_TARGET = 1.2
@@ -76,13 +73,6 @@ class Providers:
         count = len(self.exporter.get_finished_spans())
         self.exporter.clear()
         return count
-
-
-async def _block(call: Call, size: int) -> float:
-    started = time.perf_counter()
-    for _ in range(size):
-        await call()
-    return (time.perf_counter() - started) / size
 
 
 async def _measure(
@@ -175,16 +165,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     arguments = parser.parse_args()
 
-    import anyio
-
-    work = Path(tempfile.mkdtemp(prefix="mcp-codegen-bench-telemetry-"))
-    try:
-        print("bench_telemetry: generating the demo client ...", flush=True)
-        module = generate_client(work)
-        rows = anyio.run(run, module, arguments)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    emit(rows, arguments.json)
+    emit(run_with_demo_client("bench_telemetry", run, arguments), arguments.json)
 
 
 if __name__ == "__main__":
