@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit
@@ -45,7 +45,23 @@ R = TypeVar("R")
 #: The instrumentation scope our spans and metrics are reported under.
 SCOPE = "mcp-codegen"
 #: Bucket boundaries (seconds) the GenAI conventions advise for operation durations.
-_DURATION_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 300)
+_DURATION_BUCKETS = (
+    0.01,
+    0.02,
+    0.05,
+    0.1,
+    0.2,
+    0.5,
+    1,
+    2,
+    5,
+    10,
+    20,
+    50,
+    100,
+    200,
+    300,
+)
 #: The attributes of a span that the duration metric carries too (low cardinality).
 _METRIC_KEYS = (
     "mcp.method.name",
@@ -59,7 +75,9 @@ _METRIC_KEYS = (
     "server.port",
 )
 #: Requests whose params name a resource.
-_RESOURCE_METHODS = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
+_RESOURCE_METHODS = frozenset(
+    {"resources/read", "resources/subscribe", "resources/unsubscribe"}
+)
 
 Peer = Mapping[str, str | int]
 
@@ -70,7 +88,10 @@ IN_PROCESS_PEER: Peer = {"network.transport": "inproc"}
 def http_peer(url: str) -> Peer:
     """The transport attributes of an HTTP server at `url`: host and port only, never credentials."""
     parts = urlsplit(url)
-    peer: dict[str, str | int] = {"network.transport": "tcp", "network.protocol.name": "http"}
+    peer: dict[str, str | int] = {
+        "network.transport": "tcp",
+        "network.protocol.name": "http",
+    }
     if parts.hostname:
         peer["server.address"] = parts.hostname
         try:
@@ -96,7 +117,8 @@ class _Api:
 
         #: What `get_*_provider()` return before the application sets one (proxies).
         self.unset_tracer: type[object] = trace.ProxyTracerProvider
-        self.unset_meter: object = metrics_internal._PROXY_METER_PROVIDER
+        # The API has no public way to ask whether a meter provider was set: its stand-in is private.
+        self.unset_meter: object = vars(metrics_internal)["_PROXY_METER_PROVIDER"]
         self.ours_key = context.create_key("mcp-codegen-request-span")
         self._tracer: tuple[object, Tracer] | None = None
         self._histograms: tuple[object, Histogram, Histogram] | None = None
@@ -173,7 +195,9 @@ class Telemetry:
         self.content = content
 
 
-def _request_attributes(method: str, params: Mapping[str, Any], protocol: str | None) -> tuple[str, dict[str, Any]]:
+def _request_attributes(
+    method: str, params: Mapping[str, Any], protocol: str | None
+) -> tuple[str, dict[str, Any]]:
     attributes: dict[str, Any] = {"mcp.method.name": method}
     name = params.get("name")
     target = ""
@@ -193,10 +217,17 @@ def _request_attributes(method: str, params: Mapping[str, Any], protocol: str | 
 
 def _content_attributes(method: str, params: Mapping[str, Any]) -> dict[str, str]:
     if method == "tools/call":
-        return {"gen_ai.tool.call.arguments": json.dumps(params.get("arguments") or {}, default=str)}
-    if method == "prompts/get":
-        values = params.get("arguments") or {}
-        return {f"gen_ai.prompt.variable.{key}": str(value) for key, value in values.items()}
+        return {
+            "gen_ai.tool.call.arguments": json.dumps(
+                params.get("arguments") or {}, default=str
+            )
+        }
+    values = params.get("arguments")
+    if method == "prompts/get" and isinstance(values, Mapping):
+        given = cast("Mapping[str, object]", values)
+        return {
+            f"gen_ai.prompt.variable.{key}": str(value) for key, value in given.items()
+        }
     return {}
 
 
@@ -204,7 +235,10 @@ def _tool_result_text(result: Any) -> str:
     structured = getattr(result, "structured_content", None)
     if structured is not None:
         return json.dumps(structured, default=str)
-    blocks = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
+    blocks = [
+        block.model_dump(mode="json", by_alias=True, exclude_none=True)
+        for block in result.content
+    ]
     return json.dumps(blocks, default=str)
 
 
@@ -212,11 +246,19 @@ def _error_attributes(error: BaseException) -> tuple[dict[str, str], str | None]
     """`error.type` (and `rpc.response.status_code`) of a failed request, and the span status message."""
     code = getattr(error, "code", None)
     message = getattr(error, "message", None)
-    if isinstance(code, int) and not isinstance(code, bool) and isinstance(message, str):
+    if (
+        isinstance(code, int)
+        and not isinstance(code, bool)
+        and isinstance(message, str)
+    ):
         # A JSON-RPC error response (the SDK's MCPError): its code, and its message as the status.
         return {"error.type": str(code), "rpc.response.status_code": str(code)}, message
     kind = type(error)
-    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    name = (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
     return {"error.type": name}, None
 
 
@@ -236,13 +278,16 @@ async def traced(
     if telemetry.content:
         attributes.update(_content_attributes(method, params))
     started = time.perf_counter()
-    with api.tracer().start_as_current_span(
-        name,
-        kind=trace.SpanKind.CLIENT,
-        attributes=attributes,
-        record_exception=False,
-        set_status_on_exception=False,
-    ) as span, _marked_ours(api, span):
+    with (
+        api.tracer().start_as_current_span(
+            name,
+            kind=trace.SpanKind.CLIENT,
+            attributes=attributes,
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span,
+        _marked_ours(api, span),
+    ):
         failure: dict[str, str] = {}
         try:
             result = await send()
@@ -254,7 +299,9 @@ async def traced(
         else:
             if method == "tools/call":
                 if telemetry.content:
-                    span.set_attribute("gen_ai.tool.call.result", _tool_result_text(result))
+                    span.set_attribute(
+                        "gen_ai.tool.call.result", _tool_result_text(result)
+                    )
                 if getattr(result, "is_error", False):
                     failure = {"error.type": "tool_error"}
                     span.set_attributes(failure)
@@ -266,10 +313,14 @@ async def traced(
             api.histograms()[0].record(time.perf_counter() - started, metric)
 
 
-def record_session(seconds: float, peer: Peer, protocol: str | None, error: BaseException | None) -> None:
+def record_session(
+    seconds: float, peer: Peer, protocol: str | None, error: BaseException | None
+) -> None:
     """Record `mcp.client.session.duration` for a session that lasted `seconds` (when `active()`)."""
     attributes: dict[str, Any] = {
-        key: value for key, value in peer.items() if key in ("network.protocol.name", "server.address", "server.port")
+        key: value
+        for key, value in peer.items()
+        if key in ("network.protocol.name", "server.address", "server.port")
     }
     if protocol:
         attributes["mcp.protocol.version"] = protocol
@@ -291,7 +342,7 @@ def _params(request: Any) -> Mapping[str, Any]:
 
 
 @contextmanager
-def _marked_ours(api: _Api, span: Span) -> Iterator[None]:
+def _marked_ours(api: _Api, span: Span) -> Generator[None]:
     """Mark the current context as inside our request span, for the SDK span's stand-in."""
     context = api.context
     token = context.attach(context.set_value(api.ours_key, span))
@@ -312,10 +363,11 @@ def _quiet_the_sdk_span(api: _Api) -> None:
         from mcp.shared import _otel
     except ImportError:  # an SDK without it: nothing to quiet
         return
-    inner = getattr(_otel, "_tracer", None)
+    sdk_module = _otel.__dict__
+    inner = sdk_module.get("_tracer")
     if inner is None or isinstance(inner, _StandInTracer):
         return
-    _otel._tracer = cast("Tracer", _StandInTracer(inner, api))
+    sdk_module["_tracer"] = _StandInTracer(inner, api)
 
 
 class _StandInTracer:
@@ -325,13 +377,16 @@ class _StandInTracer:
         self._inner = inner
         self._api = api
 
-    def start_as_current_span(self, name: str, context: Any = None, **options: Any) -> Any:
+    def start_as_current_span(
+        self, name: str, context: Any = None, **options: Any
+    ) -> Any:
         api = self._api
         ours = cast("Span | None", api.context.get_value(api.ours_key, context))
         if ours is None:
             return self._inner.start_as_current_span(name, context, **options)
-        request_id = (options.get("attributes") or {}).get("jsonrpc.request.id")
-        if request_id is not None:
+        attributes = cast("Mapping[str, object] | None", options.get("attributes"))
+        request_id = attributes.get("jsonrpc.request.id") if attributes else None
+        if isinstance(request_id, str):
             ours.set_attribute("jsonrpc.request.id", request_id)
         stand_in = api.trace.NonRecordingSpan(ours.get_span_context())
         return api.trace.use_span(stand_in, end_on_exit=False)

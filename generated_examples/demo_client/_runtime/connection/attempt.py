@@ -170,4 +170,9 @@ def in_process_attempt(server: Any, *, timeout: float) -> Attempt:
     def diagnose(error: BaseException) -> str:
         return diagnose_common(error, timeout) or describe_error(error)
 
-    return Attempt(label="in-process server", open=open_client, diagnose=diagnose, peer=IN_PROCESS_PEER)
+    return Attempt(
+        label="in-process server",
+        open=open_client,
+        diagnose=diagnose,
+        peer=IN_PROCESS_PEER,
+    )

@@ -153,7 +153,9 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         finally:
             if started is not None and telemetry.active():
                 protocol = getattr(self._session, "protocol_version", None)
-                telemetry.record_session(time.perf_counter() - started, attempt.peer, protocol, ended_by)
+                telemetry.record_session(
+                    time.perf_counter() - started, attempt.peer, protocol, ended_by
+                )
 
     async def __aenter__(self) -> ClientT:
         import anyio
