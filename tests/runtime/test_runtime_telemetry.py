@@ -205,7 +205,10 @@ async def test_http_spans_carry_the_server_address_and_the_server_continues_the_
 ) -> None:
     with serve_http(build_server()) as url:
         port = int(url.split(":")[2].split("/")[0])
-        async with package.AsyncClient.http(url, transport="http", drift_check=False) as client:
+        secret = {"Authorization": "Bearer s3cret-token"}
+        async with package.AsyncClient.http(
+            url, headers=secret, transport="http", drift_check=False, trace_content=True
+        ) as client:
             echoed = await client.echo_meta()
             with pytest.raises(package.McpClientError):
                 await client.read_resource("missing://nothing")
@@ -226,6 +229,10 @@ async def test_http_spans_carry_the_server_address_and_the_server_continues_the_
     _no_sdk_request_spans(otel)
     points = otel.points("mcp.client.operation.duration")
     assert any(p["mcp.method.name"] == "tools/call" and p["server.port"] == port for p in points)
+    # No header value is recorded, content recording or not.
+    recorded = [str(value) for span in otel.spans() for value in dict(span.attributes or {}).values()]
+    recorded += [str(value) for point in points for value in point.values()]
+    assert not any("s3cret" in value for value in recorded)
 
 
 @pytest.mark.anyio
