@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable, Generator, Mapping
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit
 
@@ -44,24 +43,9 @@ R = TypeVar("R")
 
 #: The instrumentation scope our spans and metrics are reported under.
 SCOPE = "mcp-codegen"
-#: Bucket boundaries (seconds) the GenAI conventions advise for operation durations.
-_DURATION_BUCKETS = (
-    0.01,
-    0.02,
-    0.05,
-    0.1,
-    0.2,
-    0.5,
-    1,
-    2,
-    5,
-    10,
-    20,
-    50,
-    100,
-    200,
-    300,
-)
+#: Bucket boundaries in seconds: the MCP conventions give none; these are the ones advised for the GenAI
+#: conventions' `gen_ai.client.operation.duration` (doubling from 10 ms).
+_DURATION_BUCKETS = tuple(0.01 * 2**step for step in range(14))
 #: The attributes of a span that the duration metric carries too (low cardinality).
 _METRIC_KEYS = (
     "mcp.method.name",
@@ -109,11 +93,11 @@ class _Api:
 
     def __init__(self) -> None:
         from opentelemetry import context, metrics, trace
+        from opentelemetry.metrics import _internal as metrics_internal
 
         self.context = context
         self.metrics = metrics
         self.trace = trace
-        from opentelemetry.metrics import _internal as metrics_internal
 
         #: What `get_*_provider()` return before the application sets one (proxies).
         self.unset_tracer: type[object] = trace.ProxyTracerProvider
@@ -277,40 +261,39 @@ async def traced(
     attributes.update(telemetry.peer)
     if telemetry.content:
         attributes.update(_content_attributes(method, params))
+    context = api.context
+    span = api.tracer().start_span(
+        name, kind=trace.SpanKind.CLIENT, attributes=attributes
+    )
+    # Current for the request, and marked as ours for the SDK span's stand-in: one attach.
+    token = context.attach(
+        context.set_value(api.ours_key, span, trace.set_span_in_context(span))
+    )
     started = time.perf_counter()
-    with (
-        api.tracer().start_as_current_span(
-            name,
-            kind=trace.SpanKind.CLIENT,
-            attributes=attributes,
-            record_exception=False,
-            set_status_on_exception=False,
-        ) as span,
-        _marked_ours(api, span),
-    ):
-        failure: dict[str, str] = {}
-        try:
-            result = await send()
-        except BaseException as error:
-            failure, message = _error_attributes(error)
-            span.set_attributes(failure)
-            span.set_status(trace.StatusCode.ERROR, message)
-            raise
-        else:
-            if method == "tools/call":
-                if telemetry.content:
-                    span.set_attribute(
-                        "gen_ai.tool.call.result", _tool_result_text(result)
-                    )
-                if getattr(result, "is_error", False):
-                    failure = {"error.type": "tool_error"}
-                    span.set_attributes(failure)
-                    span.set_status(trace.StatusCode.ERROR)
-            return result
-        finally:
-            metric = {key: attributes[key] for key in _METRIC_KEYS if key in attributes}
-            metric.update(failure)
-            api.histograms()[0].record(time.perf_counter() - started, metric)
+    failure: dict[str, str] = {}
+    try:
+        result = await send()
+    except BaseException as error:
+        failure, message = _error_attributes(error)
+        span.set_attributes(failure)
+        span.set_status(trace.StatusCode.ERROR, message)
+        raise
+    else:
+        if method == "tools/call":
+            if telemetry.content:
+                span.set_attribute("gen_ai.tool.call.result", _tool_result_text(result))
+            if getattr(result, "is_error", False):
+                failure = {"error.type": "tool_error"}
+                span.set_attributes(failure)
+                span.set_status(trace.StatusCode.ERROR)
+        return result
+    finally:
+        elapsed = time.perf_counter() - started
+        context.detach(token)
+        span.end()
+        metric = {key: attributes[key] for key in _METRIC_KEYS if key in attributes}
+        metric.update(failure)
+        api.histograms()[0].record(elapsed, metric)
 
 
 def record_session(
@@ -339,17 +322,6 @@ def _params(request: Any) -> Mapping[str, Any]:
         if value is not None:
             found[key] = value
     return found
-
-
-@contextmanager
-def _marked_ours(api: _Api, span: Span) -> Generator[None]:
-    """Mark the current context as inside our request span, for the SDK span's stand-in."""
-    context = api.context
-    token = context.attach(context.set_value(api.ours_key, span))
-    try:
-        yield
-    finally:
-        context.detach(token)
 
 
 def _quiet_the_sdk_span(api: _Api) -> None:
