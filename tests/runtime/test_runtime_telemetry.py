@@ -77,10 +77,15 @@ class Recorded:
 
 
 def _reset_providers() -> None:
+    """No provider set, as in a fresh process (the public API sets one only once per process)."""
+    from mcp.shared import _otel
+
     trace._TRACER_PROVIDER = None  # type: ignore[attr-defined]
     trace._TRACER_PROVIDER_SET_ONCE = Once()  # type: ignore[attr-defined]
     metrics_internal._METER_PROVIDER = None
     metrics_internal._METER_PROVIDER_SET_ONCE = Once()
+    sdk_tracer = _otel.__dict__["_tracer"]  # the SDK's ProxyTracer (in the runtime's stand-in once that is made)
+    getattr(sdk_tracer, "_inner", sdk_tracer)._real_tracer = None  # it caches the first provider's tracer
 
 
 @pytest.fixture
@@ -220,6 +225,9 @@ async def test_http_spans_carry_the_server_address_and_the_server_continues_the_
     assert (attributes["server.address"], attributes["server.port"]) == ("127.0.0.1", port)
     assert echo.parent is None  # no caller span: a root span
     _traceparent_names(echo, echoed)
+    # The in-process server's own span (the SDK's server instrumentation) continues our trace.
+    served = [s for s in otel.spans() if s.kind is SpanKind.SERVER and s.context.trace_id == echo.context.trace_id]
+    assert served and all(s.parent is not None and s.parent.span_id == echo.context.span_id for s in served)
 
     missing = otel.one("resources/read")
     assert missing.status.status_code is StatusCode.ERROR
@@ -252,6 +260,18 @@ async def test_content_is_recorded_only_when_asked(otel: Recorded, package: Modu
 # --------------------------------------------------------------------------------------------------
 # The blocking twin, agent tools and the generated command line nest under the caller's span
 # --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_the_sdks_own_span_stays_for_requests_sent_past_the_client(otel: Recorded, package: ModuleType) -> None:
+    async with package.AsyncClient.in_process(build_server(), drift_check=False) as client:
+        await client.ping()
+        await client.session.send_ping()  # straight through the SDK: its span, as without this client
+    assert [s.name for s in otel.ours()] == ["ping"]
+    assert [s.name for s in otel.spans() if s.kind is SpanKind.CLIENT and s.name.endswith("ping")] == [
+        "ping",
+        "MCP send ping",
+    ]
 
 
 def test_the_blocking_client_nests_under_the_calling_threads_span(otel: Recorded, package: ModuleType) -> None:
