@@ -56,7 +56,9 @@ class Recorded:
 
     def ours(self) -> list[ReadableSpan]:
         """Our request spans (the SDK's server spans of an in-process server are reported too)."""
-        return [s for s in self.spans() if s.instrumentation_scope is not None and s.instrumentation_scope.name == SCOPE]
+        return [
+            s for s in self.spans() if s.instrumentation_scope is not None and s.instrumentation_scope.name == SCOPE
+        ]
 
     def one(self, name: str) -> ReadableSpan:
         found = [s for s in self.ours() if s.name == name]
@@ -108,9 +110,7 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     """A client package (with its command line) generated from `otel_server`, imported."""
     directory = tmp_path_factory.mktemp("otel")
     snapshot = anyio.run(lambda: snapshot_server(build_server(), diagnostics=Diagnostics()))
-    files = generate_files(
-        snapshot, package_name=PACKAGE, diagnostics=Diagnostics(), options=GenerateOptions(cli=True)
-    )
+    files = generate_files(snapshot, package_name=PACKAGE, diagnostics=Diagnostics(), options=GenerateOptions(cli=True))
     write_package(directory / PACKAGE, files, overwrite=True)
     sys.path.insert(0, str(directory))
     try:
