@@ -111,6 +111,8 @@ class _Api:
         provider = self.trace.get_tracer_provider()
         cached = self._tracer
         if cached is None or cached[0] is not provider:
+            # The first span (of a provider): from now on the SDK's request span stands in under ours.
+            _quiet_the_sdk_span(self)
             cached = self._tracer = (provider, provider.get_tracer(SCOPE, _version()))
         return cached[1]
 
@@ -146,7 +148,6 @@ def _the_api() -> _Api:
     api = _api
     if api is None:
         api = _api = _Api()
-        _quiet_the_sdk_span(api)
     return api
 
 
