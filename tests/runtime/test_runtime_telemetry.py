@@ -329,7 +329,10 @@ from mcp_codegen.runtime.calls import telemetry
 async def main():
     async with AsyncClient.in_process(build_server(), drift_check=False) as client:
         echoed = await client.echo_meta()
-    print(json.dumps({"active": telemetry.active(), "meta": echoed.model_dump()}))
+    from mcp.shared import _otel
+
+    sdk_tracer = type(_otel.__dict__["_tracer"]).__name__  # left as the SDK made it
+    print(json.dumps({"active": telemetry.active(), "meta": echoed.model_dump(), "sdk": sdk_tracer}))
 
 anyio.run(main)
 """
@@ -351,7 +354,7 @@ def test_without_a_provider_nothing_is_recorded_or_propagated(package: ModuleTyp
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout.splitlines()[-1]) == {"active": False, "meta": {}}
+    assert json.loads(result.stdout.splitlines()[-1]) == {"active": False, "meta": {}, "sdk": "ProxyTracer"}
 
 
 def test_the_sdk_span_this_module_stands_in_for_is_where_it_was() -> None:
