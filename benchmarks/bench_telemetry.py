@@ -18,6 +18,11 @@ pays per call. The providers are switched between blocks through the API's globa
 public API sets a provider only once per process. In memory, the demo server's own spans (the SDK's server
 instrumentation) are recorded too, as in a process that runs both: that row is shown for comparison.
 
+The rows compare wall time per call (medians over blocks). This process's CPU time per block
+(`time.process_time()`) is printed alongside: on a shared machine other jobs stretch wall time but not the work a
+call makes. Over stdio it is the client's side alone (the server works in its own process), so its ratio is
+stricter than the wall-time one.
+
 Targets: in memory, no provider <= 1.0 x raw `call_tool`; over stdio, with the provider <= 1.2 x without. The
 report also counts the spans exported per call.
 
@@ -29,6 +34,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -36,7 +42,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Row, emit, fmt_seconds, median  # noqa: E402
-from bench_call import _block, run_with_demo_client  # noqa: E402
+from bench_call import run_with_demo_client  # noqa: E402
 
 NO_PROVIDER_TARGET = 1.0
 WITH_PROVIDER_TARGET = 1.2
@@ -76,11 +82,21 @@ class Providers:
         return count
 
 
+async def _block(call: Call, size: int) -> tuple[float, float]:
+    """Wall and CPU (this process, all threads) seconds per call over `size` calls."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(size):
+        await call()
+    return (time.perf_counter() - wall) / size, (time.process_time() - cpu) / size
+
+
 async def _measure(
     providers: Providers, sides: list[tuple[str, Call, bool]], arguments: argparse.Namespace
 ) -> tuple[dict[str, list[float]], float]:
-    """Per-call block times of each side (the order rotates), and the spans exported per call with the provider."""
+    """Per-call wall times of each side's blocks (the order rotates), and the spans exported per call with the
+    provider. CPU times are printed alongside."""
     times: dict[str, list[float]] = {name: [] for name, _, _ in sides}
+    walls: dict[str, list[float]] = {name: [] for name, _, _ in sides}
     spans_per_call: list[float] = []
     for name, call, on in sides:  # warm-up, and one check that the provider records
         providers.switch(on)
@@ -94,20 +110,24 @@ async def _measure(
         for name, call, on in sides[turn:] + sides[:turn]:
             providers.switch(on)
             gc.collect()  # each block starts without the garbage of the one before
-            times[name].append(await _block(call, arguments.block))
+            wall, cpu = await _block(call, arguments.block)
+            walls[name].append(wall)
+            times[name].append(cpu)
             if on:
                 spans_per_call.append(providers.spans() / arguments.block)
     providers.switch(False)
     for name, blocks in times.items():
+        wall = walls[name]
         print(
-            f"  {name}: {len(blocks)} blocks of {arguments.block}; per call median {fmt_seconds(median(blocks))} "
-            f"({fmt_seconds(min(blocks))}–{fmt_seconds(max(blocks))})",
+            f"  {name}: {len(blocks)} blocks of {arguments.block}; per call, median (min–max): "
+            f"CPU {fmt_seconds(median(blocks))} ({fmt_seconds(min(blocks))}–{fmt_seconds(max(blocks))}), "
+            f"wall {fmt_seconds(median(wall))} ({fmt_seconds(min(wall))}–{fmt_seconds(max(wall))})",
             flush=True,
         )
     exported = median(spans_per_call) if spans_per_call else 0.0
     if spans_per_call:
         print(f"  spans exported per call with the provider: {exported:g}", flush=True)
-    return times, exported
+    return walls, exported
 
 
 async def run(module: Any, arguments: argparse.Namespace) -> list[Row]:
