@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit
 
@@ -361,8 +362,8 @@ class _StandInTracer:
         request_id = attributes.get("jsonrpc.request.id") if attributes else None
         if isinstance(request_id, str):
             ours.set_attribute("jsonrpc.request.id", request_id)
-        stand_in = api.trace.NonRecordingSpan(ours.get_span_context())
-        return api.trace.use_span(stand_in, end_on_exit=False)
+        # Our span stays the current one, so the trace context the SDK injects names it.
+        return nullcontext(api.trace.NonRecordingSpan(ours.get_span_context()))
 
     def start_span(self, name: str, context: Any = None, **options: Any) -> Any:
         return self._inner.start_span(name, context, **options)
