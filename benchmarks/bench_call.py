@@ -62,6 +62,21 @@ def generate_client(work: Path) -> Any:
     return importlib.import_module(PACKAGE)
 
 
+def run_with_demo_client(
+    name: str, run: Callable[[Any, argparse.Namespace], Awaitable[list[Row]]], arguments: argparse.Namespace
+) -> list[Row]:
+    """`run(module, arguments)` on the demo client generated into a temporary directory (removed after)."""
+    import anyio
+
+    work = Path(tempfile.mkdtemp(prefix=f"mcp-codegen-{name.replace('_', '-')}-"))
+    try:
+        print(f"{name}: generating the demo client ...", flush=True)
+        module = generate_client(work)
+        return anyio.run(run, module, arguments)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 async def _block(call: Call, size: int) -> float:
     started = time.perf_counter()
     for _ in range(size):
@@ -171,16 +186,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     arguments = parser.parse_args()
 
-    import anyio
-
-    work = Path(tempfile.mkdtemp(prefix="mcp-codegen-bench-call-"))
-    try:
-        print("bench_call: generating the demo client ...", flush=True)
-        module = generate_client(work)
-        rows = anyio.run(run, module, arguments)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    emit(rows, arguments.json)
+    emit(run_with_demo_client("bench_call", run, arguments), arguments.json)
 
 
 if __name__ == "__main__":

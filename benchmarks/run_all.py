@@ -37,6 +37,7 @@ SCRIPTS = {
     "toolkit": "bench_toolkit.py",
     "fake": "bench_fake.py",
     "cli": "bench_cli.py",
+    "telemetry": "bench_telemetry.py",
 }
 
 

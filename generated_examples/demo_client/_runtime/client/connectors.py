@@ -12,6 +12,7 @@ from typing import (
     Union,
 )
 
+from ..calls.telemetry import Telemetry
 from ..connection.attempt import in_process_attempt
 from ..connection.cache import CacheSetting, evict_for_message, open_cache
 from ..connection.http import http_attempts
@@ -115,6 +116,7 @@ class Connectors(ServerFeatures):
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
         cache_target: str | None = None,
+        trace_content: bool = False,
     ) -> AsyncConnection[Self]:
         made: list[Self] = []
         response_cache = open_cache(
@@ -130,6 +132,7 @@ class Connectors(ServerFeatures):
             client._connection = connection
             client._server_requests = server_requests
             client._response_cache = response_cache
+            client._telemetry = Telemetry(connection.peer, content=trace_content)
             connection.on_close = client._mark_closed
             made.append(client)
             return client
@@ -235,6 +238,7 @@ class Connectors(ServerFeatures):
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
+        trace_content: bool = False,
     ) -> AsyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
 
@@ -274,6 +278,12 @@ class Connectors(ServerFeatures):
         (`partition`, and `target_id` for a server without a URL) or a `default_ttl_ms` for
         answers without a hint. `with_options(cache_mode="refresh" | "bypass")` skips it per
         call; the drift check always asks the server.
+
+        Every request is traced when the application set an OpenTelemetry provider (a CLIENT
+        span by the MCP conventions, nested under the current span, and the
+        `mcp.client.operation.duration` metric; see the observability how-to). `trace_content=True`
+        also records tool arguments and results and prompt variables on the spans (they may hold
+        personal data, so they are left out by default).
         """
         args = tuple(args)
         return cls._connection_for(
@@ -290,6 +300,7 @@ class Connectors(ServerFeatures):
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=cache,
+            trace_content=trace_content,
         )
 
     @classmethod
@@ -311,6 +322,7 @@ class Connectors(ServerFeatures):
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
+        trace_content: bool = False,
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
@@ -320,7 +332,7 @@ class Connectors(ServerFeatures):
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
         `drift_check`, `strict`, `client_info`, the server-request handlers
-        (`elicitation`, `sampling`, `roots`, `on_log`) and `cache`: see `stdio()`.
+        (`elicitation`, `sampling`, `roots`, `on_log`), `cache` and `trace_content`: see `stdio()`.
         """
         return cls._connection_for(
             lambda: http_attempts(
@@ -335,6 +347,7 @@ class Connectors(ServerFeatures):
             on_resource_updated=on_resource_updated,
             cache=cache,
             cache_target=url,
+            trace_content=trace_content,
         )
 
     @classmethod
@@ -356,6 +369,7 @@ class Connectors(ServerFeatures):
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
+        trace_content: bool = False,
     ) -> AsyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
@@ -367,8 +381,8 @@ class Connectors(ServerFeatures):
         that answers 401 with a Bearer challenge uses the stored token for its URL. Without
         one, `AuthRequiredError` names the login command. `auth=` overrides all of this.
         `drift_check`, `strict`, `stderr` (a stdio server's), `client_info`, the
-        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`) and `cache`:
-        see `stdio()`.
+        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`), `cache` and
+        `trace_content`: see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
@@ -389,6 +403,7 @@ class Connectors(ServerFeatures):
             on_resource_updated=on_resource_updated,
             cache=cache,
             cache_target=_recorded_url(launch),
+            trace_content=trace_content,
         )
 
     @classmethod
@@ -407,11 +422,12 @@ class Connectors(ServerFeatures):
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
+        trace_content: bool = False,
     ) -> AsyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
 
-        `drift_check`, `strict`, `client_info`, the server-request handlers and `cache`: see
-        `stdio()`.
+        `drift_check`, `strict`, `client_info`, the server-request handlers, `cache` and
+        `trace_content`: see `stdio()`.
         """
         return cls._connection_for(
             lambda: [in_process_attempt(server, timeout=timeout)],
@@ -423,4 +439,5 @@ class Connectors(ServerFeatures):
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=cache,
+            trace_content=trace_content,
         )

@@ -30,6 +30,8 @@ from ..calls.options import (
     merge_options,
     send_with_options,
 )
+from ..calls.telemetry import Telemetry, traced
+from ..calls.telemetry import active as telemetry_active
 from ..connection.attempt import mcp_error_code
 from ..connection.cache import LISTINGS, send_through
 from ..connection.session import AsyncConnection
@@ -156,6 +158,8 @@ class ClientCore:
     _response_cache: ClientResponseCache | None = None
     #: Tools whose input schema the server changed since generation -> the listed one, compiled on first use.
     _live_input_schemas: dict[str, SchemaCheck | dict[str, Any]] | None = None
+    #: What the connection adds to its requests' OpenTelemetry spans (the connector's `trace_content=`).
+    _telemetry: Telemetry = Telemetry({})
 
     def __init__(self, session: Client | ClientSession) -> None:
         inner: Any = session
@@ -330,6 +334,25 @@ class ClientCore:
             self._after_failure(error, method=method, uri=uri, prompt=prompt)
 
     async def _send(
+        self,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+    ) -> _PageT:
+        """Send a request: every request of the client goes through here, in its OpenTelemetry span when
+        the application set a provider (`calls.telemetry`), else directly."""
+        if not telemetry_active():
+            return await self._send_retrying(request, result_type, timeout, method)
+        return await traced(
+            self._telemetry,
+            request,
+            method,
+            self._session.protocol_version,
+            lambda: self._send_retrying(request, result_type, timeout, method),
+        )
+
+    async def _send_retrying(
         self,
         request: Any,
         result_type: type[_PageT],

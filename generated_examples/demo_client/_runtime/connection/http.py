@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..calls.errors import ConnectError, HttpStatusError, http_status_message
+from ..calls.telemetry import http_peer
 from .attempt import (
     Attempt,
     describe_error,
@@ -335,6 +336,7 @@ def http_attempts(
             explain=explain,
             connected=connected,
             auth_failure=auth_failure,
+            peer=http_peer(url),
         )
 
     if transport == "http":

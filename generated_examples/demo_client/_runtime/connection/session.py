@@ -13,11 +13,13 @@ generator's snapshots (`mcp_codegen.snapshot.connect`) use the same transports.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..calls import telemetry
 from ..calls.errors import AuthRequiredError, ConnectError, unwrap_exception_group
 from .attempt import MODERN_OPTIONS, Attempt, speaks_only_modern
 
@@ -126,15 +128,34 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
             self._ready.set()
             self._done.set()
 
+    @property
+    def peer(self) -> Mapping[str, str | int]:
+        """The OpenTelemetry attributes of the transport connected through (none before connecting)."""
+        attempt = self._attempt
+        return attempt.peer if attempt is not None else {}
+
     async def _serve(self, attempt: Attempt, options: Mapping[str, Any]) -> None:
         """Connect through `attempt` and hold the session open until the connection is closed."""
         assert self._ready is not None and self._stop is not None
-        async with attempt.open(options) as client:
-            self._session = client.session
-            self._attempt = attempt
-            attempt.connected()
-            self._ready.set()
-            await self._stop.wait()
+        started: float | None = None
+        ended_by: BaseException | None = None
+        try:
+            async with attempt.open(options) as client:
+                self._session = client.session
+                self._attempt = attempt
+                attempt.connected()
+                self._ready.set()
+                started = time.perf_counter()
+                await self._stop.wait()
+        except Exception as error:
+            ended_by = unwrap_exception_group(error)
+            raise
+        finally:
+            if started is not None and telemetry.active():
+                protocol = getattr(self._session, "protocol_version", None)
+                telemetry.record_session(
+                    time.perf_counter() - started, attempt.peer, protocol, ended_by
+                )
 
     async def __aenter__(self) -> ClientT:
         import anyio

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO, cast
 
+from ..calls.telemetry import STDIO_PEER
 from ..text import one_line
 from .attempt import Attempt, describe_error, diagnose_common, sdk_client
 
@@ -422,4 +423,5 @@ def stdio_attempt(
         diagnose=diagnose,
         connected=watch.mark_initialized,
         closed_detail=closed_detail,
+        peer=STDIO_PEER,
     )

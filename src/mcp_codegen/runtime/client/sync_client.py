@@ -70,6 +70,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
+        trace_content: bool = False,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
@@ -109,6 +110,12 @@ class SyncClientBase(BlockingCore[AsyncT]):
         (`partition`, and `target_id` for a server without a URL) or a `default_ttl_ms` for
         answers without a hint. `with_options(cache_mode="refresh" | "bypass")` skips it per
         call; the drift check always asks the server.
+
+        Every request is traced when the application set an OpenTelemetry provider (a CLIENT
+        span by the MCP conventions, nested under the current span, and the
+        `mcp.client.operation.duration` metric; see the observability how-to). `trace_content=True`
+        also records tool arguments and results and prompt variables on the spans (they may hold
+        personal data, so they are left out by default).
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -130,6 +137,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_change=on_change,
                 on_resource_updated=on_resource_updated,
                 cache=cache,
+                trace_content=trace_content,
             ),
         )
 
@@ -152,6 +160,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
+        trace_content: bool = False,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
@@ -161,7 +170,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
         `drift_check`, `strict`, `client_info`, the server-request handlers
-        (`elicitation`, `sampling`, `roots`, `on_log`) and `cache`: see `stdio()`.
+        (`elicitation`, `sampling`, `roots`, `on_log`), `cache` and `trace_content`: see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -182,6 +191,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_change=on_change,
                 on_resource_updated=on_resource_updated,
                 cache=cache,
+                trace_content=trace_content,
             ),
         )
 
@@ -204,6 +214,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
+        trace_content: bool = False,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
@@ -215,8 +226,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
         that answers 401 with a Bearer challenge uses the stored token for its URL. Without
         one, `AuthRequiredError` names the login command. `auth=` overrides all of this.
         `drift_check`, `strict`, `stderr` (a stdio server's), `client_info`, the
-        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`) and `cache`:
-        see `stdio()`.
+        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`), `cache` and
+        `trace_content`: see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -237,6 +248,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_change=on_change,
                 on_resource_updated=on_resource_updated,
                 cache=cache,
+                trace_content=trace_content,
             ),
         )
 
@@ -256,11 +268,12 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_change: ChangeHandler | None = None,
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
+        trace_content: bool = False,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `with Client.in_process(srv)`.
 
-        `drift_check`, `strict`, `client_info`, the server-request handlers and `cache`: see
-        `stdio()`.
+        `drift_check`, `strict`, `client_info`, the server-request handlers, `cache` and
+        `trace_content`: see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -278,6 +291,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_change=on_change,
                 on_resource_updated=on_resource_updated,
                 cache=cache,
+                trace_content=trace_content,
             ),
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..calls.telemetry import IN_PROCESS_PEER
 from ..text import one_line
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class Attempt:
         "fall_through",
         "label",
         "open",
+        "peer",
         "target",
     )
 
@@ -64,8 +66,11 @@ class Attempt:
         explain: Callable[[BaseException, str | None], Exception | None] = _as_is,
         auth_failure: Callable[[], BaseException | None] = _nothing,
         closed_detail: Callable[[], Awaitable[str | None]] | None = None,
+        peer: Mapping[str, str | int] | None = None,
     ) -> None:
         self.label = label
+        #: The transport's OpenTelemetry attributes (`network.transport`, `server.address`, ...).
+        self.peer: Mapping[str, str | int] = peer or {}
         #: What the auth flow raised while connecting, if anything.
         self.auth_failure = auth_failure
         #: What is being reached, for messages (a command or a URL without secrets).
@@ -165,4 +170,9 @@ def in_process_attempt(server: Any, *, timeout: float) -> Attempt:
     def diagnose(error: BaseException) -> str:
         return diagnose_common(error, timeout) or describe_error(error)
 
-    return Attempt(label="in-process server", open=open_client, diagnose=diagnose)
+    return Attempt(
+        label="in-process server",
+        open=open_client,
+        diagnose=diagnose,
+        peer=IN_PROCESS_PEER,
+    )
