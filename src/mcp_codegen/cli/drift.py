@@ -127,7 +127,7 @@ def check_command(
 
 def _recorded_launch(snapshot: Snapshot, timeout: float) -> ServerLaunch:
     """The launch spec a snapshot recorded, with env and header values read from the environment."""
-    from mcp_codegen.inputs.launch import HttpLaunch, StdioLaunch, auth_spec, expand_env
+    from mcp_codegen.inputs.launch import HttpLaunch, auth_spec, expand_env, stdio_launch
 
     if snapshot.registry is not None:  # read the same registry entry again (its exact version)
         from mcp_codegen.inputs.registry import resolve_registry
@@ -139,7 +139,7 @@ def _recorded_launch(snapshot: Snapshot, timeout: float) -> ServerLaunch:
         raise UsageError("the snapshot records no launch spec: give --url, --stdio or --registry")
     if record.transport == "stdio":
         env = {name: os.environ[name] for name in record.env_names if name in os.environ}
-        return StdioLaunch(command=record.command or "", args=record.args, env=env, cwd=record.cwd)
+        return stdio_launch(record.command or "", record.args, env, record.cwd, what="the recorded command")
     headers = {
         header.name: expand_env(header.template, what=f"header {header.name}")
         for header in record.headers

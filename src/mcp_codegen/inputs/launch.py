@@ -252,16 +252,55 @@ class LaunchRecord:
 @dataclass(frozen=True)
 class StdioLaunch:
     command: str
-    args: tuple[str, ...] = ()
+    #: The arguments the server is started with (`${VAR}`s expanded: secrets may be in here).
+    args: tuple[str, ...] = field(default=(), repr=False)
     #: Resolved values: secrets live here, so this object is never written or printed.
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     cwd: str | None = None
     #: The registry entry this launch was read from (`--registry`), recorded in the snapshot.
     registry: RegistryRecord | None = None
+    #: The arguments as given, before `${VAR}` expansion (None: as `args`): what the record starts from.
+    arg_templates: tuple[str, ...] | None = field(default=None, repr=False)
+
+    def recorded_args(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The arguments as recorded, each secret replaced by a `${NAME}` the generated client expands at run
+        time (`inputs.redaction`), and the NAMEs introduced that way (each needs setting when connecting)."""
+        from mcp_codegen.inputs.redaction import placeholder_args, secret_name, upper_snake
+
+        templates = self.args if self.arg_templates is None else self.arg_templates
+        taken: dict[str, str] = {}  # placeholder name -> the hint it was made for
+
+        def replace(hint: str, _index: int | None) -> str:
+            name = hint if hint in self.env else upper_snake(hint)
+            base, number = name, 1
+            while taken.get(name, hint) != hint:
+                number += 1
+                name = f"{base}_{number}"
+            taken[name] = hint
+            return "${" + name + "}"
+
+        secrets = {name: value for name, value in self.env.items() if secret_name(name)}
+        args = tuple(placeholder_args(templates, replace, secret_values=secrets))
+        return args, tuple(name for name in taken if name not in self.env)
+
+    def hidden_values(self) -> list[str]:
+        """The values behind the record's `${NAME}`s (secrets and expanded variables), to scrub from messages."""
+        found: list[str] = []
+        for value, recorded in zip(self.args, self.recorded_args()[0], strict=True):
+            if value != recorded:
+                pieces = re.split(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", recorded)
+                pattern = "(.+?)".join(re.escape(piece) for piece in pieces)
+                match = re.fullmatch(pattern, value, re.DOTALL)
+                found.extend(match.groups() if match else [value])
+        return found
 
     def record(self) -> LaunchRecord:
         return LaunchRecord(
-            transport="stdio", command=self.command, args=self.args, env_names=tuple(sorted(self.env)), cwd=self.cwd
+            transport="stdio",
+            command=self.command,
+            args=self.recorded_args()[0],
+            env_names=tuple(sorted(self.env)),
+            cwd=self.cwd,
         )
 
     def describe(self) -> str:
@@ -302,8 +341,24 @@ class HttpLaunch:
 ServerLaunch = StdioLaunch | HttpLaunch
 
 
+def stdio_launch(
+    command: str,
+    arg_templates: tuple[str, ...],
+    env: Mapping[str, str],
+    cwd: str | None,
+    *,
+    what: str = "--stdio",
+    environ: Mapping[str, str] | None = None,
+) -> StdioLaunch:
+    """A stdio launch whose arguments' `${VAR}`s are expanded from the environment (a missing one is a usage
+    error) and recorded as written, so a secret passed as `${VAR}` never reaches a snapshot."""
+    args = tuple(expand_env(arg, what=what, environ=environ) for arg in arg_templates)
+    templates = arg_templates if args != arg_templates else None
+    return StdioLaunch(command=command, args=args, env=env, cwd=cwd, arg_templates=templates)
+
+
 def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) -> StdioLaunch:
-    """`--stdio 'cmd args'` plus `-e KEY=VALUE` (values `${VAR}`-expanded) into a launch spec."""
+    """`--stdio 'cmd args'` (arguments' `${VAR}`s expanded) plus `-e KEY=VALUE` (values `${VAR}`-expanded)."""
     try:
         words = shlex.split(command_line)
     except ValueError as error:
@@ -316,7 +371,7 @@ def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) 
         if not sep or not key:
             raise UsageError(f"-e/--env takes KEY=VALUE, got {key or pair!r}" if not sep else "-e/--env: empty name")
         env[key] = expand_env(value, what=f"-e {key}")
-    return StdioLaunch(command=words[0], args=tuple(words[1:]), env=env, cwd=cwd)
+    return stdio_launch(words[0], tuple(words[1:]), env, cwd)
 
 
 def parse_http(
