@@ -96,6 +96,7 @@ from mcp_codegen.inputs.launch import (
     ServerLaunch,
     StdioLaunch,
     auth_spec,
+    no_login_reason,
     redact_url,
 )
 from mcp_codegen.inputs.validation_errors import describe_validation_error, dotted_location
@@ -530,6 +531,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
             scopes=server.auth.scopes,
             environ={**file_vars, **os.environ},
             what=f"{where}.auth",
+            no_login=no_login_reason(False),
         )
     launch = HttpLaunch(
         url=url,

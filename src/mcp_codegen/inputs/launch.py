@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import sys
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -124,9 +125,28 @@ class AuthSpec:
     open_browser: bool = True
     #: Where tokens are kept: "auto" (the keyring when usable, else a file), "file" or "keyring".
     store: Literal["auto", "file", "keyring"] = "auto"
+    #: Seconds an interactive login may take (the browser coming back).
+    login_timeout: float = 300.0
+    #: Why this run must not start a browser login ("stdin is not a terminal", "--no-browser", "CI is set"):
+    #: stored tokens are still used and refreshed, and without one the run fails at once. None: it may.
+    no_login: str | None = None
 
     def record(self) -> AuthRecord:
         return AuthRecord(self.kind, self.client_id, self.scopes, self.client_secret_env)
+
+
+def no_login_reason(no_browser: bool) -> str | None:
+    """Why a command (other than `auth login`) must not start a browser login (None: it may): a person must be
+    there to finish it, so --no-browser, the environment variable CI, or stdin not a terminal rule it out."""
+    if no_browser:
+        return "--no-browser"
+    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+        return "CI is set"
+    try:
+        terminal = sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        terminal = False
+    return None if terminal else "stdin is not a terminal"
 
 
 def auth_spec(
@@ -140,6 +160,8 @@ def auth_spec(
     store: str = "auto",
     environ: Mapping[str, str] | None = None,
     what: str = "--auth",
+    login_timeout: float = 300.0,
+    no_login: str | None = None,
 ) -> AuthSpec:
     """Check the auth options and read the client secret from its variable; every problem is a `UsageError`
     that names the option or variable, never a value."""
@@ -170,6 +192,8 @@ def auth_spec(
         client_secret=secret,
         open_browser=open_browser,
         store=store,  # type: ignore[arg-type]
+        login_timeout=login_timeout,
+        no_login=no_login,
     )
 
 
@@ -319,6 +343,9 @@ class HttpLaunch:
     auth: AuthSpec | None = field(default=None, repr=False)
     #: The registry entry this launch was read from (`--registry`), recorded in the snapshot.
     registry: RegistryRecord | None = None
+    #: Without `auth`: use a token `mcp-codegen auth login` stored for the URL once the server asks for one
+    #: (as the generated client does); False for `--auth none`.
+    stored_token: bool = True
 
     def record(self, transport: Literal["http", "sse"] | None = None) -> LaunchRecord:
         headers = []
@@ -375,7 +402,12 @@ def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) 
 
 
 def parse_http(
-    url: str, header_lines: tuple[str, ...], transport: Transport, auth: AuthSpec | None = None
+    url: str,
+    header_lines: tuple[str, ...],
+    transport: Transport,
+    auth: AuthSpec | None = None,
+    *,
+    stored_token: bool = True,
 ) -> HttpLaunch:
     """`--url` plus `-H 'Name: value'` (values `${VAR}`-expanded) into a launch spec."""
     try:
@@ -395,4 +427,11 @@ def parse_http(
         headers[name] = expand_env(value.strip(), what=f"header {name}")
     if auth is not None and any(name.lower() == "authorization" for name in headers):
         raise UsageError("--auth and an Authorization header (-H) both authorize: give one")
-    return HttpLaunch(url=url, headers=headers, transport=transport, header_templates=templates, auth=auth)
+    return HttpLaunch(
+        url=url,
+        headers=headers,
+        transport=transport,
+        header_templates=templates,
+        auth=auth,
+        stored_token=stored_token,
+    )
