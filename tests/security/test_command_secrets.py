@@ -171,3 +171,45 @@ def test_the_live_launch_never_shows_its_arguments() -> None:
     launch = parse_stdio(f"server --token {TOKEN}", (), None)
     assert launch.args == ("--token", TOKEN)  # what the server is started with
     assert TOKEN not in repr(launch) and TOKEN not in launch.describe()
+
+
+def test_config_arguments_keep_their_environment_references_and_hide_literal_secrets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcp_codegen.inputs.config import resolve_server, validate_config
+
+    monkeypatch.setenv("MY_TOKEN", TOKEN)
+    monkeypatch.setenv("MCP_INPUT_DB_PASSWORD", PASSWORD)
+    cfg = validate_config(
+        {
+            "servers": {
+                "db": {
+                    "command": "server",
+                    "args": [
+                        "--token",
+                        "${MY_TOKEN}",
+                        "--dsn",
+                        "postgres://app:${input:db-password}@db/prod",
+                        "--api-key",
+                        EQUALS_TOKEN,
+                        "--home",
+                        "${userHome}",
+                    ],
+                }
+            }
+        },
+        where="test",
+    )
+    launch, _, _ = resolve_server(cfg, "db")
+    assert launch.args[:4] == ("--token", TOKEN, "--dsn", f"postgres://app:{PASSWORD}@db/prod")  # what runs
+    recorded = launch.record().args
+    assert recorded[:6] == (
+        "--token",
+        "${MY_TOKEN}",
+        "--dsn",
+        "postgres://app:${MCP_INPUT_DB_PASSWORD}@db/prod",
+        "--api-key",
+        "${API_KEY}",
+    )
+    assert recorded[7] == str(Path.home())  # not an environment reference: recorded as expanded
+    assert not any(secret in json.dumps(launch.record().as_json()) for secret in SECRETS)

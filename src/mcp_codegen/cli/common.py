@@ -221,7 +221,14 @@ SERVER_OPTIONS = [
     click.option(
         "-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="HTTP header; ${VAR} expanded."
     ),
-    click.option("--stdio", metavar="'COMMAND ARGS...'", help="Start the server as a subprocess (split like a shell)."),
+    click.option(
+        "--stdio",
+        metavar="'COMMAND ARGS...'",
+        help=(
+            "Start the server as a subprocess (split like a shell). ${VAR} in ARGS is expanded and recorded by name:"
+            " pass secrets that way, single-quoted (a literal one is recorded as a ${NAME} placeholder)."
+        ),
+    ),
     click.option(
         "-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."
     ),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import sys
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -138,15 +137,13 @@ class AuthSpec:
 def no_login_reason(no_browser: bool) -> str | None:
     """Why a command (other than `auth login`) must not start a browser login (None: it may): a person must be
     there to finish it, so --no-browser, the environment variable CI, or stdin not a terminal rule it out."""
+    from mcp_codegen.runtime.auth.loopback import ci_is_set, stdin_is_terminal
+
     if no_browser:
         return "--no-browser"
-    if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
+    if ci_is_set():
         return "CI is set"
-    try:
-        terminal = sys.stdin is not None and sys.stdin.isatty()
-    except (ValueError, OSError):
-        terminal = False
-    return None if terminal else "stdin is not a terminal"
+    return None if stdin_is_terminal() else "stdin is not a terminal"
 
 
 def auth_spec(
