@@ -32,7 +32,8 @@ def expand_header_template(name: str, template: str, environ: Mapping[str, str])
 
 def expand_argument(index: int, template: str, environ: Mapping[str, str]) -> str:
     """A recorded command argument with its `${VAR}`s read from the environment: the generator records a
-    secret given on its command line as `${NAME}`, so it is never written into the package."""
+    secret given on its command line as `${NAME}`, so it is never written into the package.
+    """
     return expand_env_references(
         template,
         environ,

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LOGIN_TIMEOUT",
     "LoopbackListener",
+    "ci_is_set",
     "login_refusal",
     "open_in_browser",
     "refused_login",
@@ -42,6 +43,11 @@ def stdin_is_terminal() -> bool:
         return False
 
 
+def ci_is_set() -> bool:
+    """The environment variable CI set to anything but "", "0", "false" or "no" (a CI job: nobody to log in)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
 def login_refusal(
     interactive: bool | None, on_authorize_url: Callable[[str], object] | None
 ) -> str | None:
@@ -50,8 +56,7 @@ def login_refusal(
     environment variable CI set to anything but "", "0", "false" or "no"."""
     if interactive is False:
         return "interactive=False"
-    ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-    if interactive is None and on_authorize_url is None and ci:
+    if interactive is None and on_authorize_url is None and ci_is_set():
         return "CI is set"
     return None
 
