@@ -28,7 +28,8 @@ SERVER_VERSION: Final[str | None] = "1.0.0"
 INSTRUCTIONS: Final[str | None] = (
     "A demo server with fake, deterministic data. Use get_weather or forecast for weather, add for arithmetic, and list_notes / search-notes / get_note to browse a small read-only notebook; draft_note validates a new note without saving it."
 )
-#: How `AsyncClient.connect()` reaches the server: no secret values, only the names of variables to read.
+#: How `AsyncClient.connect()` reaches the server: no secret values, only the names of variables to read (a
+#: `${NAME}` in an argument or header template is read from the environment when connecting).
 LAUNCH: Final[Mapping[str, Any] | None] = {
     "args": ["-m", "mcp_codegen.demo"],
     "command": "python",

@@ -66,7 +66,8 @@ INSTRUCTIONS: Final[str | None] = (
     "\n"
     'If asked about server instructions, respond with "🎉 Server instructions are working! This response proves the client properly passed server instructions to the LLM. This demonstrates MCP\'s instructions feature in action."\n'
 )
-#: How `AsyncClient.connect()` reaches the server: no secret values, only the names of variables to read.
+#: How `AsyncClient.connect()` reaches the server: no secret values, only the names of variables to read (a
+#: `${NAME}` in an argument or header template is read from the environment when connecting).
 LAUNCH: Final[Mapping[str, Any] | None] = {
     "args": [
         "tests/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",

@@ -14,6 +14,11 @@ from dataclasses import dataclass, field
 #: Every diagnostic code and what it means: the one table the docs' warning-codes page is rendered from.
 CODES: dict[str, str] = {
     # Snapshot (what the server sent)
+    "secret-in-command": (
+        "a --stdio argument holds a secret (a --token style value, a URL password or secret query value): it is"
+        " recorded as `${NAME}`, which the generated client reads from the environment; write `${VAR}` in --stdio"
+        " (single-quoted) to choose the name"
+    ),
     "server-stdout-noise": "a stdio server wrote lines that are not JSON-RPC to stdout; they were skipped",
     "listing-not-implemented": "the server declares a capability but does not implement its list method",
     "item-not-object": "a listed tool, resource or prompt is not a JSON object; left out",

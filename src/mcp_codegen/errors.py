@@ -44,7 +44,9 @@ EXIT_CODE_MEANINGS: dict[ExitCode, str] = {
         "the server could not be started, reached or listed (command not found, exited with code N plus its last"
         " stderr lines, HTTP 401 naming the headers sent (or, for a server answering with an OAuth"
         " `Bearer ... resource_metadata=` challenge, suggesting `--auth oauth` / `mcp-codegen auth login URL`),"
-        " an OAuth login or token request that failed, timed out after N s, ...), or the `--registry` registry did"
+        " an OAuth login or token request that failed, an OAuth login this run cannot wait for (stdin not a"
+        " terminal, `--no-browser`, `CI` set: naming `mcp-codegen auth login URL`), a login not finished within"
+        " `--login-timeout`, timed out after N s, ...), or the `--registry` registry did"
         " not answer (or not with a server.json)"
     ),
     ExitCode.OUTPUT_CONFLICT: (

@@ -203,6 +203,34 @@ def login_headlessly(*arguments: str, env: dict[str, str]) -> subprocess.Complet
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, "".join(seen) + rest)
 
 
+FAKE_BROWSER = str(Path(__file__).with_name("fake_browser.py"))
+
+
+def in_terminal(
+    *arguments: str, env: dict[str, str], browser: str = "visit", timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """Run `mcp-codegen ARGS` as a person at a terminal would: stdin a pseudo-terminal, CI unset, and a browser
+    (`fake_browser.py`: it follows the authorization URL; `browser="idle"`: it never comes back)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    base = {key: value for key, value in os.environ.items() if key != "CI"}
+    opener = f"{PYTHON} {FAKE_BROWSER} {'--idle ' if browser == 'idle' else ''}%s"
+    try:
+        return subprocess.run(
+            [PYTHON, "-m", "mcp_codegen", *arguments],
+            env={**base, **env, "BROWSER": opener},
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    finally:
+        os.close(leader)
+        os.close(follower)
+
+
 def stored_tokens(env: dict[str, str]) -> list[str]:
     """The token values the file store holds (to prove they appear nowhere else)."""
     found = []
@@ -238,6 +266,7 @@ def test_login_then_snapshot_generate_and_connect_with_the_stored_token(
     assert entry["scopes"] == ["mcp"] and entry["backend"] == "file"
     listing = run("auth", "status", env=config_dir)
     assert listing.returncode == 0 and url in listing.stdout and "expires in" in listing.stdout
+    assert listing.stdout.rstrip().endswith(f"in the file {path}") and entry["path"] == str(path)
 
     # The stored token is used: no login URL, no browser, stdin closed.
     snapshot = tmp_path / "s.json"
@@ -294,9 +323,7 @@ def test_snapshot_with_auth_oauth_logs_in_when_nothing_is_stored(
     oauth_server: RunningServer, tmp_path: Path, config_dir: dict[str, str]
 ) -> None:
     snapshot = tmp_path / "s.json"
-    result = login_headlessly(
-        "snapshot", "--url", oauth_server.url, "--auth", "oauth", "-o", str(snapshot), env=config_dir
-    )
+    result = in_terminal("snapshot", "--url", oauth_server.url, "--auth", "oauth", "-o", str(snapshot), env=config_dir)
     assert result.returncode == 0, result.stderr
     assert json.loads(snapshot.read_text(encoding="utf-8"))["serverInfo"]
     assert run("auth", "status", oauth_server.url, env=config_dir).returncode == 0
@@ -360,9 +387,7 @@ def test_refused_stored_tokens_lead_to_a_new_login_and_are_never_shown(
     assert status.returncode == 0 and json.loads(status.stdout)[0]["hasToken"]
 
     snapshot = tmp_path / "s.json"
-    taken = login_headlessly(
-        "snapshot", "--url", oauth_server.url, "--auth", "oauth", "-o", str(snapshot), env=config_dir
-    )
+    taken = in_terminal("snapshot", "--url", oauth_server.url, "--auth", "oauth", "-o", str(snapshot), env=config_dir)
     assert taken.returncode == 0, taken.stderr
     assert access not in stored_tokens(config_dir)
     for text in (status.stdout, status.stderr, taken.stdout, taken.stderr, snapshot.read_text("utf-8")):
@@ -374,3 +399,97 @@ def test_login_to_a_server_without_auth_stores_nothing(demo_http_url: str, confi
     assert result.returncode == 0, result.stderr
     assert "did not ask for authorization: nothing was stored" in result.stderr
     assert run("auth", "status", env=config_dir).returncode == 1
+
+
+# --------------------------------------------------------------------------------------------------
+# No person at hand: never wait for a browser; a token stored by `auth login` is used without --auth
+# --------------------------------------------------------------------------------------------------
+
+
+def nobody_at(arguments: list[str], how: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`mcp-codegen ARGS` where no person can finish a login: stdin not a terminal, --no-browser, or CI set
+    (a subprocess timeout of 60 s fails the test if it waits for the browser, 300 s by default)."""
+    if how == "no terminal":
+        return run(*arguments, env={**env, "CI": ""}, timeout=60)
+    if how == "--no-browser":
+        return in_terminal(*arguments, "--no-browser", env=env)
+    return in_terminal(*arguments, env={**env, "CI": "true"})
+
+
+@pytest.mark.parametrize(
+    ("how", "reason"),
+    [("no terminal", "stdin is not a terminal"), ("--no-browser", "--no-browser"), ("CI", "CI is set")],
+)
+def test_without_a_person_an_oauth_login_fails_at_once_saying_what_to_do(
+    oauth_server: RunningServer, tmp_path: Path, config_dir: dict[str, str], how: str, reason: str
+) -> None:
+    url = oauth_server.url
+    for arguments in (
+        ["generate", "--url", url, "--auth", "oauth", "-o", str(tmp_path / "pkg")],
+        ["snapshot", "--url", url, "--auth", "oauth", "--timeout", "5", "-o", str(tmp_path / "s.json")],
+        [
+            "check",
+            "--url",
+            url,
+            "--auth",
+            "oauth",
+            "--against",
+            str(Path(__file__).parents[2] / "generated_examples/demo_client"),
+        ],
+    ):
+        result = nobody_at(arguments, how, config_dir)
+        expected = 2 if arguments[0] == "check" else 3  # a drift command that cannot compare exits 2
+        lines = [line for line in result.stderr.splitlines() if "error:" in line]
+        assert result.returncode == expected and lines, result.stderr
+        assert f"needs an OAuth login, and this run cannot wait for one ({reason})" in lines[-1]
+        assert f"run `mcp-codegen auth login {url}` first" in lines[-1]
+        assert "--auth client-credentials --client-id ID --client-secret-env VAR" in lines[-1]
+        assert LOGIN_LINE not in result.stderr
+    assert run("auth", "status", url, env=config_dir).returncode == 1  # nothing was registered or stored
+
+
+def test_check_against_a_package_recorded_with_oauth_fails_at_once_without_a_person(
+    oauth_server: RunningServer, tmp_path: Path, config_dir: dict[str, str]
+) -> None:
+    url = oauth_server.url
+    package = tmp_path / "protected_client"
+    made = in_terminal("generate", "--url", url, "--auth", "oauth", "-o", str(package), "-q", env=config_dir)
+    assert made.returncode == 0, made.stderr
+    assert run("check", "--against", str(package), env=config_dir).returncode == 0  # the stored token
+    assert run("auth", "logout", url, env=config_dir).returncode == 0
+    result = run("check", "--against", str(package), env={**config_dir, "CI": ""}, timeout=60)
+    assert_fails(result, 2, "this run cannot wait for one (stdin is not a terminal)", f"mcp-codegen auth login {url}")
+
+
+def test_an_interactive_login_waits_at_most_login_timeout(
+    oauth_server: RunningServer, tmp_path: Path, config_dir: dict[str, str]
+) -> None:
+    arguments = ["snapshot", "-q", "--url", oauth_server.url, "--auth", "oauth", "--login-timeout", "2"]
+    result = in_terminal(*arguments, "-o", str(tmp_path / "s.json"), env=config_dir, browser="idle")
+    assert result.returncode == 3, result.stderr
+    assert "no OAuth redirect within 2 s (the login was not finished)" in result.stderr
+    assert "did not give a token the server accepts" not in result.stderr
+
+
+def test_a_token_stored_by_auth_login_is_used_without_auth_and_refused_with_auth_none(
+    oauth_server: RunningServer, tmp_path: Path, config_dir: dict[str, str]
+) -> None:
+    url = oauth_server.url
+    login = login_headlessly("auth", "login", url, env=config_dir)
+    assert login.returncode == 0, login.stderr
+    snapshot = tmp_path / "s.json"
+    taken = run("snapshot", "-q", "--url", url, "-o", str(snapshot), env=config_dir)
+    assert taken.returncode == 0, taken.stderr
+    assert "auth" not in json.loads(snapshot.read_text("utf-8"))["launch"]  # the package finds the token itself
+    package = tmp_path / "plain_client"
+    generated = run("generate", "-q", "--url", url, "-o", str(package), env=config_dir)
+    assert generated.returncode == 0, generated.stderr
+    checked = run("check", "--url", url, "--against", str(package), env=config_dir)
+    assert checked.returncode == 0, checked.stderr
+    assert run("check", "--against", str(package), env=config_dir).returncode == 0
+    for token in stored_tokens(config_dir):
+        assert token not in taken.stderr + generated.stderr + checked.stdout + snapshot.read_text("utf-8")
+    refused = run("snapshot", "-q", "--url", url, "--auth", "none", "-o", str(tmp_path / "n.json"), env=config_dir)
+    assert_fails(refused, 3, "HTTP 401", "the server asks for OAuth")
+    misused = run("snapshot", "--url", url, "--auth", "none", "--scope", "mcp", "-o", str(tmp_path / "m.json"))
+    assert_fails(misused, 2, "go with --auth oauth or --auth client-credentials")

@@ -548,6 +548,7 @@ async def test_the_browser_is_opened_with_the_authorization_url(
         return True
 
     monkeypatch.setattr(webbrowser, "open", open_url)  # the user's browser, played by Browser
+    monkeypatch.delenv("CI", raising=False)  # CI refuses a login at once (tested below)
     assert await whoami(server.url, oauth(server.url))
     browser.join()
     assert len(browser.visited) == 1 and browser.pages == [200]
@@ -566,8 +567,42 @@ async def test_without_a_browser_the_url_is_printed(
         return False
 
     monkeypatch.setattr(webbrowser, "open", no_browser)
-    assert await whoami(server.url, oauth(server.url))
+    # A person at hand (interactive=True): pytest's stdin is no terminal, which would refuse the login.
+    assert await whoami(server.url, oauth(server.url, interactive=True))
     assert shown[0] in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("setting", "reason"),
+    [
+        ({"CI": "true"}, "CI is set"),
+        ({"interactive": False}, "interactive=False"),
+        ({"open_browser": False}, "no browser opened and stdin is not a terminal"),
+    ],
+)
+async def test_a_login_nobody_can_finish_fails_at_once(
+    server: RunningServer, token_dir: Path, monkeypatch: pytest.MonkeyPatch, setting: dict[str, Any], reason: str
+) -> None:
+    import anyio
+
+    monkeypatch.delenv("CI", raising=False)
+    if "CI" in setting:
+        monkeypatch.setenv("CI", setting.pop("CI"))
+        monkeypatch.setattr("webbrowser.open", lambda _url: pytest.fail("a browser was opened under CI"))
+    with anyio.fail_after(60), pytest.raises(AuthRequiredError) as caught:  # not the 300 s login wait
+        await whoami(server.url, oauth(server.url, **setting))
+    assert f"this process cannot wait for one ({reason})" in str(caught.value)
+    assert f"run `mcp-codegen auth login {server.url}`" in str(caught.value)
+
+
+async def test_a_login_waits_at_most_login_timeout(server: RunningServer, token_dir: Path) -> None:
+    import anyio
+
+    shown: list[str] = []  # the URL goes somewhere, and nobody opens it
+    with anyio.fail_after(60), pytest.raises(ConnectError) as caught:
+        await whoami(server.url, oauth(server.url, open_browser=False, on_authorize_url=shown.append, login_timeout=1))
+    assert "no OAuth redirect within 1 s (the login was not finished)" in str(caught.value)
+    assert len(shown) == 1
 
 
 async def test_the_listener_reports_a_refused_login_in_one_line(token_dir: Path) -> None:

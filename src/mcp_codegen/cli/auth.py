@@ -17,6 +17,7 @@ from typing import Any, Literal
 import click
 
 from mcp_codegen.cli.common import DEFAULT_TIMEOUT, AuthOptions, Reporter, auth_options, connect_once, run_command
+from mcp_codegen.errors import UsageError
 from mcp_codegen.inputs.launch import parse_http, redact_url
 
 _STORES = click.Choice(["auto", "file", "keyring"])
@@ -56,8 +57,10 @@ def login_command(
     """Authorize with the server at URL and store its tokens (--auth oauth, the default, opens a browser)."""
 
     def action() -> None:
+        if auth.kind == "none":
+            raise UsageError("auth login: --auth none stores nothing (use --auth oauth or client-credentials)")
         options = auth if auth.kind else dataclasses.replace(auth, kind="oauth")
-        launch = parse_http(url, (), "auto", options.spec(store=store))
+        launch = parse_http(url, (), "auto", options.spec(store=store, login=True))
         reporter = Reporter(quiet)
         connect_once(launch, timeout, reporter)
         status = _status_of(url, store)
@@ -139,11 +142,13 @@ def _as_json(status: Any) -> dict[str, Any]:
         "expiresAt": status.expires_at,
         "scopes": list(status.scopes),
         "clientId": status.client_id,
+        "path": str(status.path) if status.backend == "file" and status.path is not None else None,
     }
 
 
 def _describe(entry: dict[str, Any]) -> str:
-    """`client id X, scopes a b, expires in 59 min, refreshable, in the keyring`: from a status, no secrets."""
+    """`client id X, scopes a b, expires in 59 min, refreshable, in the keyring` (or `in the file PATH`): from a
+    status, no secrets."""
     parts = []
     if entry["clientId"]:
         parts.append(f"client id {entry['clientId']}")
@@ -155,7 +160,9 @@ def _describe(entry: dict[str, Any]) -> str:
         parts.append(f"expires in {_duration(left)}" if left > 0 else "expired")
     if entry.get("refreshable"):
         parts.append("refreshable")
-    if entry.get("backend"):
+    if entry.get("path"):
+        parts.append(f"in the file {entry['path']}")
+    elif entry.get("backend"):
         parts.append(f"in the {entry['backend']}")
     if not entry.get("hasToken", True):
         parts.append("no token yet")

@@ -16,11 +16,21 @@ import click
 
 from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
 from mcp_codegen.errors import CodegenError, ExitCode, UsageError
-from mcp_codegen.inputs.launch import AuthSpec, ServerLaunch, Transport, auth_spec, parse_http, parse_stdio
+from mcp_codegen.inputs.launch import (
+    AuthSpec,
+    ServerLaunch,
+    Transport,
+    auth_spec,
+    no_login_reason,
+    parse_http,
+    parse_stdio,
+)
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.wording import counts, plural
 
 DEFAULT_TIMEOUT = 30.0
+#: Seconds a browser login may take (`--login-timeout`).
+LOGIN_TIMEOUT = 300.0
 
 
 #: How a kind of note reads when summarized (`{count}` filled in); other kinds read "N notes [code]".
@@ -123,8 +133,11 @@ AUTH_OPTIONS = [
     click.option(
         "--auth",
         "kind",
-        type=click.Choice(["oauth", "client-credentials"]),
-        help="With --url: authorize by OAuth (stored tokens, else a browser login) or client credentials (CI).",
+        type=click.Choice(["oauth", "client-credentials", "none"]),
+        help=(
+            "With --url: authorize by OAuth (stored tokens, else a browser login) or client credentials (CI);"
+            " none: not even a stored token (without --auth, one stored by `auth login` is used when asked for)."
+        ),
     ),
     click.option("--client-id", metavar="ID", help="Pre-registered OAuth client id (default: dynamic registration)."),
     click.option(
@@ -138,7 +151,19 @@ AUTH_OPTIONS = [
         help="The client secret itself (prefer --client-secret-env: command lines are visible to other users).",
     ),
     click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="OAuth scope to ask for (repeatable)."),
-    click.option("--no-browser", is_flag=True, help="Print the login URL instead of opening a browser."),
+    click.option(
+        "--no-browser",
+        is_flag=True,
+        help="auth login: print the login URL instead of opening a browser; other commands: never log in.",
+    ),
+    click.option(
+        "--login-timeout",
+        type=click.FloatRange(min=1),
+        default=LOGIN_TIMEOUT,
+        show_default=True,
+        metavar="SECONDS",
+        help="How long a browser login may take.",
+    ),
 ]
 
 
@@ -152,16 +177,23 @@ class AuthOptions:
     client_secret: str | None = None
     scopes: tuple[str, ...] = ()
     no_browser: bool = False
+    login_timeout: float = LOGIN_TIMEOUT
 
     @property
     def given(self) -> bool:
         return self.kind is not None
 
-    def spec(self, *, store: str = "auto") -> AuthSpec | None:
-        """The checked auth spec (the secret read from its variable), or None without --auth."""
-        if self.kind is None:
+    def spec(self, *, store: str = "auto", login: bool = False) -> AuthSpec | None:
+        """The checked auth spec (the secret read from its variable), or None without --auth (or --auth none).
+
+        `login`: a browser login may always be waited for (`auth login`); otherwise only when a person is
+        there (`no_login_reason`)."""
+        if self.kind is None or self.kind == "none":
             if self.client_id or self.client_secret_env or self.client_secret or self.scopes:
-                raise UsageError("--client-id, --client-secret-env, --client-secret and --scope go with --auth")
+                raise UsageError(
+                    "--client-id, --client-secret-env, --client-secret and --scope go with --auth oauth"
+                    " or --auth client-credentials"
+                )
             return None
         return auth_spec(
             self.kind,
@@ -171,6 +203,8 @@ class AuthOptions:
             scopes=self.scopes,
             open_browser=not self.no_browser,
             store=store,
+            login_timeout=self.login_timeout,
+            no_login=None if login else no_login_reason(self.no_browser),
         )
 
 
@@ -187,7 +221,14 @@ SERVER_OPTIONS = [
     click.option(
         "-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'", help="HTTP header; ${VAR} expanded."
     ),
-    click.option("--stdio", metavar="'COMMAND ARGS...'", help="Start the server as a subprocess (split like a shell)."),
+    click.option(
+        "--stdio",
+        metavar="'COMMAND ARGS...'",
+        help=(
+            "Start the server as a subprocess (split like a shell). ${VAR} in ARGS is expanded and recorded by name:"
+            " pass secrets that way, single-quoted (a literal one is recorded as a ${NAME} placeholder)."
+        ),
+    ),
     click.option(
         "-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."
     ),
@@ -316,7 +357,7 @@ def launch_from_options(
         if env or cwd:
             raise UsageError("-e/--env and --cwd go with --stdio, not --url")
         chosen: Transport = "http" if transport == "http" else "sse" if transport == "sse" else "auto"
-        return parse_http(url, headers, chosen, auth.spec())
+        return parse_http(url, headers, chosen, auth.spec(), stored_token=auth.kind != "none")
     if auth.given:
         raise UsageError("--auth goes with --url")
     auth.spec()  # the other auth options without --auth: a usage error

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from mcp_codegen.cli.common import (
+    AuthOptions,
     Reporter,
     ServerArguments,
     run_command,
@@ -118,16 +119,17 @@ def check_command(
 
         reporter = Reporter(server.quiet or output_format != "text", verbose=server.verbose)
         old = load_side(against)
-        launch = server.launch() or _recorded_launch(old, server.timeout)
+        launch = server.launch() or _recorded_launch(old, server.timeout, server.auth)
         new = take_snapshot(launch, server.timeout, reporter, Diagnostics())
         _report_drift(old, new, fail_on, output_format, allow_file)
 
     run_command(action, error_code=COMPARISON_FAILED)
 
 
-def _recorded_launch(snapshot: Snapshot, timeout: float) -> ServerLaunch:
-    """The launch spec a snapshot recorded, with env and header values read from the environment."""
-    from mcp_codegen.inputs.launch import HttpLaunch, StdioLaunch, auth_spec, expand_env
+def _recorded_launch(snapshot: Snapshot, timeout: float, given: AuthOptions) -> ServerLaunch:
+    """The launch spec a snapshot recorded, with env and header values read from the environment (and the
+    login options given: --no-browser, --login-timeout)."""
+    from mcp_codegen.inputs.launch import HttpLaunch, auth_spec, expand_env, no_login_reason, stdio_launch
 
     if snapshot.registry is not None:  # read the same registry entry again (its exact version)
         from mcp_codegen.inputs.registry import resolve_registry
@@ -139,7 +141,7 @@ def _recorded_launch(snapshot: Snapshot, timeout: float) -> ServerLaunch:
         raise UsageError("the snapshot records no launch spec: give --url, --stdio or --registry")
     if record.transport == "stdio":
         env = {name: os.environ[name] for name in record.env_names if name in os.environ}
-        return StdioLaunch(command=record.command or "", args=record.args, env=env, cwd=record.cwd)
+        return stdio_launch(record.command or "", record.args, env, record.cwd, what="the recorded command")
     headers = {
         header.name: expand_env(header.template, what=f"header {header.name}")
         for header in record.headers
@@ -153,5 +155,8 @@ def _recorded_launch(snapshot: Snapshot, timeout: float) -> ServerLaunch:
             client_secret_env=record.auth.client_secret_env,
             scopes=record.auth.scopes,
             what="the recorded auth",
+            open_browser=not given.no_browser,
+            login_timeout=given.login_timeout,
+            no_login=no_login_reason(given.no_browser),
         )
     return HttpLaunch(url=record.url or "", headers=headers, transport=record.transport, auth=auth)

@@ -96,10 +96,11 @@ from mcp_codegen.inputs.launch import (
     ServerLaunch,
     StdioLaunch,
     auth_spec,
+    no_login_reason,
     redact_url,
 )
 from mcp_codegen.inputs.validation_errors import describe_validation_error, dotted_location
-from mcp_codegen.inputs.variables import Expander, env_template, read_env_file
+from mcp_codegen.inputs.variables import Expander, env_arg_template, env_template, read_env_file
 
 if TYPE_CHECKING:  # the pipeline is imported only when a server is resolved (it is slow to import)
     from mcp_codegen.inputs.options import GenerateOptions
@@ -498,11 +499,15 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
         cwd = None
         if server.cwd is not None:
             cwd = str(_path(cfg, expander.expand(server.cwd, what=f"{where}.cwd")))
+        args = tuple(expander.expand(arg, what=f"{where}.args[{i}]") for i, arg in enumerate(server.args))
+        # An argument made of environment references is recorded as `${VAR}`s (expanded by the generated client).
+        templates = tuple(env_arg_template(raw) or arg for raw, arg in zip(server.args, args, strict=True))
         launch: ServerLaunch = StdioLaunch(
             command=expander.expand(server.command, what=f"{where}.command"),
-            args=tuple(expander.expand(arg, what=f"{where}.args[{i}]") for i, arg in enumerate(server.args)),
+            args=args,
             env=env,
             cwd=cwd,
+            arg_templates=templates if templates != args else None,
         )
         return launch, options, package
     assert server.url is not None
@@ -526,6 +531,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
             scopes=server.auth.scopes,
             environ={**file_vars, **os.environ},
             what=f"{where}.auth",
+            no_login=no_login_reason(False),
         )
     launch = HttpLaunch(
         url=url,

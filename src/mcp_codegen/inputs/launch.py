@@ -124,9 +124,26 @@ class AuthSpec:
     open_browser: bool = True
     #: Where tokens are kept: "auto" (the keyring when usable, else a file), "file" or "keyring".
     store: Literal["auto", "file", "keyring"] = "auto"
+    #: Seconds an interactive login may take (the browser coming back).
+    login_timeout: float = 300.0
+    #: Why this run must not start a browser login ("stdin is not a terminal", "--no-browser", "CI is set"):
+    #: stored tokens are still used and refreshed, and without one the run fails at once. None: it may.
+    no_login: str | None = None
 
     def record(self) -> AuthRecord:
         return AuthRecord(self.kind, self.client_id, self.scopes, self.client_secret_env)
+
+
+def no_login_reason(no_browser: bool) -> str | None:
+    """Why a command (other than `auth login`) must not start a browser login (None: it may): a person must be
+    there to finish it, so --no-browser, the environment variable CI, or stdin not a terminal rule it out."""
+    from mcp_codegen.runtime.auth.loopback import ci_is_set, stdin_is_terminal
+
+    if no_browser:
+        return "--no-browser"
+    if ci_is_set():
+        return "CI is set"
+    return None if stdin_is_terminal() else "stdin is not a terminal"
 
 
 def auth_spec(
@@ -140,6 +157,8 @@ def auth_spec(
     store: str = "auto",
     environ: Mapping[str, str] | None = None,
     what: str = "--auth",
+    login_timeout: float = 300.0,
+    no_login: str | None = None,
 ) -> AuthSpec:
     """Check the auth options and read the client secret from its variable; every problem is a `UsageError`
     that names the option or variable, never a value."""
@@ -170,6 +189,8 @@ def auth_spec(
         client_secret=secret,
         open_browser=open_browser,
         store=store,  # type: ignore[arg-type]
+        login_timeout=login_timeout,
+        no_login=no_login,
     )
 
 
@@ -252,16 +273,55 @@ class LaunchRecord:
 @dataclass(frozen=True)
 class StdioLaunch:
     command: str
-    args: tuple[str, ...] = ()
+    #: The arguments the server is started with (`${VAR}`s expanded: secrets may be in here).
+    args: tuple[str, ...] = field(default=(), repr=False)
     #: Resolved values: secrets live here, so this object is never written or printed.
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     cwd: str | None = None
     #: The registry entry this launch was read from (`--registry`), recorded in the snapshot.
     registry: RegistryRecord | None = None
+    #: The arguments as given, before `${VAR}` expansion (None: as `args`): what the record starts from.
+    arg_templates: tuple[str, ...] | None = field(default=None, repr=False)
+
+    def recorded_args(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The arguments as recorded, each secret replaced by a `${NAME}` the generated client expands at run
+        time (`inputs.redaction`), and the NAMEs introduced that way (each needs setting when connecting)."""
+        from mcp_codegen.inputs.redaction import placeholder_args, secret_name, upper_snake
+
+        templates = self.args if self.arg_templates is None else self.arg_templates
+        taken: dict[str, str] = {}  # placeholder name -> the hint it was made for
+
+        def replace(hint: str, _index: int | None) -> str:
+            name = hint if hint in self.env else upper_snake(hint)
+            base, number = name, 1
+            while taken.get(name, hint) != hint:
+                number += 1
+                name = f"{base}_{number}"
+            taken[name] = hint
+            return "${" + name + "}"
+
+        secrets = {name: value for name, value in self.env.items() if secret_name(name)}
+        args = tuple(placeholder_args(templates, replace, secret_values=secrets))
+        return args, tuple(name for name in taken if name not in self.env)
+
+    def hidden_values(self) -> list[str]:
+        """The values behind the record's `${NAME}`s (secrets and expanded variables), to scrub from messages."""
+        found: list[str] = []
+        for value, recorded in zip(self.args, self.recorded_args()[0], strict=True):
+            if value != recorded:
+                pieces = re.split(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}", recorded)
+                pattern = "(.+?)".join(re.escape(piece) for piece in pieces)
+                match = re.fullmatch(pattern, value, re.DOTALL)
+                found.extend(match.groups() if match else [value])
+        return found
 
     def record(self) -> LaunchRecord:
         return LaunchRecord(
-            transport="stdio", command=self.command, args=self.args, env_names=tuple(sorted(self.env)), cwd=self.cwd
+            transport="stdio",
+            command=self.command,
+            args=self.recorded_args()[0],
+            env_names=tuple(sorted(self.env)),
+            cwd=self.cwd,
         )
 
     def describe(self) -> str:
@@ -280,6 +340,9 @@ class HttpLaunch:
     auth: AuthSpec | None = field(default=None, repr=False)
     #: The registry entry this launch was read from (`--registry`), recorded in the snapshot.
     registry: RegistryRecord | None = None
+    #: Without `auth`: use a token `mcp-codegen auth login` stored for the URL once the server asks for one
+    #: (as the generated client does); False for `--auth none`.
+    stored_token: bool = True
 
     def record(self, transport: Literal["http", "sse"] | None = None) -> LaunchRecord:
         headers = []
@@ -302,8 +365,24 @@ class HttpLaunch:
 ServerLaunch = StdioLaunch | HttpLaunch
 
 
+def stdio_launch(
+    command: str,
+    arg_templates: tuple[str, ...],
+    env: Mapping[str, str],
+    cwd: str | None,
+    *,
+    what: str = "--stdio",
+    environ: Mapping[str, str] | None = None,
+) -> StdioLaunch:
+    """A stdio launch whose arguments' `${VAR}`s are expanded from the environment (a missing one is a usage
+    error) and recorded as written, so a secret passed as `${VAR}` never reaches a snapshot."""
+    args = tuple(expand_env(arg, what=what, environ=environ) for arg in arg_templates)
+    templates = arg_templates if args != arg_templates else None
+    return StdioLaunch(command=command, args=args, env=env, cwd=cwd, arg_templates=templates)
+
+
 def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) -> StdioLaunch:
-    """`--stdio 'cmd args'` plus `-e KEY=VALUE` (values `${VAR}`-expanded) into a launch spec."""
+    """`--stdio 'cmd args'` (arguments' `${VAR}`s expanded) plus `-e KEY=VALUE` (values `${VAR}`-expanded)."""
     try:
         words = shlex.split(command_line)
     except ValueError as error:
@@ -316,11 +395,16 @@ def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) 
         if not sep or not key:
             raise UsageError(f"-e/--env takes KEY=VALUE, got {key or pair!r}" if not sep else "-e/--env: empty name")
         env[key] = expand_env(value, what=f"-e {key}")
-    return StdioLaunch(command=words[0], args=tuple(words[1:]), env=env, cwd=cwd)
+    return stdio_launch(words[0], tuple(words[1:]), env, cwd)
 
 
 def parse_http(
-    url: str, header_lines: tuple[str, ...], transport: Transport, auth: AuthSpec | None = None
+    url: str,
+    header_lines: tuple[str, ...],
+    transport: Transport,
+    auth: AuthSpec | None = None,
+    *,
+    stored_token: bool = True,
 ) -> HttpLaunch:
     """`--url` plus `-H 'Name: value'` (values `${VAR}`-expanded) into a launch spec."""
     try:
@@ -340,4 +424,11 @@ def parse_http(
         headers[name] = expand_env(value.strip(), what=f"header {name}")
     if auth is not None and any(name.lower() == "authorization" for name in headers):
         raise UsageError("--auth and an Authorization header (-H) both authorize: give one")
-    return HttpLaunch(url=url, headers=headers, transport=transport, header_templates=templates, auth=auth)
+    return HttpLaunch(
+        url=url,
+        headers=headers,
+        transport=transport,
+        header_templates=templates,
+        auth=auth,
+        stored_token=stored_token,
+    )

@@ -30,14 +30,12 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.parse
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from mcp_codegen.casing import words
 from mcp_codegen.errors import UsageError
 from mcp_codegen.inputs.config import (
     InputConfig,
@@ -45,9 +43,9 @@ from mcp_codegen.inputs.config import (
     ServerConfig,
     validate_config,
 )
+from mcp_codegen.inputs.redaction import needs_replacing, placeholder_args, placeholder_url, upper_snake
 from mcp_codegen.inputs.validation_errors import describe_validation_error, dotted_location
-from mcp_codegen.inputs.variables import REFERENCE, input_env_var, is_reference_only, read_user_text, references
-from mcp_codegen.runtime.connection.urls import SECRET_QUERY_KEY
+from mcp_codegen.inputs.variables import input_env_var, read_user_text, references
 
 _WORKSPACE_DIRS = (".vscode", ".cursor")
 _TYPES = {
@@ -57,13 +55,7 @@ _TYPES = {
     "streamablehttp": "http",
     "streamable": "http",
 }
-#: A literal run this long next to a reference may be a secret.
-_LONG_RUN = re.compile(r"[A-Za-z0-9]{16,}")
 _AUTH_SCHEME = re.compile(r"^(Bearer|Basic|Token|Bot|ApiKey|Api-Key)\s+(\S.*)$", re.IGNORECASE)
-_SECRET_WORDS = frozenset(
-    {"token", "key", "apikey", "secret", "password", "passwd", "pass", "pat", "auth", "credential"}
-)
-_NOT_SECRET_WORDS = frozenset({"file", "path", "dir", "url", "id", "name", "env", "header", "type", "length"})
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -241,13 +233,13 @@ def starter_config_toml(cfg: ProjectConfig) -> str:
     literal_values: dict[str, set[str]] = {}
     for server in cfg.servers.values():
         for key, value in server.env.items():
-            if _needs_replacing(value):
+            if needs_replacing(value):
                 literal_values.setdefault(key, set()).add(value)
 
     exports: dict[str, list[str]] = {}  # variable -> where it is used
     body: list[str] = []
     for name, server in cfg.servers.items():
-        prefix = _upper_snake(name)
+        prefix = upper_snake(name)
         table = f"servers.{_key(name)}"
         scalars: list[str] = []
         tables: list[str] = []
@@ -285,7 +277,7 @@ def starter_config_toml(cfg: ProjectConfig) -> str:
         if server.env:
             tables.append(f"\n[{table}.env]")
             for key, value in server.env.items():
-                if not _needs_replacing(value):
+                if not needs_replacing(value):
                     tables.append(f"{_key(key)} = {_string(value)}")
                     continue
                 variable = _env_name(key) if len(literal_values.get(key, ())) <= 1 else f"{prefix}_{_env_name(key)}"
@@ -294,10 +286,10 @@ def starter_config_toml(cfg: ProjectConfig) -> str:
         if server.headers:
             tables.append(f"\n[{table}.headers]")
             for key, value in server.headers.items():
-                if not _needs_replacing(value):
+                if not needs_replacing(value):
                     tables.append(f"{_key(key)} = {_string(value)}")
                     continue
-                variable = f"{prefix}_{_upper_snake(key)}"
+                variable = f"{prefix}_{upper_snake(key)}"
                 scheme = _AUTH_SCHEME.match(value)
                 reference = replace(variable, f"{table}.headers.{_key(key)}")
                 written = f"{scheme.group(1)} {reference}" if scheme else reference
@@ -346,67 +338,18 @@ def starter_config_toml(cfg: ProjectConfig) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _needs_replacing(value: str) -> bool:
-    if is_reference_only(value):
-        return False
-    if not references(value):
-        return bool(value)  # an empty value hides nothing
-    return _LONG_RUN.search(REFERENCE.sub(" ", value)) is not None
-
-
 def _safe_args(args: list[str], prefix: str, table: str, replace: Callable[[str, str], str]) -> list[str]:
-    safe: list[str] = []
-    secret_next = False
-    for index, arg in enumerate(args):
-        if secret_next and not arg.startswith("-") and _needs_replacing(arg):
-            safe.append(replace(f"{prefix}_{_upper_snake(args[index - 1])}", f"{table}.args[{index}]"))
-            secret_next = False
-            continue
-        secret_next = False
-        flag, equals, value = arg.partition("=")
-        if flag.startswith("-") and _secret_flag(flag):
-            if equals and _needs_replacing(value):
-                safe.append(f"{flag}={replace(f'{prefix}_{_upper_snake(flag)}', f'{table}.args[{index}]')}")
-                continue
-            secret_next = not equals
-        safe.append(arg)
-    return safe
-
-
-def _secret_flag(flag: str) -> bool:
-    parts = set(words(flag))
-    return bool(parts & _SECRET_WORDS) and not parts & _NOT_SECRET_WORDS
+    return placeholder_args(
+        args, lambda hint, index: replace(f"{prefix}_{upper_snake(hint)}", f"{table}.args[{index}]")
+    )
 
 
 def _safe_url(url: str, prefix: str, table: str, replace: Callable[[str, str], str]) -> str:
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return url
-    netloc = parts.netloc
-    if parts.password and _needs_replacing(parts.password):
-        userinfo, _, host = netloc.rpartition("@")
-        user = userinfo.partition(":")[0]
-        netloc = f"{user}:{replace(f'{prefix}_PASSWORD', f'{table}.url')}@{host}"
-    query = []
-    changed = False
-    for key, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
-        if SECRET_QUERY_KEY.search(key) and _needs_replacing(value):
-            value = replace(f"{prefix}_{_upper_snake(key)}", f"{table}.url")
-            changed = True
-        query.append((key, value))
-    new_query = urllib.parse.urlencode(query, safe="${}:") if changed else parts.query
-    if netloc == parts.netloc and not changed:
-        return url
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, new_query, parts.fragment))
+    return placeholder_url(url, lambda hint: replace(f"{prefix}_{upper_snake(hint)}", f"{table}.url"))
 
 
 def _env_name(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else _upper_snake(key)
-
-
-def _upper_snake(text: str) -> str:
-    return "_".join(words(text)).upper() or "VALUE"
+    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else upper_snake(key)
 
 
 def _key(key: str) -> str:

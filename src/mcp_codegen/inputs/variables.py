@@ -20,6 +20,8 @@ from mcp_codegen.inputs.launch import (
 #: A `${...}` reference of any kind (`${VAR}`, `${env:VAR}`, `${input:ID}`, `${VAR:-default}`...).
 REFERENCE = re.compile(r"\$\{([^{}\n]*)\}")
 _DEFAULTED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):-(.*)", re.DOTALL)
+#: `${NAME}`s the config expands itself, not from the environment.
+_BUILTINS = ("workspaceFolder", "workspaceFolderBasename", "userHome", "pathSeparator")
 _KIND = re.compile(r"([A-Za-z][A-Za-z0-9]*):(.*)", re.DOTALL)
 #: What may be left of a value once its references are removed for it to count as "only references":
 #: nothing, or an auth scheme word such as "Bearer " (the rule `launch.HttpLaunch.record` applies too).
@@ -56,6 +58,22 @@ def env_template(value: str) -> str:
     return REFERENCE.sub(rewrite, value)
 
 
+def env_arg_template(value: str) -> str | None:
+    """`value` as the generated client's `${VAR}` template when every reference in it is to the environment
+    (`${VAR}`, `${env:VAR}`, `${input:ID}`); None when it has none or others (a default, `${userHome}`...)."""
+    found = references(value)
+    if not found:
+        return None
+    for inner in found:
+        kind = _KIND.fullmatch(inner)
+        plain = ENV_NAME.fullmatch(inner) and inner not in _BUILTINS
+        if not (
+            plain or kind and (kind.group(1) == "input" or kind.group(1) == "env" and ENV_NAME.fullmatch(kind.group(2)))
+        ):
+            return None
+    return env_template(value)
+
+
 class Expander:
     """Expands the references documented in this module's docstring, in one pass (values are not rescanned)."""
 
@@ -85,7 +103,7 @@ class Expander:
         def substitute(match: re.Match[str]) -> str:
             inner = match.group(1)
             if ENV_NAME.fullmatch(inner):
-                if inner in ("workspaceFolder", "workspaceFolderBasename", "userHome", "pathSeparator"):
+                if inner in _BUILTINS:
                     return self._builtin(inner)
                 return expand_env(match.group(0), what=what, environ=lookup)
             if inner == "/":

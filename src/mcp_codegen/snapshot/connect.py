@@ -57,8 +57,6 @@ from mcp_codegen.snapshot.probe import AUTH_STATUSES, HttpFailure, Probe, Scrubb
 
 Progress = Callable[[str], None]
 
-#: Seconds added to the handshake's bound when an OAuth login may need a person (the browser).
-_LOGIN_WAIT = 300.0
 #: Loggers the SDK and its HTTP client write to ("client" is mcp.client.session's odd name).
 _SDK_LOGGERS = ("mcp", "client", "httpx2")
 
@@ -168,8 +166,12 @@ async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress |
     auth = None
     if launch.auth is not None:
         auth = _auth_provider(launch)
-        if launch.auth.kind == "oauth":  # a person may have to log in within the handshake
-            deadline += _LOGIN_WAIT
+        if launch.auth.kind == "oauth" and launch.auth.no_login is None:  # a person may log in within the handshake
+            deadline += launch.auth.login_timeout
+    elif launch.stored_token and not any(name.lower() == "authorization" for name in launch.headers):
+        from mcp_codegen.snapshot.auth import stored_token
+
+        auth = stored_token(launch.url)
     kinds: list[Literal["http", "sse"]] = ["sse"] if launch.transport == "sse" else ["http"]
     if launch.transport == "auto":
         kinds.append("sse")

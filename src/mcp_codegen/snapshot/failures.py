@@ -59,6 +59,12 @@ def _describe(cause: BaseException, probe: Probe, launch: ServerLaunch | None, t
     where = probe.where()
     if _is_oauth_failure(cause):  # before the HTTP status: the 401 that started the flow explains nothing
         url = redact_url(launch.url) if isinstance(launch, HttpLaunch) else "the server"
+        auth = launch.auth if isinstance(launch, HttpLaunch) else None
+        if auth is not None and auth.no_login is not None and type(cause).__name__ == "AuthRequiredError":
+            from mcp_codegen.snapshot.auth import no_login_message
+
+            assert isinstance(launch, HttpLaunch)
+            return f"the stored OAuth token was not accepted; {no_login_message(launch.url, auth.no_login)}"
         return f"OAuth failed at {url}: {one_line(cause, LINE_LIMIT)}"
     if isinstance(launch, HttpLaunch):
         http = _describe_http(cause, probe, launch, timeout, where)
@@ -159,18 +165,22 @@ def _describe_auth_failure(status: int, probe: Probe, launch: HttpLaunch, url: s
         return f"authentication failed (HTTP {status}) at {url}; {sent}"
     if status == 401 and probe.http is not None and getattr(probe.http, "bearer", False) and not names:
         return (
-            f"authentication failed (HTTP 401) at {url}: the server asks for OAuth; "
-            f"add --auth oauth (or run `mcp-codegen auth login {url}` first)"
+            f"authentication failed (HTTP 401) at {url}: the server asks for OAuth; run `mcp-codegen auth login"
+            f" {url}` first (its token is then used without --auth), or add --auth oauth to log in now"
         )
     sent = f"headers sent: {', '.join(names)}" if names else "no headers were sent (add one with -H)"
     return f"authentication failed (HTTP {status}) at {url}; {sent}"
 
 
 def _is_oauth_failure(error: BaseException) -> bool:
-    """The SDK's OAuth errors, and the runtime's "log in first" (`AuthRequiredError`)."""
+    """The SDK's OAuth errors, and the runtime auth's own (`ConnectError`: "log in first", the login timed out,
+    the redirect listener could not listen): the generator uses the runtime's transports, not its connector,
+    so a runtime `ConnectError` can only come from its OAuth."""
     from mcp.client.auth import OAuthFlowError
 
-    return isinstance(error, OAuthFlowError) or type(error).__name__ == "AuthRequiredError"
+    from mcp_codegen.runtime.calls.errors import ConnectError
+
+    return isinstance(error, (OAuthFlowError, ConnectError))
 
 
 def _connect_reason(error: BaseException) -> str:

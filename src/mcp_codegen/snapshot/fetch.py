@@ -21,7 +21,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
-from mcp_codegen.inputs.launch import ServerLaunch
+from mcp_codegen.inputs.launch import ServerLaunch, StdioLaunch
 from mcp_codegen.runtime.text import one_line, shortened
 from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
 from mcp_codegen.snapshot.model import JsonObject, Snapshot
@@ -90,6 +90,14 @@ async def take_snapshot(
         snapshot = await _list_everything(connection, diagnostics, progress)
     if launch.registry is not None:
         snapshot = replace(snapshot, registry=launch.registry)
+    if isinstance(launch, StdioLaunch):
+        for name in launch.recorded_args()[1]:
+            diagnostics.warn(
+                "launch.args",
+                f"a secret in the command line is recorded as ${{{name}}}: set {name} when the generated client"
+                " connects, or write ${VAR} in --stdio yourself (single-quoted, so your shell leaves it)",
+                code="secret-in-command",
+            )
     return snapshot
 
 

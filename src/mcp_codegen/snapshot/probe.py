@@ -98,6 +98,7 @@ class Scrubber:
         secrets: list[str] = []
         if isinstance(launch, StdioLaunch):
             secrets.extend(launch.env.values())
+            secrets.extend(launch.hidden_values())
         elif isinstance(launch, HttpLaunch):
             for value in launch.headers.values():
                 secrets.append(value)

@@ -12,7 +12,12 @@ from .environment import expand_env_references
 from .http import http_attempts
 from .stdio import StderrTarget, stdio_attempt
 
-__all__ = ["expand_header_template", "launch_attempts", "launch_auth"]
+__all__ = [
+    "expand_argument",
+    "expand_header_template",
+    "launch_attempts",
+    "launch_auth",
+]
 
 
 def expand_header_template(name: str, template: str, environ: Mapping[str, str]) -> str:
@@ -21,6 +26,21 @@ def expand_header_template(name: str, template: str, environ: Mapping[str, str])
         environ,
         lambda variable: ConnectError(
             f"header {name!r} needs the environment variable ${{{variable}}}, which is not set"
+        ),
+    )
+
+
+def expand_argument(index: int, template: str, environ: Mapping[str, str]) -> str:
+    """A recorded command argument with its `${VAR}`s read from the environment: the generator records a
+    secret given on its command line as `${NAME}`, so it is never written into the package.
+    """
+    return expand_env_references(
+        template,
+        environ,
+        lambda variable: ConnectError(
+            f"argument {index + 1} of the recorded command needs the environment variable"
+            f" ${{{variable}}}, which is not set (a secret is recorded by name: set it, or pass"
+            " the command to AsyncClient.stdio())"
         ),
     )
 
@@ -65,7 +85,10 @@ def launch_attempts(
         return [
             stdio_attempt(
                 command,
-                _strings(launch.get("args")),
+                [
+                    expand_argument(index, arg, environ)
+                    for index, arg in enumerate(_strings(launch.get("args")))
+                ],
                 env=child_env,
                 cwd=cwd if isinstance(cwd, str) else None,
                 timeout=timeout,
@@ -139,14 +162,12 @@ def launch_auth(url: str, entry: object, environ: Mapping[str, str]) -> Any:
             )
         if variable not in environ:
             raise ConnectError(
-                f"OAuth client credentials need the environment variable ${{{variable}}},"
-                " which is not set"
+                f"OAuth client credentials need the environment variable ${{{variable}}}, which is not set"
             )
         method = record.get("tokenEndpointAuthMethod", "client_secret_basic")
         if method not in ("client_secret_basic", "client_secret_post"):
             raise ConnectError(
-                f"the recorded client-credentials auth has an unsupported"
-                f" token endpoint auth method {method!r}"
+                f"the recorded client-credentials auth has an unsupported token endpoint auth method {method!r}"
             )
         return auth.client_credentials(
             url,

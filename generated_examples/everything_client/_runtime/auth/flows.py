@@ -10,7 +10,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..calls.errors import AuthRequiredError
-from .loopback import LoopbackListener, open_in_browser, show_url
+from .loopback import (
+    LOGIN_TIMEOUT,
+    LoopbackListener,
+    login_refusal,
+    open_in_browser,
+    refused_login,
+    show_url,
+    stdin_is_terminal,
+)
 from .store import TokenStore, login_hint, normalise_url
 
 if TYPE_CHECKING:
@@ -51,6 +59,8 @@ def oauth(
     callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]] | None = None,
     token_endpoint_auth_method: SecretMethod | None = None,
     client_metadata_url: str | None = None,
+    login_timeout: float = LOGIN_TIMEOUT,
+    interactive: bool | None = None,
 ) -> httpx2.Auth:
     """OAuth for `server_url` with a login when needed: `AsyncClient.http(url, auth=oauth(url))`.
 
@@ -70,6 +80,13 @@ def oauth(
     `client_metadata_url` (an https URL of this client's metadata document, SEP-991) is used
     as the client id by authorization servers that support it, instead of a dynamic
     registration.
+
+    A login waits at most `login_timeout` seconds for the browser to come back. It never waits
+    where nobody can finish it: with `interactive=False`, or, when the URL has no
+    `on_authorize_url` to go to, with the environment variable CI set or with no browser opened
+    and stdin not a terminal, it raises `AuthRequiredError` at once, naming
+    `mcp-codegen auth login URL` (`interactive=True` always waits; stored tokens are used and
+    refreshed either way).
     """
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
@@ -79,7 +96,7 @@ def oauth(
     if not redirect_port and isinstance(storage, TokenStore):
         redirect_port = storage.registered_redirect_port()
     port = redirect_port
-    listener = LoopbackListener(port)
+    listener = LoopbackListener(port, timeout=login_timeout)
     redirect_uri = listener.redirect_uri
     scope = " ".join(scopes) if scopes else None
     auth_method: Literal["client_secret_basic", "client_secret_post", "none"] = (
@@ -97,8 +114,17 @@ def oauth(
     )
 
     async def redirect(url: str) -> None:
+        refusal = login_refusal(interactive, on_authorize_url)
+        if refusal is not None:
+            raise refused_login(server_url, refusal)
         await listener.start()  # listening before the browser can come back
         opened = open_browser and await open_in_browser(url)
+        unseen = not opened and on_authorize_url is None and not stdin_is_terminal()
+        if unseen and interactive is None:
+            await listener.close()
+            raise refused_login(
+                server_url, "no browser opened and stdin is not a terminal"
+            )
         if not opened or on_authorize_url is not None:
             show_url(url, on_authorize_url)
 

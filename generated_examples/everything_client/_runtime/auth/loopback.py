@@ -1,33 +1,85 @@
 """The browser side of an interactive login: a one-shot loopback listener for the redirect, and the browser.
 
 `oauth()` hands the authorization URL to the browser (or prints it) and `LoopbackListener`
-receives the redirect on 127.0.0.1, answering the browser with a small page.
+receives the redirect on 127.0.0.1, answering the browser with a small page, for at most
+`login_timeout` seconds. `login_refusal()` says why a process cannot wait for a person at all
+(CI, or no terminal and no browser), so the login fails at once instead.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..calls.errors import ConnectError
+from ..calls.errors import AuthRequiredError, ConnectError
 from ..text import one_line
 
 if TYPE_CHECKING:
     from mcp.shared.auth import AuthorizationCodeResult
 
-__all__ = ["LoopbackListener", "open_in_browser", "show_url"]
+__all__ = [
+    "LOGIN_TIMEOUT",
+    "LoopbackListener",
+    "ci_is_set",
+    "login_refusal",
+    "open_in_browser",
+    "refused_login",
+    "show_url",
+    "stdin_is_terminal",
+]
 
 _CALLBACK_PATH = "/callback"
-_LOGIN_WAIT = 300.0  # seconds a person gets to finish the login in the browser
+#: Seconds a person gets to finish the login in the browser (`oauth(login_timeout=...)`).
+LOGIN_TIMEOUT = 300.0
+
+
+def stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):  # closed or detached
+        return False
+
+
+def ci_is_set() -> bool:
+    """The environment variable CI set to anything but "", "0", "false" or "no" (a CI job: nobody to log in)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def login_refusal(
+    interactive: bool | None, on_authorize_url: Callable[[str], object] | None
+) -> str | None:
+    """Why this process must not start a browser login (None: it may): `interactive=False`; or,
+    left to decide (`interactive=None`) with nobody given the URL (`on_authorize_url`), the
+    environment variable CI set to anything but "", "0", "false" or "no"."""
+    if interactive is False:
+        return "interactive=False"
+    if interactive is None and on_authorize_url is None and ci_is_set():
+        return "CI is set"
+    return None
+
+
+def refused_login(server_url: str, reason: str) -> AuthRequiredError:
+    """The error of a login that cannot happen here: what to do instead, at once rather than after a wait."""
+    from .store import login_hint, normalise_url
+
+    url = normalise_url(server_url)
+    return AuthRequiredError(
+        f"{url} needs an OAuth login and this process cannot wait for one ({reason}):"
+        f" run `{login_hint(server_url)}` where a browser is at hand, or use client credentials",
+        url=url,
+    )
 
 
 class LoopbackListener:
     """A one-shot HTTP listener on 127.0.0.1 that receives the authorization redirect."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, *, timeout: float = LOGIN_TIMEOUT) -> None:
         self.port = port or _free_port()
+        #: Seconds to wait for the redirect.
+        self.timeout = timeout
         self._listener: Any = None
 
     @property
@@ -57,7 +109,7 @@ class LoopbackListener:
         await self.start()
         listener = self._listener.listeners[0]
         try:
-            with anyio.fail_after(_LOGIN_WAIT):
+            with anyio.fail_after(self.timeout):
                 while True:
                     stream = await listener.accept()
                     async with stream:
@@ -78,7 +130,7 @@ class LoopbackListener:
                     )
         except TimeoutError:
             raise ConnectError(
-                f"no OAuth redirect within {_LOGIN_WAIT:g} s (the login was not finished)"
+                f"no OAuth redirect within {self.timeout:g} s (the login was not finished)"
             ) from None
         finally:
             await self.close()

@@ -1,0 +1,132 @@
+"""Secrets in command arguments and URLs replaced by `${NAME}` placeholders, before anything is written.
+
+One set of rules serves every place a launch is recorded (snapshots, generated packages, progress lines)
+and the starter `mcp-codegen.toml` of `init --from`: the value after a secret-looking flag (`--api-key X`,
+`--token=X`), a URL's password (`postgres://app:PASSWORD@db`), a URL query value under a secret-looking
+key (the runtime's `SECRET_QUERY_KEY`, which also redacts URLs: `runtime/connection/urls.py`), and the
+value of a secret-looking environment entry wherever it appears in an argument. A value that is already
+only `${...}` references is left alone. The caller names each placeholder from a hint (the flag, the
+query key, "password") and learns where it went.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from collections.abc import Callable, Mapping, Sequence
+
+from mcp_codegen.casing import words
+from mcp_codegen.runtime.connection.urls import SECRET_QUERY_KEY
+
+__all__ = [
+    "Replace",
+    "needs_replacing",
+    "placeholder_args",
+    "placeholder_url",
+    "secret_name",
+    "upper_snake",
+]
+
+#: Called for each secret found: (a hint naming it, such as "--api-key", "password" or a query key; the index
+#: of the argument, or None for a URL of its own) -> the text written in its place (a `${NAME}` reference).
+Replace = Callable[[str, int | None], str]
+
+#: Any `${...}` reference (the config's kinds too: `${input:ID}`, `${env:X}`, `${VAR:-default}`).
+_REFERENCE = re.compile(r"\$\{([^{}\n]*)\}")
+#: What may be left of a value once its references are removed for it to count as "only references".
+_SCHEME_ONLY = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
+#: A literal run this long next to a reference may be a secret.
+_LONG_RUN = re.compile(r"[A-Za-z0-9]{16,}")
+_SECRET_WORDS = frozenset(
+    {"token", "key", "apikey", "secret", "password", "passwd", "pass", "pat", "auth", "credential", "credentials"}
+)
+_NOT_SECRET_WORDS = frozenset({"file", "path", "dir", "url", "id", "name", "env", "header", "type", "length"})
+#: An environment value shorter than this is not looked for inside arguments (it would match by chance).
+_SHORTEST_SECRET = 4
+
+
+def upper_snake(text: str) -> str:
+    """`--api-key` -> `API_KEY`: a variable name made of `text`'s words."""
+    return "_".join(words(text)).upper() or "VALUE"
+
+
+def secret_name(name: str) -> bool:
+    """True for a flag, key or variable name that looks like it holds a secret (`--api-key`, `TOKEN`),
+    but not one that names where a secret is (`--token-file`, `API_KEY_PATH`)."""
+    parts = set(words(name))
+    return bool(parts & _SECRET_WORDS) and not parts & _NOT_SECRET_WORDS
+
+
+def needs_replacing(value: str) -> bool:
+    """A literal value to hide: not empty, and not already only references (a reference next to a long
+    literal run counts as literal: the run may be a secret)."""
+    found = _REFERENCE.findall(value)
+    if not found:
+        return bool(value)
+    if _SCHEME_ONLY.match(_REFERENCE.sub("", value)):
+        return False
+    return _LONG_RUN.search(_REFERENCE.sub(" ", value)) is not None
+
+
+def placeholder_url(url: str, replace: Callable[[str], str], *, hint_prefix: str = "") -> str:
+    """`url` with its password and secret-looking query values replaced by `replace(hint)`; unchanged
+    (the same string) when it holds none. `hint_prefix` starts each hint ("--dsn " -> "--dsn password")."""
+    if "://" not in url:
+        return url
+    try:
+        parts = urllib.parse.urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return url
+    netloc = parts.netloc
+    if password and needs_replacing(password):
+        userinfo, _, host = netloc.rpartition("@")
+        user = userinfo.partition(":")[0]
+        netloc = f"{user}:{replace(hint_prefix + 'password')}@{host}"
+    query = []
+    changed = False
+    for key, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
+        if SECRET_QUERY_KEY.search(key) and needs_replacing(value):
+            value = replace(hint_prefix + key)
+            changed = True
+        query.append((key, value))
+    new_query = urllib.parse.urlencode(query, safe="${}:") if changed else parts.query
+    if netloc == parts.netloc and not changed:
+        return url
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, new_query, parts.fragment))
+
+
+def placeholder_args(
+    args: Sequence[str], replace: Replace, *, secret_values: Mapping[str, str] | None = None
+) -> list[str]:
+    """`args` with every secret replaced (see the module docstring): `--token X` and `--token=X` by
+    `replace("--token", i)`, URLs by `placeholder_url`, and each value of `secret_values` (variable ->
+    value, from secret-looking environment entries) by `replace(variable, i)` wherever it appears."""
+    values = sorted(
+        ((name, value) for name, value in (secret_values or {}).items() if len(value) >= _SHORTEST_SECRET),
+        key=lambda item: len(item[1]),
+        reverse=True,
+    )
+    safe: list[str] = []
+    secret_next: str | None = None
+    for index, arg in enumerate(args):
+        for name, value in values:
+            if value in arg:
+                arg = arg.replace(value, replace(name, index))
+        flag, equals, value = arg.partition("=")
+        if secret_next is not None and not arg.startswith("-") and needs_replacing(arg):
+            safe.append(replace(secret_next, index))
+        elif flag.startswith("-") and secret_name(flag) and equals and needs_replacing(value):
+            safe.append(f"{flag}={replace(flag, index)}")
+        else:
+
+            def at_index(hint: str, index: int = index) -> str:
+                return replace(hint, index)
+
+            if flag.startswith("-") and equals:
+                safe.append(f"{flag}={placeholder_url(value, at_index, hint_prefix=flag + ' ')}")
+            else:
+                before = args[index - 1] if index and args[index - 1].startswith("-") else ""
+                safe.append(placeholder_url(arg, at_index, hint_prefix=f"{before} " if before else ""))
+        secret_next = flag if flag.startswith("-") and not equals and secret_name(flag) else None
+    return safe
