@@ -78,7 +78,11 @@ def umbrella_files(package_name: str, members: Sequence[ir.UmbrellaMember]) -> d
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["py.typed"] = b""
     key = json.dumps([generator_fingerprint(), package_name, [m.__dict__ for m in members]], sort_keys=True)
-    files[MANIFEST] = manifest_bytes(files, hashlib.sha256(key.encode()).hexdigest(), __version__, Diagnostics())
+    # What `verify` needs to render these files again offline: the package and its servers' subpackages, in order.
+    record = {"umbrella": {"package": package_name, "members": [[m.server_key, m.package_name] for m in members]}}
+    files[MANIFEST] = manifest_bytes(
+        files, hashlib.sha256(key.encode()).hexdigest(), __version__, Diagnostics(), record
+    )
     return dict(sorted(files.items()))
 
 
