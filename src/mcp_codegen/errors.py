@@ -71,7 +71,7 @@ COMMAND_EXIT_CODES: dict[str, dict[int, str]] = {
     "verify": {
         0: "every package is current",
         1: "stale files (each named)",
-        2: "a path holds no generated package, or bad usage",
+        2: "a path holds no generated package, a package's snapshot cannot be read, or bad usage",
     },
     "diff, check": {
         0: "no drift at or above `--fail-on`",

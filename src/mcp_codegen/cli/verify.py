@@ -2,8 +2,9 @@
 
 What the pre-commit hook `mcp-codegen-current` and the GitHub Action run: no server, no arguments needed. A
 package is found by its manifest (`.mcp-codegen.json`); it is regenerated in memory from the `snapshot.json` it
-carries with the options its manifest recorded, and compared file by file. Exit codes: 0 every package is
-current, 1 some are stale (each stale file named), 2 bad usage (a path that holds no generated package).
+carries with the options its manifest recorded, and compared file by file (`output.verify`: client packages,
+projects, server skeletons, umbrella packages with their subpackages). Exit codes: 0 every package is current,
+1 some are stale (each stale file named), 2 bad usage (a path that holds no generated package).
 """
 
 from __future__ import annotations
