@@ -90,16 +90,9 @@ def _package_differences(package: Path, snapshot_file: Path, name: str) -> list[
 
 def _members(umbrella: Path) -> list[str]:
     """The subpackages mcp-codegen wrote into `umbrella` (each with its manifest and snapshot)."""
-    if not umbrella.is_dir():
-        return []
-    return sorted(
-        entry.name
-        for entry in umbrella.iterdir()
-        if entry.is_dir()
-        and not entry.name.startswith(("_", "."))
-        and (entry / "snapshot.json").is_file()
-        and read_manifest(entry) is not None
-    )
+    from mcp_codegen.output.umbrella import orphan_subpackages
+
+    return orphan_subpackages(umbrella, ())  # those of no configured server: here, every one
 
 
 def _umbrella_differences(umbrella: Path, record: dict[str, Any] | None, manifest: dict[str, Any]) -> list[Difference]:
