@@ -77,12 +77,14 @@ def _snapshot_and_name(package: Path, manifest: dict[str, Any]) -> tuple[Path, s
     return package / relative, name
 
 
-def _package_differences(package: Path, snapshot_file: Path, name: str) -> list[Difference]:
+def _package_differences(package: Path, snapshot_file: Path, name: str, umbrella: str = "") -> list[Difference]:
     from mcp_codegen.inputs.options import GenerateOptions
     from mcp_codegen.output.job import prepare
     from mcp_codegen.snapshot.model import read_snapshot
 
     options = GenerateOptions.from_json((read_manifest(package) or {}).get("options"))
+    if umbrella and not options.parent_package:  # a subpackage written before its umbrella's name was recorded
+        options = options.with_shared_runtime(umbrella)
     prepared = prepare(read_snapshot(snapshot_file), package, name, options, Diagnostics(), check=True)
     assert prepared.files is not None
     return differences(package, prepared.files)
@@ -100,12 +102,14 @@ def _umbrella_differences(umbrella: Path, record: dict[str, Any] | None, manifes
     manifest lists or, for an umbrella written before they were listed, against the hashes it recorded."""
     from mcp_codegen.output.umbrella import members_on_disk, umbrella_files
 
+    recorded_name = (record or {}).get("package")
+    name = recorded_name if isinstance(recorded_name, str) else umbrella.name
     found: list[Difference] = []
     for member in _members(umbrella):
         snapshot_file, _ = _snapshot_and_name(umbrella / member, read_manifest(umbrella / member) or {})
         found += [
             Difference(f"{member}/{d.path}", d.change)
-            for d in _package_differences(umbrella / member, snapshot_file, member)
+            for d in _package_differences(umbrella / member, snapshot_file, member, name)
         ]
     if record is not None:
         pairs = record.get("members")
@@ -114,8 +118,7 @@ def _umbrella_differences(umbrella: Path, record: dict[str, Any] | None, manifes
             for pair in (pairs if isinstance(pairs, list) else [])
             if isinstance(pair, list) and len(pair) == 2
         }
-        name = record.get("package")
-        files = umbrella_files(name if isinstance(name, str) else umbrella.name, members_on_disk(umbrella, packages))
+        files = umbrella_files(name, members_on_disk(umbrella, packages))
         return found + differences(umbrella, files)
     recorded = manifest.get("files")
     for path, expected in sorted((recorded if isinstance(recorded, dict) else {}).items()):
