@@ -1,3 +1,3 @@
-from mcp_codegen.cli import main
+from mcp_codegen._console import main
 
 main()

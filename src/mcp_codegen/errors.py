@@ -24,9 +24,11 @@ class ExitCode(IntEnum):
     OUTPUT_CONFLICT = 4
     #: Several servers: some failed (named in the summary); the others were generated.
     PARTIAL = 5
+    #: Interrupted (Ctrl-C) once the new output was in place: it is complete, the summary may be missing.
+    INTERRUPTED_AFTER_WRITE = 6
     #: A bug of ours (an unexpected exception): one line, `MCP_CODEGEN_DEBUG=1` shows the traceback.
     INTERNAL = 70
-    #: Interrupted (Ctrl-C); the previous output is left as it was.
+    #: Interrupted (Ctrl-C) before anything was written; the previous output is left as it was.
     INTERRUPTED = 130
 
 
@@ -55,8 +57,15 @@ EXIT_CODE_MEANINGS: dict[ExitCode, str] = {
         " place that cannot be written. Checked before the server is contacted where possible; nothing is written"
     ),
     ExitCode.PARTIAL: "several servers: some failed (each named in the summary), the others were generated",
+    ExitCode.INTERRUPTED_AFTER_WRITE: (
+        "interrupted after the new output was put in place (each path named: it is complete; with several servers,"
+        " the ones not named are unchanged); no staging or `.old-*` directory is left"
+    ),
     ExitCode.INTERNAL: ("internal error, a bug of mcp-codegen's (one line; `MCP_CODEGEN_DEBUG=1` shows the traceback)"),
-    ExitCode.INTERRUPTED: "interrupted; the previous output is untouched",
+    ExitCode.INTERRUPTED: (
+        "interrupted before anything was written (Ctrl-C, also while starting); the previous output is untouched"
+        " and no staging directory is left"
+    ),
 }
 
 #: The other commands' exit codes: command(s) -> {code: meaning} (rendered into the same page).
@@ -64,7 +73,7 @@ COMMAND_EXIT_CODES: dict[str, dict[int, str]] = {
     "verify": {
         0: "every package is current",
         1: "stale files (each named)",
-        2: "a path holds no generated package, or bad usage",
+        2: "a path holds no generated package, a package's snapshot cannot be read, or bad usage",
     },
     "diff, check": {
         0: "no drift at or above `--fail-on`",

@@ -6,6 +6,7 @@ import functools
 import json
 import os
 import sys
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
@@ -106,6 +107,23 @@ def fail(error: CodegenError) -> NoReturn:
     sys.exit(int(error.exit_code))
 
 
+def interrupted() -> NoReturn:
+    """Ctrl-C: say what state the output is in (`interrupts.written`) and exit 130 (nothing written) or 6
+    (the new output in place). Further Ctrl-C are ignored: the outcome is decided."""
+    import signal
+
+    from mcp_codegen.interrupts import written
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    done = written()
+    if not done:
+        click.echo("mcp-codegen: interrupted; the previous output is unchanged", err=True)
+        sys.exit(int(ExitCode.INTERRUPTED))
+    click.echo(f"mcp-codegen: interrupted; the new output is in place: {', '.join(map(str, done))}", err=True)
+    sys.exit(int(ExitCode.INTERRUPTED_AFTER_WRITE))
+
+
 def run_command(action: Callable[[], None], *, error_code: int | None = None) -> None:
     """Run one command, turning every failure into one line and its exit code (`error_code`, when
     given, replaces every failure's code: the drift commands exit 2 for any failure)."""
@@ -115,8 +133,7 @@ def run_command(action: Callable[[], None], *, error_code: int | None = None) ->
         click.echo(f"mcp-codegen: error: {error}", err=True)
         sys.exit(error_code if error_code is not None else int(error.exit_code))
     except KeyboardInterrupt:
-        click.echo("mcp-codegen: interrupted; the previous output is unchanged", err=True)
-        sys.exit(int(ExitCode.INTERRUPTED))
+        interrupted()
     except Exception as error:  # a bug of ours: still one line, with a way to see the traceback
         if os.environ.get("MCP_CODEGEN_DEBUG"):
             raise

@@ -42,6 +42,9 @@ def generate_files(
     gets the typed stubs to create when it does not."""
     options = options or GenerateOptions()
     validate_package_name(package_name)
+    # The manifest records only what generating from the snapshot says (so `verify`, offline, finds the same
+    # manifest); warnings of the connection that took the snapshot stay in the caller's `diagnostics`.
+    caller_diagnostics, diagnostics = diagnostics, Diagnostics()
     if options.tool_prefix and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", options.tool_prefix):
         raise UsageError("--tool-prefix may only hold letters, digits, '_' and '-' (at most 40)")
     # Generate from the snapshot exactly as its file reads back (sorted keys), so a live run and an
@@ -77,6 +80,8 @@ def generate_files(
     files[MANIFEST] = manifest_bytes(
         files, input_hash(snapshot, package_name, options), __version__, diagnostics, options.as_json()
     )
+    for diagnostic in diagnostics:
+        caller_diagnostics.add(diagnostic)
     return dict(sorted(files.items()))
 
 

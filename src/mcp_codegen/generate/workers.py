@@ -126,6 +126,10 @@ class Worker:
 
 
 def _serve(connection: Connection, warm: bool) -> None:
+    import signal
+
+    # Ctrl-C reaches the whole process group: the main process decides what it means and stops its workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from mcp_codegen.generate.model_units import generate_units
 
     if warm:

@@ -98,6 +98,8 @@ class GenerateOptions:
             "server": self.server,
             "formatter": self.formatter,
             "cli": self.cli,
+            # A subpackage of an umbrella package: the umbrella's name (its generated command line imports it).
+            **({"parentPackage": self.parent_package} if self.parent_package else {}),
         }
 
     @classmethod
@@ -130,4 +132,5 @@ class GenerateOptions:
             server=data.get("server") is True,
             formatter=formatter if formatter in FORMATTERS else DEFAULT_FORMATTER,
             cli=data.get("cli") is True,
+            parent_package=parent if isinstance(parent := data.get("parentPackage"), str) else "",
         )

@@ -31,6 +31,7 @@ from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes, read_manifes
 from mcp_codegen.generate.pipeline import runtime_files
 from mcp_codegen.generate.render import render_umbrella
 from mcp_codegen.inputs.options import validate_package_name
+from mcp_codegen.interrupts import deferred_interrupts, record_written
 from mcp_codegen.output.write import (
     check_ownership,
     generated_paths,
@@ -78,7 +79,11 @@ def umbrella_files(package_name: str, members: Sequence[ir.UmbrellaMember]) -> d
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["py.typed"] = b""
     key = json.dumps([generator_fingerprint(), package_name, [m.__dict__ for m in members]], sort_keys=True)
-    files[MANIFEST] = manifest_bytes(files, hashlib.sha256(key.encode()).hexdigest(), __version__, Diagnostics())
+    # What `verify` needs to render these files again offline: the package and its servers' subpackages, in order.
+    record = {"umbrella": {"package": package_name, "members": [[m.server_key, m.package_name] for m in members]}}
+    files[MANIFEST] = manifest_bytes(
+        files, hashlib.sha256(key.encode()).hexdigest(), __version__, Diagnostics(), record
+    )
     return dict(sorted(files.items()))
 
 
@@ -131,10 +136,12 @@ def remove_subpackage(directory: Path) -> list[str]:
             if not any(folder.iterdir()):
                 folder.rmdir()
         return kept
-    doomed = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=directory.parent))
-    os.rmdir(doomed)
-    os.rename(directory, doomed)
-    shutil.rmtree(doomed, ignore_errors=True)
+    with deferred_interrupts():  # never a `.old-*` left behind
+        doomed = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=directory.parent))
+        os.rmdir(doomed)
+        os.rename(directory, doomed)
+        shutil.rmtree(doomed, ignore_errors=True)
+        record_written(directory)
     return []
 
 

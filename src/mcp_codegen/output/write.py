@@ -24,6 +24,7 @@ from pathlib import Path
 
 from mcp_codegen.errors import OutputConflictError, OutputLocationError
 from mcp_codegen.generate.manifest import MANIFEST, digest, read_manifest
+from mcp_codegen.interrupts import deferred_interrupts, pause, record_written
 
 
 def is_current(directory: Path, input_hash: str) -> bool:
@@ -169,6 +170,7 @@ def write_package(directory: Path, files: Mapping[str, bytes], *, overwrite: boo
         _swap_in(directory, files, found)
     except OSError as error:
         raise OutputLocationError(f"cannot write {directory}: {_reason(error)}") from None
+    pause("written")
     return result
 
 
@@ -177,36 +179,45 @@ def _under_file(path: str, files: Mapping[str, bytes]) -> bool:
 
 
 def _swap_in(directory: Path, files: Mapping[str, bytes], keep: list[str]) -> None:
+    """Stage the new package beside `directory`, then swap it in. Ctrl-C is held back throughout: it stops the
+    run only while staging (staging removed, previous output whole) or once the swap and its clean-up are done
+    (the new output recorded as in place), never between the two renames or with a staging or `.old-*` left."""
     parent = directory.resolve().parent
     parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.new-", dir=parent))
-    backup: Path | None = None
-    try:
-        for path, data in files.items():
-            target = staging / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if not _link_if_unchanged(directory / path, target, data):
-                target.write_bytes(data)
-        for path in keep:  # copied, not moved: until the swap the previous package stays whole
-            target = staging / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(directory / path, target, follow_symlinks=False)
-        os.chmod(staging, 0o755)
-        if directory.exists() or directory.is_symlink():
-            backup = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=parent))
-            os.rmdir(backup)
-            os.rename(directory, backup)
-        os.rename(staging, directory)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        if backup is not None and backup.exists() and not directory.exists():
-            os.rename(backup, directory)
-        raise
-    if backup is not None:
-        if backup.is_dir() and not backup.is_symlink():
-            shutil.rmtree(backup, ignore_errors=True)
-        else:
-            backup.unlink(missing_ok=True)
+    with deferred_interrupts() as interrupt:
+        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.new-", dir=parent))
+        backup: Path | None = None
+        try:
+            for path, data in files.items():
+                interrupt.check()
+                target = staging / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if not _link_if_unchanged(directory / path, target, data):
+                    target.write_bytes(data)
+            for path in keep:  # copied, not moved: until the swap the previous package stays whole
+                target = staging / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(directory / path, target, follow_symlinks=False)
+            os.chmod(staging, 0o755)
+            pause("staged")
+            interrupt.check()
+            if directory.exists() or directory.is_symlink():
+                backup = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=parent))
+                os.rmdir(backup)
+                os.rename(directory, backup)
+                pause("swapping")
+            os.rename(staging, directory)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            if backup is not None and backup.exists() and not directory.exists():
+                os.rename(backup, directory)
+            raise
+        if backup is not None:
+            if backup.is_dir() and not backup.is_symlink():
+                shutil.rmtree(backup, ignore_errors=True)
+            else:
+                backup.unlink(missing_ok=True)
+        record_written(directory)
 
 
 def _link_if_unchanged(current: Path, staged: Path, data: bytes) -> bool:
@@ -241,4 +252,8 @@ def write_bytes_atomically(path: Path, data: bytes, *, mode: int = 0o644, keep_e
     # Imported on use: loading the runtime package costs ~0.06 s, which an up-to-date run never pays.
     from mcp_codegen.runtime.files import write_atomically
 
-    return write_atomically(path, data, mode=mode, keep_existing=keep_existing)
+    with deferred_interrupts():  # its staged file is removed whatever happens, and the file recorded once in place
+        done = write_atomically(path, data, mode=mode, keep_existing=keep_existing)
+        if done:
+            record_written(path)
+    return done

@@ -1,0 +1,106 @@
+"""Ctrl-C during `mcp-codegen generate`, sent to a real subprocess: the exit code and message tell the truth.
+
+Whatever moment SIGINT lands (sent to the process group, as a terminal does): exit 130 and "the previous
+output is unchanged" with the old package intact, or exit 6 (or 0 when the run had finished) with the new
+package in place; never a staging or `.old-*` directory left, never a traceback. The named points come from
+`MCP_CODEGEN_TEST_PAUSE` (`mcp_codegen.interrupts`); a second test lands SIGINT at spread-out moments.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SNAPSHOT = ROOT / "generated_examples" / "demo_client" / "snapshot.json"
+EDIT = "# edited by hand: only the previous output has this line\n"
+
+
+def _generate(work: Path, **env: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "mcp_codegen", "generate", "--snapshot", str(SNAPSHOT), "-o", "out"],
+        cwd=work,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: SIGINT goes to it (and its workers) as from a terminal
+    )
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    """A directory holding `out`, a package generated before and edited by hand (so old and new differ)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mcp_codegen", "generate", "-q", "--snapshot", str(SNAPSHOT), "-o", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    with (tmp_path / "out" / "client.py").open("a", encoding="utf-8") as handle:
+        handle.write(EDIT)
+    return tmp_path
+
+
+def _assert_truthful(work: Path, code: int, stderr: str, *, verify: bool = False) -> str:
+    """The invariants; returns which output is in place ("old" or "new")."""
+    assert "Traceback" not in stderr, stderr
+    assert sorted(entry.name for entry in work.iterdir()) == ["out"], stderr  # no .out.new-* / .out.old-*
+    state = "old" if EDIT in (work / "out" / "client.py").read_text(encoding="utf-8") else "new"
+    if code == 130:
+        assert state == "old" and "interrupted; the previous output is unchanged" in stderr, stderr
+    elif code == 6:
+        assert state == "new" and "interrupted; the new output is in place: out" in stderr, stderr
+    else:
+        assert code == 0 and state == "new" and "wrote out" in stderr, (code, stderr)
+    if state == "new" and verify:
+        verified = subprocess.run(
+            [sys.executable, "-m", "mcp_codegen", "verify", "-q", "out"], cwd=work, capture_output=True, text=True
+        )
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+    return state
+
+
+@pytest.mark.parametrize(
+    ("point", "expected"),
+    [("start", 130), ("staged", 130), ("swapping", 6), ("written", 6)],
+)
+def test_sigint_at_each_named_point(work: Path, point: str, expected: int) -> None:
+    process = _generate(work, MCP_CODEGEN_TEST_PAUSE=point, MCP_CODEGEN_TEST_PAUSE_SECONDS="1")
+    assert process.stderr is not None
+    seen = ""
+    while f"paused at {point}" not in seen:
+        line = process.stderr.readline()
+        assert line, f"never paused at {point}: {seen}"
+        seen += line
+    os.killpg(process.pid, signal.SIGINT)
+    _, rest = process.communicate(timeout=60)
+    assert process.returncode == expected, seen + rest
+    _assert_truthful(work, process.returncode, seen + rest, verify=True)
+
+
+@pytest.mark.slow
+def test_sigint_at_spread_out_moments(work: Path) -> None:
+    started = time.monotonic()
+    whole = _generate(work)
+    whole.communicate(timeout=60)
+    duration = time.monotonic() - started
+    assert whole.returncode == 0
+    states = []
+    for step in range(6):
+        with (work / "out" / "client.py").open("a", encoding="utf-8") as handle:
+            handle.write(EDIT)
+        process = _generate(work)
+        time.sleep(duration * (0.2 + 0.17 * step))  # from start-up to just after the write
+        os.killpg(process.pid, signal.SIGINT)
+        _, stderr = process.communicate(timeout=60)
+        states.append(_assert_truthful(work, process.returncode, stderr))
+    assert "old" in states  # the early interrupts did stop the run
