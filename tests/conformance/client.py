@@ -36,7 +36,7 @@ import sys
 import tempfile
 import threading
 import urllib.request
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from types import ModuleType
 from typing import Any
 
@@ -50,6 +50,27 @@ Step = Callable[[Any], Awaitable[object]]
 
 class UnknownScenarioError(Exception):
     """The scenario is not one this program knows."""
+
+
+class StepsFailedError(Exception):
+    """Some of a scenario's steps failed (each was still tried: the harness checks every one)."""
+
+
+async def _each(steps: Iterable[Awaitable[object]]) -> list[object]:
+    """Await every step in order, going on after a failing one; raise the first failure at the end."""
+    results: list[object] = []
+    failures: list[Exception] = []
+    for step in steps:
+        try:
+            results.append(await step)
+        except Exception as error:  # the next step is still the scenario's to check
+            failures.append(error)
+    if failures:
+        first = failures[0]
+        raise StepsFailedError(
+            f"{len(failures)} of {len(failures) + len(results)} steps failed; first: {type(first).__name__}: {first}"
+        )
+    return results
 
 
 async def _connected(client: Any) -> object:
@@ -94,22 +115,21 @@ async def _every_tool_resource_and_prompt(client: Any) -> object:
 async def _context_tool_calls(client: Any) -> object:
     """Call the tools the harness's context lists, with its arguments (the values are the scenario's test data)."""
     calls = _harness_context().get("toolCalls", [])
-    return [await client.call(call["name"], call.get("arguments", {})) for call in calls]
+    return await _each(client.call(call["name"], call.get("arguments", {})) for call in calls)
 
 
 async def _every_tool(client: Any) -> object:
     """Call every tool the generated client offers, without arguments (each tool's behaviour is the test)."""
-    return [await client.call(name, {}) for name in sorted(client.tool_specs)]
+    return await _each(client.call(name, {}) for name in sorted(client.tool_specs))
 
 
 async def _every_tool_with_arguments(client: Any) -> object:
     """Call every tool the generated client offers, with arguments made to fit its input schema (the package's
     own fake-data synthesiser: required values included)."""
     data = importlib.import_module(type(client).__module__.rpartition(".")[0] + "._runtime.serving.data")
-    return [
-        await client.call(name, data.synthesise(spec.input_schema))
-        for name, spec in sorted(client.tool_specs.items())
-    ]
+    return await _each(
+        client.call(name, data.synthesise(spec.input_schema)) for name, spec in sorted(client.tool_specs.items())
+    )
 
 
 async def _echo_schema(client: Any) -> object:

@@ -44,12 +44,6 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
         ),
     },
     NEXT.version: {
-        "sep-2322-client-request-state": (
-            "mcp 2.3 SDK: its CallToolResult requires `resultType` on a 2026-07-28 result, but a client MUST take a "
-            "missing resultType as 'complete' (SEP-2322); the scenario's test_mrtr_no_result_type omits it and the "
-            "SDK raises a pydantic ValidationError ('CallToolResult.resultType Field required'), in the plain SDK "
-            "Client as under the generated runtime"
-        ),
         "auth/dpop": (
             "mcp 2.3 SDK has no DPoP (SEP-1932, an extension): its OAuth providers send no DPoP proof and present "
             "tokens as Bearer; the plain SDK Client fails the same checks"
