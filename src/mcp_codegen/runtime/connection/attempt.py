@@ -83,7 +83,9 @@ class Attempt:
         self.closed_detail = closed_detail
 
 
-def sdk_client(target: Any, timeout: float, options: Mapping[str, Any] | None = None) -> Client:
+def sdk_client(
+    target: Any, timeout: float, options: Mapping[str, Any] | None = None
+) -> Client:
     """The SDK client every connection uses: legacy handshake first (no 10 s `server/discover`
     probe, which 2.x servers answer too; `options={"mode": "auto"}` after `speaks_only_modern`),
     none of the SDK's response cache (the runtime sends through the session, and keeps its own
@@ -123,7 +125,9 @@ def speaks_only_modern(error: BaseException) -> bool:
     """
     if mcp_error_code(error) in _MODERN_ONLY_CODES:
         return True
-    return isinstance(error, RuntimeError) and str(error).startswith("Unsupported protocol version from the server")
+    return isinstance(error, RuntimeError) and str(error).startswith(
+        "Unsupported protocol version from the server"
+    )
 
 
 #: `mcp.Client` options for the second try against a server that refused the handshake.
@@ -133,7 +137,9 @@ MODERN_OPTIONS: Mapping[str, Any] = {"mode": "auto"}
 def mcp_error_code(error: BaseException) -> int | None:
     """The JSON-RPC error code of the SDK's `MCPError`, or None for any other error."""
     code = getattr(error, "code", None)
-    if isinstance(code, int) and any(cls.__name__ == "MCPError" for cls in type(error).__mro__):
+    if isinstance(code, int) and any(
+        cls.__name__ == "MCPError" for cls in type(error).__mro__
+    ):
         return code
     return None
 
