@@ -14,7 +14,8 @@ the scenario needs (elicitation, OAuth); beyond that only the auth method choice
 
 Auth scenarios: the client configures OAuth from what the harness gives it, as a real client would from its
 settings. The context's credentials say which method to use (a private key: client credentials with a signed
-JWT; an identity provider's ID token: cross-app access; a client id and secret: a pre-registered client), and
+JWT; an identity provider's ID token: cross-app access; a platform-issued workload JWT: workload identity
+federation, the jwt-bearer grant; a client id and secret: a pre-registered client), and
 with none, the authorization code flow with dynamic registration (or a client ID metadata document when the
 server supports it). The context has no field naming the grant for a client id and secret, so there the
 scenario's name chooses between the authorization code and the client-credentials grant (what a user would
@@ -198,6 +199,8 @@ def auth_method(scenario: str, context: dict[str, Any]) -> str:
         return "private-key-jwt"
     if context.get("idp_id_token"):
         return "cross-app-access"
+    if context.get("valid_jwt"):
+        return "workload"
     if context.get("client_secret") and "client-credentials" in scenario:
         return "client-credentials"
     return "oauth"
@@ -221,6 +224,12 @@ def auth_for(package: ModuleType, scenario: str, url: str, store_directory: str)
             algorithm=context.get("signing_algorithm", "RS256"),
             store=store,
         )
+    if method == "workload":
+        # The platform's token, as a CI job or a pod holds it: a user-only file the runtime reads.
+        token_file = os.path.join(store_directory, "workload-token")
+        with open(os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
+            handle.write(context["valid_jwt"])
+        return auth.workload(url, token_file=token_file, client_id=client_id, store=store)
     if method == "cross-app-access":
         return auth.cross_app_access(
             url,

@@ -52,11 +52,6 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
             "mcp 2.3 SDK has no DPoP (SEP-1932, an extension), so no use_dpop_nonce handling either; the plain "
             "SDK Client fails the same checks"
         ),
-        "auth/wif-jwt-bearer": (
-            "mcp 2.3 SDK has no workload identity federation provider (SEP-1933 RFC 7523 grant with a workload "
-            "JWT); the plain SDK Client's OAuth falls back to the authorization code grant and the harness "
-            "answers unsupported_grant_type"
-        ),
     },
 }
 #: The keyword parameters of the generated `AsyncClient.http` that client.py knows about.
