@@ -22,7 +22,7 @@ import httpx2
 from mcp.client.auth.extensions.identity_assertion import (
     IdentityAssertionOAuthProvider,
 )
-from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, OAuthClientInformationFull
+from mcp.shared.auth import JWT_BEARER_GRANT_TYPE
 
 from ..calls.errors import ConnectError
 from .providers import DiscoveredAssertion
@@ -88,17 +88,15 @@ class _PublicJwtBearer(IdentityAssertionOAuthProvider):
         async def assertion(_audience: str, _resource: str) -> str:
             return token.read()
 
-        # The SDK's constructor insists on a secret; none is kept or sent (see below).
+        # The SDK's constructor insists on a client id and a secret; neither placeholder is
+        # kept or sent (`_build_token_request` builds the form).
         super().__init__(
-            server_url, storage, client_id or "", "-", issuer, assertion, scope=scope
+            server_url, storage, client_id or "-", "-", issuer, assertion, scope=scope
         )
-        self._client = OAuthClientInformationFull(
-            client_id=client_id or "",
-            redirect_uris=None,
-            grant_types=[JWT_BEARER_GRANT_TYPE],
-            token_endpoint_auth_method="none",
-            issuer=issuer,
+        self._client = self._client.model_copy(
+            update={"client_secret": None, "token_endpoint_auth_method": "none"}
         )
+        self.client_id = client_id
 
     def _build_token_request(self, scope: str | None, assertion: str) -> httpx2.Request:
         assert self._token_endpoint is not None
@@ -107,8 +105,8 @@ class _PublicJwtBearer(IdentityAssertionOAuthProvider):
             "assertion": assertion,
             "resource": self._resource,
         }
-        if self._client.client_id:
-            form["client_id"] = self._client.client_id
+        if self.client_id:
+            form["client_id"] = self.client_id
         if scope:
             form["scope"] = scope
         return httpx2.Request("POST", self._token_endpoint, data=form)
@@ -140,5 +138,10 @@ class Workload(DiscoveredAssertion):
         self, issuer: str, methods: list[str] | None
     ) -> IdentityAssertionOAuthProvider:
         return _PublicJwtBearer(
-            self.server_url, self.storage, self.client_id, issuer, self.token, self.scope
+            self.server_url,
+            self.storage,
+            self.client_id,
+            issuer,
+            self.token,
+            self.scope,
         )
