@@ -123,8 +123,20 @@ AUTH_OPTIONS = [
     click.option(
         "--auth",
         "kind",
-        type=click.Choice(["oauth", "client-credentials"]),
-        help="With --url: authorize by OAuth (stored tokens, else a browser login) or client credentials (CI).",
+        type=click.Choice(["oauth", "client-credentials", "workload"]),
+        help="With --url: authorize by OAuth (stored tokens, else a browser login), client credentials (CI) or"
+        " workload identity (the platform's token, e.g. GitHub Actions OIDC, as a jwt-bearer grant).",
+    ),
+    click.option(
+        "--workload-token-file",
+        metavar="PATH",
+        help="With --auth workload: the file holding the platform's token, read at each token request"
+        " (recorded by path, never by content).",
+    ),
+    click.option(
+        "--workload-token-env",
+        metavar="VAR",
+        help="With --auth workload: the environment variable holding the platform's token (recorded by name).",
     ),
     click.option("--client-id", metavar="ID", help="Pre-registered OAuth client id (default: dynamic registration)."),
     click.option(
@@ -152,6 +164,8 @@ class AuthOptions:
     client_secret: str | None = None
     scopes: tuple[str, ...] = ()
     no_browser: bool = False
+    workload_token_file: str | None = None
+    workload_token_env: str | None = None
 
     @property
     def given(self) -> bool:
@@ -160,8 +174,17 @@ class AuthOptions:
     def spec(self, *, store: str = "auto") -> AuthSpec | None:
         """The checked auth spec (the secret read from its variable), or None without --auth."""
         if self.kind is None:
-            if self.client_id or self.client_secret_env or self.client_secret or self.scopes:
-                raise UsageError("--client-id, --client-secret-env, --client-secret and --scope go with --auth")
+            if (
+                self.client_id
+                or self.client_secret_env
+                or self.client_secret
+                or self.scopes
+                or self.workload_token_file
+                or self.workload_token_env
+            ):
+                raise UsageError(
+                    "--client-id, --client-secret-env, --client-secret, --scope and --workload-token-* go with --auth"
+                )
             return None
         return auth_spec(
             self.kind,
@@ -171,6 +194,8 @@ class AuthOptions:
             scopes=self.scopes,
             open_browser=not self.no_browser,
             store=store,
+            workload_token_file=self.workload_token_file,
+            workload_token_env=self.workload_token_env,
         )
 
 

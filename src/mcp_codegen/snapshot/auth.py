@@ -2,7 +2,8 @@
 
 `oauth` uses the tokens stored for the server URL (refreshing them) and otherwise logs in: the
 authorization URL is shown on stderr (and opened in a browser unless `--no-browser`), a loopback
-listener takes the redirect, and the tokens are stored. `client-credentials` never asks anyone.
+listener takes the redirect, and the tokens are stored. `client-credentials` and `workload` (the
+platform's token, jwt-bearer) never ask anyone.
 Nothing here prints or returns a token or a secret.
 """
 
@@ -28,6 +29,15 @@ def provider(url: str, spec: AuthSpec, show: Show | None = None) -> Any:
             url,
             client_id=spec.client_id,
             client_secret=spec.client_secret,
+            scopes=list(spec.scopes) if spec.scopes is not None else None,
+            store=store,
+        )
+    if spec.kind == "workload":
+        return auth.workload(
+            url,
+            token_file=spec.workload_token_file,
+            token_env=spec.workload_token_env,
+            client_id=spec.client_id,
             scopes=list(spec.scopes) if spec.scopes is not None else None,
             store=store,
         )
