@@ -341,21 +341,20 @@ def _loose_value(text: str) -> object:
 def check_arguments(
     spec: ToolSpec[Any, Any], command: Command, values: Mapping[str, object]
 ) -> None:
-    """Validate with the tool's model before connecting: the first problems, each naming its option."""
-    from pydantic import ValidationError
-
-    try:
-        spec.arguments_model.model_validate(dict(values))
-    except ValidationError as error:
-        flags = {option.wire_name: option.flag for option in command.options}
-        problems: list[str] = []
-        for item in error.errors(include_url=False, include_input=False)[:3]:
-            location = item["loc"]
-            head = str(location[0]) if location else ""
-            flag = flags.get(head) or _flag_by_python_name(command, head) or head
-            path = "".join(f"[{part!r}]" for part in location[1:])
-            problems.append(f"{flag}{path}: {item['msg']}" if flag else item["msg"])
-        raise UsageError("; ".join(problems)) from None
+    """Check the arguments (by wire name) with the tool's schema before connecting: the first problems, each
+    naming its option (the schema decides, as for every call; the values are never quoted)."""
+    problems = spec.arguments_check().problems(values)
+    if not problems:
+        return
+    flags = {option.wire_name: option.flag for option in command.options}
+    said: list[str] = []
+    for item in problems[:3]:
+        location = item["loc"]
+        head = str(location[0]) if location else ""
+        flag = flags.get(head) or _flag_by_python_name(command, head) or head
+        path = "".join(f"[{part!r}]" for part in location[1:])
+        said.append(f"{flag}{path}: {item['msg']}" if flag else item["msg"])
+    raise UsageError("; ".join(said))
 
 
 def _flag_by_python_name(command: Command, name: str) -> str | None:
