@@ -127,3 +127,11 @@ async def test_the_platform_token_is_never_written(
     assert written  # the access token's store
     for path in written:
         assert secret.encode() not in path.read_bytes(), path
+
+
+def test_workload_stays_the_builder_after_its_module_is_imported(tmp_path: Path) -> None:
+    from mcp_codegen.runtime import auth
+
+    first = auth.workload("http://127.0.0.1:9/mcp", token_file=str(tmp_path / "t"))
+    assert callable(auth.workload)  # importing the provider module must not shadow the function
+    assert type(auth.workload("http://127.0.0.1:9/mcp", token_env="T")) is type(first)
