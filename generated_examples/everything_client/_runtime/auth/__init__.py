@@ -4,7 +4,7 @@
 under the user's config directory, or the OS keyring) and is the SDK's `TokenStorage`.
 The builders (`flows`): `oauth()` logs in interactively (authorization code + PKCE, a
 loopback redirect listener (`loopback`), the browser); `client_credentials()` and
-`private_key_jwt()` are for machines, `workload()` (`workload`) for a workload holding its
+`private_key_jwt()` are for machines, `workload()` (`workload_identity`) for a workload holding its
 platform's identity token (the jwt-bearer grant); `cross_app_access()` exchanges an identity provider's
 ID token; `stored()` only ever uses what a login stored (and refreshes it), raising
 `AuthRequiredError` rather than starting a login; `when_challenged()` (`challenge`) waits

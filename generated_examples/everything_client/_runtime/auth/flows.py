@@ -258,7 +258,7 @@ def workload(
     grant raises, without a retry or another grant. The platform token is never stored or
     shown; the access token is kept in `store` (default: `TokenStore.for_url(server_url)`).
     """
-    from .workload import PlatformToken, Workload
+    from .workload_identity import PlatformToken, Workload
 
     return Workload(
         server_url,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..text import one_line
 
@@ -99,7 +99,7 @@ def sdk_client(
     from .results import with_complete_results
 
     if isinstance(target, AbstractAsyncContextManager):
-        target = with_complete_results(target)
+        target = with_complete_results(cast("AbstractAsyncContextManager[Any]", target))
 
     settings: dict[str, Any] = {
         "mode": "legacy",
