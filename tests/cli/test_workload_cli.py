@@ -19,7 +19,8 @@ from servers.oauth_server import serve_oauth
 
 from cli.test_cli import PYTHON, assert_fails, run
 from mcp_codegen.errors import UsageError
-from mcp_codegen.inputs.launch import LaunchRecord, auth_spec, parse_http
+from mcp_codegen.inputs.config import resolve_server, validate_config
+from mcp_codegen.inputs.launch import AuthRecord, HttpLaunch, LaunchRecord, auth_spec, parse_http
 
 
 def test_the_record_names_the_token_file_or_variable_never_the_token() -> None:
@@ -98,3 +99,17 @@ def test_generate_and_connect_with_the_platform_token(tmp_path: Path) -> None:
         texts = [generated.stdout, generated.stderr, checked.stdout, checked.stderr, used.stderr]
         texts += [path.read_text("utf-8", errors="replace") for path in tmp_path.rglob("*") if path.is_file()]
         assert not any(token in text for text in texts), "the platform token was written"
+
+
+def test_a_config_auth_table_names_the_workload_token() -> None:
+    cfg = validate_config(
+        {
+            "servers": {
+                "ci": {"url": "https://mcp.example.com/mcp", "auth": {"kind": "workload", "workload_token_env": "T"}}
+            }
+        },
+        where="test",
+    )
+    launch, _, _ = resolve_server(cfg, "ci")
+    assert isinstance(launch, HttpLaunch) and launch.auth is not None
+    assert launch.record().auth == AuthRecord("workload", None, None, None, None, "T")
