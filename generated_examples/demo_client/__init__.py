@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from ._runtime.auth import client_credentials as client_credentials
     from ._runtime.auth import oauth as oauth
     from ._runtime.auth import stored as stored
+    from ._runtime.auth import workload as workload
     from .models.draft_note import DraftNoteAuthor as DraftNoteAuthor
     from .models.draft_note import DraftNoteResult as DraftNoteResult
     from .models.get_note import GetNoteResult as GetNoteResult
@@ -79,6 +80,7 @@ _LAZY: dict[str, str] = {
     "client_credentials": "._runtime.auth",
     "oauth": "._runtime.auth",
     "stored": "._runtime.auth",
+    "workload": "._runtime.auth",
     "DraftNoteAuthor": ".models.draft_note",
     "DraftNoteResult": ".models.draft_note",
     "GetNoteResult": ".models.get_note",
@@ -150,6 +152,7 @@ __all__ = [
     "client_credentials",
     "oauth",
     "stored",
+    "workload",
     "DraftNoteAuthor",
     "DraftNoteResult",
     "GetNoteResult",

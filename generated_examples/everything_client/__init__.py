@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from ._runtime.auth import client_credentials as client_credentials
     from ._runtime.auth import oauth as oauth
     from ._runtime.auth import stored as stored
+    from ._runtime.auth import workload as workload
     from .models.get_structured_content import (
         GetStructuredContentResult as GetStructuredContentResult,
     )
@@ -76,6 +77,7 @@ _LAZY: dict[str, str] = {
     "client_credentials": "._runtime.auth",
     "oauth": "._runtime.auth",
     "stored": "._runtime.auth",
+    "workload": "._runtime.auth",
     "GetStructuredContentResult": ".models.get_structured_content",
 }
 
@@ -142,5 +144,6 @@ __all__ = [
     "client_credentials",
     "oauth",
     "stored",
+    "workload",
     "GetStructuredContentResult",
 ]

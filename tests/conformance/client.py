@@ -14,7 +14,8 @@ the scenario needs (elicitation, OAuth); beyond that only the auth method choice
 
 Auth scenarios: the client configures OAuth from what the harness gives it, as a real client would from its
 settings. The context's credentials say which method to use (a private key: client credentials with a signed
-JWT; an identity provider's ID token: cross-app access; a client id and secret: a pre-registered client), and
+JWT; an identity provider's ID token: cross-app access; a platform-issued workload JWT: workload identity
+federation, the jwt-bearer grant; a client id and secret: a pre-registered client), and
 with none, the authorization code flow with dynamic registration (or a client ID metadata document when the
 server supports it). The context has no field naming the grant for a client id and secret, so there the
 scenario's name chooses between the authorization code and the client-credentials grant (what a user would
@@ -36,7 +37,7 @@ import sys
 import tempfile
 import threading
 import urllib.request
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from types import ModuleType
 from typing import Any
 
@@ -50,6 +51,27 @@ Step = Callable[[Any], Awaitable[object]]
 
 class UnknownScenarioError(Exception):
     """The scenario is not one this program knows."""
+
+
+class StepsFailedError(Exception):
+    """Some of a scenario's steps failed (each was still tried: the harness checks every one)."""
+
+
+async def _each(steps: Iterable[Awaitable[object]]) -> list[object]:
+    """Await every step in order, going on after a failing one; raise the first failure at the end."""
+    results: list[object] = []
+    failures: list[Exception] = []
+    for step in steps:
+        try:
+            results.append(await step)
+        except Exception as error:  # the next step is still the scenario's to check
+            failures.append(error)
+    if failures:
+        first = failures[0]
+        raise StepsFailedError(
+            f"{len(failures)} of {len(failures) + len(results)} steps failed; first: {type(first).__name__}: {first}"
+        )
+    return results
 
 
 async def _connected(client: Any) -> object:
@@ -96,22 +118,21 @@ async def _context_tool_calls(client: Any) -> object:
     scenario's test data, which may break the tool's own schema (`null` for a boolean, to test header omission);
     a typed call refuses such arguments before sending, `call_raw` sends them as given."""
     calls = _harness_context().get("toolCalls", [])
-    return [await client.call_raw(call["name"], call.get("arguments", {})) for call in calls]
+    return await _each(client.call_raw(call["name"], call.get("arguments", {})) for call in calls)
 
 
 async def _every_tool(client: Any) -> object:
     """Call every tool the generated client offers, without arguments (each tool's behaviour is the test)."""
-    return [await client.call(name, {}) for name in sorted(client.tool_specs)]
+    return await _each(client.call(name, {}) for name in sorted(client.tool_specs))
 
 
 async def _every_tool_with_arguments(client: Any) -> object:
     """Call every tool the generated client offers, with arguments made to fit its input schema (the package's
     own fake-data synthesiser: required values included)."""
     data = importlib.import_module(type(client).__module__.rpartition(".")[0] + "._runtime.serving.data")
-    return [
-        await client.call(name, data.synthesise(spec.input_schema))
-        for name, spec in sorted(client.tool_specs.items())
-    ]
+    return await _each(
+        client.call(name, data.synthesise(spec.input_schema)) for name, spec in sorted(client.tool_specs.items())
+    )
 
 
 async def _echo_schema(client: Any) -> object:
@@ -180,6 +201,8 @@ def auth_method(scenario: str, context: dict[str, Any]) -> str:
         return "private-key-jwt"
     if context.get("idp_id_token"):
         return "cross-app-access"
+    if context.get("valid_jwt"):
+        return "workload"
     if context.get("client_secret") and "client-credentials" in scenario:
         return "client-credentials"
     return "oauth"
@@ -203,6 +226,12 @@ def auth_for(package: ModuleType, scenario: str, url: str, store_directory: str)
             algorithm=context.get("signing_algorithm", "RS256"),
             store=store,
         )
+    if method == "workload":
+        # The platform's token, as a CI job or a pod holds it: a user-only file the runtime reads.
+        token_file = os.path.join(store_directory, "workload-token")
+        with open(os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as handle:
+            handle.write(context["valid_jwt"])
+        return auth.workload(url, token_file=token_file, client_id=client_id, store=store)
     if method == "cross-app-access":
         return auth.cross_app_access(
             url,

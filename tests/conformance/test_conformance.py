@@ -44,12 +44,6 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
         ),
     },
     NEXT.version: {
-        "sep-2322-client-request-state": (
-            "mcp 2.3 SDK: its CallToolResult requires `resultType` on a 2026-07-28 result, but a client MUST take a "
-            "missing resultType as 'complete' (SEP-2322); the scenario's test_mrtr_no_result_type omits it and the "
-            "SDK raises a pydantic ValidationError ('CallToolResult.resultType Field required'), in the plain SDK "
-            "Client as under the generated runtime"
-        ),
         "auth/dpop": (
             "mcp 2.3 SDK has no DPoP (SEP-1932, an extension): its OAuth providers send no DPoP proof and present "
             "tokens as Bearer; the plain SDK Client fails the same checks"
@@ -57,11 +51,6 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
         "auth/dpop-nonce": (
             "mcp 2.3 SDK has no DPoP (SEP-1932, an extension), so no use_dpop_nonce handling either; the plain "
             "SDK Client fails the same checks"
-        ),
-        "auth/wif-jwt-bearer": (
-            "mcp 2.3 SDK has no workload identity federation provider (SEP-1933 RFC 7523 grant with a workload "
-            "JWT); the plain SDK Client's OAuth falls back to the authorization code grant and the harness "
-            "answers unsupported_grant_type"
         ),
     },
 }

@@ -1,6 +1,6 @@
 """The private parts of the SDK's OAuth the runtime's providers build on, pinned: an mcp upgrade that moves one fails here.
 
-`runtime/auth/providers.py` subclasses the SDK's `OAuthClientProvider` and its client-credentials
+`runtime/auth/providers.py` (and `workload_identity.py`) subclasses the SDK's `OAuthClientProvider` and its client-credentials
 providers and overrides private methods (the SDK has no public hook for loading a stored
 expiry, locking a refresh between processes or refusing a login), reads private attributes
 (`_initialized`, `_fixed_client_info`) and uses `mcp.client.auth.utils` (not exported by
@@ -197,3 +197,20 @@ def test_importing_auth_does_not_load_the_sdk_oauth() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT, timeout=60
     )
     assert done.stdout.split() == ["False", "False", "True"]
+
+
+def test_the_jwt_bearer_provider_parts_the_workload_flow_replaces(tmp_path: Path) -> None:
+    # workload_identity._PublicJwtBearer overrides `_build_token_request` and reads `_token_endpoint`,
+    # `_resource` and `_client`; the SDK's flow must still build its token request through it.
+    signature = inspect.signature(IdentityAssertionOAuthProvider._build_token_request)
+    assert str(signature) == "(self, scope: str | None, assertion: str) -> httpx2.Request"
+    assert "self._build_token_request(" in inspect.getsource(IdentityAssertionOAuthProvider._auth_flow)
+    store = TokenStore.for_url("http://127.0.0.1:9/mcp", backend="file", directory=tmp_path)
+
+    async def assertion(_audience: str, _resource: str) -> str:
+        return "a"
+
+    provider = IdentityAssertionOAuthProvider(
+        "http://127.0.0.1:9/mcp", store, "id", "secret", "http://127.0.0.1:9", assertion
+    )
+    assert provider._token_endpoint is None and provider._resource and provider._client.client_id == "id"

@@ -5,7 +5,10 @@ pre-registered clients, authorization code + PKCE with an authorize endpoint tha
 once (redirects straight back with a code, so a test can follow it headlessly), refresh tokens,
 and access tokens that expire after `access_ttl` seconds. The SDK's token endpoint has no
 client-credentials grant, so a small ASGI wrapper answers `grant_type=client_credentials` for
-pre-registered confidential clients. With `state_file`, clients and tokens survive a restart.
+pre-registered confidential clients, and `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`
+(workload identity) for assertions signed by `workload_key` (an ES256 public key, PEM) with this
+server as audience. Every grant type asked at /token is kept in `provider.grants`. With
+`state_file`, clients and tokens survive a restart.
 
     with serve_oauth(access_ttl=60) as server:      # in-process, uvicorn in a thread
         server.url                                    # "http://127.0.0.1:PORT/mcp"
@@ -57,8 +60,17 @@ class MemoryAuthServer:
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
+        #: The ES256 public key (PEM) workload assertions must be signed with (jwt-bearer), if any.
+        self.workload_key: str | None = None
+        #: Every grant_type asked for at /token, in order.
+        self.grants: list[str] = []
         #: How many tokens each grant issued (tests read it to see a refresh happen).
-        self.issued: dict[str, int] = {"authorization_code": 0, "refresh_token": 0, "client_credentials": 0}
+        self.issued: dict[str, int] = {
+            "authorization_code": 0,
+            "refresh_token": 0,
+            "client_credentials": 0,
+            "jwt_bearer": 0,
+        }
         #: Every access and refresh token value ever issued (for the secret-leak tests).
         self.values: list[str] = []
         self._load()
@@ -215,6 +227,21 @@ class MemoryAuthServer:
         token = self.issue(client.client_id or "", scopes, form.get("resource"), refresh=False)
         return 200, token.model_dump(mode="json", exclude_none=True)
 
+    def jwt_bearer(self, form: dict[str, str], issuer: str) -> tuple[int, dict[str, Any]]:
+        """RFC 7523: a workload's platform token for an access token (public client, no secret)."""
+        import jwt
+
+        if self.workload_key is None:
+            return 400, {"error": "unsupported_grant_type"}
+        try:
+            claims = jwt.decode(form.get("assertion", ""), self.workload_key, algorithms=["ES256"], audience=issuer)
+        except jwt.PyJWTError as error:
+            return 400, {"error": "invalid_grant", "error_description": type(error).__name__}
+        scopes = (form.get("scope") or "mcp").split()
+        self.issued["jwt_bearer"] += 1
+        token = self.issue(str(claims["sub"]), scopes, form.get("resource"), refresh=False)
+        return 200, token.model_dump(mode="json", exclude_none=True)
+
 
 def build_server(provider: MemoryAuthServer, base_url: str) -> MCPServer:
     server = MCPServer(
@@ -279,6 +306,10 @@ def build_app(provider: MemoryAuthServer, base_url: str) -> Any:
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         if scope["path"] == "/token":
             form = dict(parse_qsl(body.decode()))
+            provider.grants.append(form.get("grant_type", ""))
+            if form.get("grant_type") == "urn:ietf:params:oauth:grant-type:jwt-bearer":
+                await respond(send, *provider.jwt_bearer(form, base_url))
+                return
             if form.get("grant_type") == "client_credentials":
                 await respond(send, *provider.client_credentials(form, headers.get("authorization")))
                 return
@@ -328,6 +359,7 @@ def serve_oauth(
     access_ttl: int = 3600,
     state_file: Path | None = None,
     clients: dict[str, tuple[Any, ...]] | None = None,
+    workload_key: str | None = None,
 ) -> Iterator[RunningServer]:
     """The OAuth test server in this process (uvicorn in a daemon thread) on a free port.
 
@@ -335,6 +367,7 @@ def serve_oauth(
     endpoint auth method, default "client_secret_basic"]).
     """
     provider = MemoryAuthServer(access_ttl=access_ttl, state_file=state_file)
+    provider.workload_key = workload_key
     for client_id, (secret, redirect_uris, *method) in (clients or {}).items():
         provider.add_client(client_id, secret, redirect_uris, *method)
     sock = _bound_socket(0)

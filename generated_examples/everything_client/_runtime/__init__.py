@@ -103,7 +103,7 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
 if TYPE_CHECKING:
     from .agents import AgentTool, ContentPart, ToolOutput, ToolSet
     from .agents.names import agent_tool_names
-    from .auth import TokenStore, client_credentials, oauth, stored
+    from .auth import TokenStore, client_credentials, oauth, stored, workload
     from .calls.tracing import ToolCall, TraceRecorder
 
 #: What every generated package also re-exports, imported on first use: name -> runtime module.
@@ -112,6 +112,7 @@ PACKAGE_LAZY_EXPORTS: dict[str, str] = {
     "client_credentials": "auth",
     "oauth": "auth",
     "stored": "auth",
+    "workload": "auth",
 }
 
 # Agent tools, tracing and OAuth are imported on first use (they are not needed to make calls).
@@ -203,5 +204,6 @@ __all__ = [
     "client_credentials",
     "oauth",
     "stored",
+    "workload",
     "TokenStore",
 ]

@@ -150,11 +150,23 @@ AUTH_OPTIONS = [
     click.option(
         "--auth",
         "kind",
-        type=click.Choice(["oauth", "client-credentials", "none"]),
+        type=click.Choice(["oauth", "client-credentials", "workload", "none"]),
         help=(
-            "With --url: authorize by OAuth (stored tokens, else a browser login) or client credentials (CI);"
+            "With --url: authorize by OAuth (stored tokens, else a browser login), client credentials (CI) or"
+            " workload identity (the platform's token, e.g. GitHub Actions OIDC, as a jwt-bearer grant);"
             " none: not even a stored token (without --auth, one stored by `auth login` is used when asked for)."
         ),
+    ),
+    click.option(
+        "--workload-token-file",
+        metavar="PATH",
+        help="With --auth workload: the file holding the platform's token, read at each token request"
+        " (recorded by path, never by content).",
+    ),
+    click.option(
+        "--workload-token-env",
+        metavar="VAR",
+        help="With --auth workload: the environment variable holding the platform's token (recorded by name).",
     ),
     click.option("--client-id", metavar="ID", help="Pre-registered OAuth client id (default: dynamic registration)."),
     click.option(
@@ -195,6 +207,8 @@ class AuthOptions:
     scopes: tuple[str, ...] = ()
     no_browser: bool = False
     login_timeout: float = LOGIN_TIMEOUT
+    workload_token_file: str | None = None
+    workload_token_env: str | None = None
 
     @property
     def given(self) -> bool:
@@ -206,10 +220,16 @@ class AuthOptions:
         `login`: a browser login may always be waited for (`auth login`); otherwise only when a person is
         there (`no_login_reason`)."""
         if self.kind is None or self.kind == "none":
-            if self.client_id or self.client_secret_env or self.client_secret or self.scopes:
+            if (
+                self.client_id
+                or self.client_secret_env
+                or self.client_secret
+                or self.scopes
+                or self.workload_token_file
+                or self.workload_token_env
+            ):
                 raise UsageError(
-                    "--client-id, --client-secret-env, --client-secret and --scope go with --auth oauth"
-                    " or --auth client-credentials"
+                    "--client-id, --client-secret-env, --client-secret, --scope and --workload-token-* go with --auth"
                 )
             return None
         return auth_spec(
@@ -222,6 +242,8 @@ class AuthOptions:
             store=store,
             login_timeout=self.login_timeout,
             no_login=None if login else no_login_reason(self.no_browser),
+            workload_token_file=self.workload_token_file,
+            workload_token_env=self.workload_token_env,
         )
 
 

@@ -153,6 +153,8 @@ def _recorded_launch(snapshot: Snapshot, timeout: float, given: AuthOptions) -> 
             record.auth.kind,
             client_id=record.auth.client_id,
             client_secret_env=record.auth.client_secret_env,
+            workload_token_file=record.auth.workload_token_file,
+            workload_token_env=record.auth.workload_token_env,
             scopes=record.auth.scopes,
             what="the recorded auth",
             open_browser=not given.no_browser,

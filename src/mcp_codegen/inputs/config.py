@@ -32,8 +32,9 @@ headers = { Authorization = "Bearer ${REMOTE_TOKEN}" }
 
 [servers.protected]         # a server behind OAuth (instead of an Authorization header)
 url = "https://mcp.example.com/protected/mcp"
-auth = { kind = "oauth", client_id = "my-app", scopes = ["read"] }   # kind "oauth" or "client-credentials"
+auth = { kind = "oauth", client_id = "my-app", scopes = ["read"] }   # "oauth", "client-credentials", "workload"
 # auth = { kind = "client-credentials", client_id = "ci", client_secret_env = "MCP_CLIENT_SECRET" }
+# auth = { kind = "workload", workload_token_file = "/var/run/secrets/tokens/mcp-token" }
 
 [servers.weather]           # ... or a server of the MCP registry (its remote, or its npm/PyPI/OCI package)
 registry = "io.github.example/weather@1.2.0"   # NAME[@VERSION]; default: the latest version
@@ -129,6 +130,9 @@ class AuthConfig(BaseModel):
     client_id: str | None = None
     client_secret_env: str | None = None
     scopes: list[str] | None = None
+    #: kind "workload": where the platform's token is (a file path or a variable name, never the token).
+    workload_token_file: str | None = None
+    workload_token_env: str | None = None
 
     @field_validator("client_secret_env")
     @classmethod
@@ -529,6 +533,8 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
             client_id=server.auth.client_id,
             client_secret_env=server.auth.client_secret_env,
             scopes=server.auth.scopes,
+            workload_token_file=server.auth.workload_token_file,
+            workload_token_env=server.auth.workload_token_env,
             environ={**file_vars, **os.environ},
             what=f"{where}.auth",
             no_login=no_login_reason(False),

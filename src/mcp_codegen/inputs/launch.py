@@ -27,8 +27,8 @@ from mcp_codegen.errors import UsageError
 AUTH_SCHEME_ONLY = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
 
 Transport = Literal["auto", "http", "sse"]
-AuthKind = Literal["oauth", "client-credentials"]
-AUTH_KINDS: tuple[AuthKind, ...] = ("oauth", "client-credentials")
+AuthKind = Literal["oauth", "client-credentials", "workload"]
+AUTH_KINDS: tuple[AuthKind, ...] = ("oauth", "client-credentials", "workload")
 #: A valid environment variable name.
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -84,21 +84,30 @@ class AuthRecord:
     scopes: tuple[str, ...] | None = None
     #: The environment variable the client secret is read from at run time.
     client_secret_env: str | None = None
+    #: Workload identity: the file holding the platform's token (read at run time; never its content).
+    workload_token_file: str | None = None
+    #: Workload identity: the environment variable holding the platform's token.
+    workload_token_env: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         """The `"auth"` entry of a launch spec (the generated client's `connect()` reads it)."""
-        return {
+        entry: dict[str, Any] = {
             "kind": self.kind,
             "clientId": self.client_id,
             "scopes": list(self.scopes) if self.scopes is not None else None,
             "clientSecretEnv": self.client_secret_env,
         }
+        if self.workload_token_file is not None:
+            entry["workloadTokenFile"] = self.workload_token_file
+        if self.workload_token_env is not None:
+            entry["workloadTokenEnv"] = self.workload_token_env
+        return entry
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AuthRecord:
         kind = data.get("kind")
         if kind not in AUTH_KINDS:
-            raise UsageError(f"unknown auth kind {kind!r} (expected 'oauth' or 'client-credentials')")
+            raise UsageError(f"unknown auth kind {kind!r} (expected 'oauth', 'client-credentials' or 'workload')")
         scopes = data.get("scopes")
         client_id = data.get("clientId")
         secret_env = data.get("clientSecretEnv")
@@ -107,7 +116,13 @@ class AuthRecord:
             client_id=str(client_id) if client_id is not None else None,
             scopes=tuple(str(scope) for scope in scopes) if scopes is not None else None,
             client_secret_env=str(secret_env) if secret_env is not None else None,
+            workload_token_file=_optional_text(data.get("workloadTokenFile")),
+            workload_token_env=_optional_text(data.get("workloadTokenEnv")),
         )
+
+
+def _optional_text(value: object) -> str | None:
+    return str(value) if value is not None else None
 
 
 @dataclass(frozen=True)
@@ -118,6 +133,9 @@ class AuthSpec:
     client_id: str | None = None
     scopes: tuple[str, ...] | None = None
     client_secret_env: str | None = None
+    #: Workload identity: where the platform's token is (a file or a variable), read when a token is needed.
+    workload_token_file: str | None = None
+    workload_token_env: str | None = None
     #: The resolved client secret (from `client_secret_env` or `--client-secret`): never written or printed.
     client_secret: str | None = field(default=None, repr=False)
     #: Open the browser for an interactive login (else only print the URL).
@@ -131,7 +149,14 @@ class AuthSpec:
     no_login: str | None = None
 
     def record(self) -> AuthRecord:
-        return AuthRecord(self.kind, self.client_id, self.scopes, self.client_secret_env)
+        return AuthRecord(
+            self.kind,
+            self.client_id,
+            self.scopes,
+            self.client_secret_env,
+            self.workload_token_file,
+            self.workload_token_env,
+        )
 
 
 def no_login_reason(no_browser: bool) -> str | None:
@@ -159,11 +184,13 @@ def auth_spec(
     what: str = "--auth",
     login_timeout: float = 300.0,
     no_login: str | None = None,
+    workload_token_file: str | None = None,
+    workload_token_env: str | None = None,
 ) -> AuthSpec:
     """Check the auth options and read the client secret from its variable; every problem is a `UsageError`
     that names the option or variable, never a value."""
     if kind not in AUTH_KINDS:
-        raise UsageError(f"{what}: unknown kind {kind!r} (expected 'oauth' or 'client-credentials')")
+        raise UsageError(f"{what}: unknown kind {kind!r} (expected 'oauth', 'client-credentials' or 'workload')")
     if store not in ("auto", "file", "keyring"):
         raise UsageError(f"{what}: unknown token store {store!r} (expected 'file' or 'keyring')")
     if client_secret_env is not None and client_secret is not None:
@@ -180,6 +207,7 @@ def auth_spec(
         raise UsageError(f"{what} client-credentials needs --client-id and --client-secret-env")
     if secret is not None and client_id is None:
         raise UsageError(f"{what}: a client secret needs --client-id")
+    _check_workload(kind, workload_token_file, workload_token_env, secret, what)
     chosen_scopes = tuple(dict.fromkeys(scopes)) if scopes else None
     return AuthSpec(
         kind=kind,
@@ -191,7 +219,24 @@ def auth_spec(
         store=store,  # type: ignore[arg-type]
         login_timeout=login_timeout,
         no_login=no_login,
+        workload_token_file=workload_token_file,
+        workload_token_env=workload_token_env,
     )
+
+
+def _check_workload(kind: str, token_file: str | None, token_env: str | None, secret: str | None, what: str) -> None:
+    """Workload identity names where the platform's token is (a file or a variable, exactly one) and has no
+    client secret; the token itself is read only when a token request needs it."""
+    if kind != "workload":
+        if token_file is not None or token_env is not None:
+            raise UsageError(f"{what}: --workload-token-file and --workload-token-env go with --auth workload")
+        return
+    if (token_file is None) == (token_env is None):
+        raise UsageError(f"{what} workload needs one of --workload-token-file and --workload-token-env")
+    if token_env is not None and not ENV_NAME.fullmatch(token_env):
+        raise UsageError(f"{what}: the workload token variable must be a variable name, got {token_env!r}")
+    if secret is not None:
+        raise UsageError(f"{what} workload takes no client secret (the platform's token is the credential)")
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,9 @@
 authorization URL is shown on stderr (and opened in a browser unless `--no-browser`), a loopback
 listener takes the redirect within `--login-timeout`, and the tokens are stored. A run where nobody
 can finish a login (`AuthSpec.no_login`: no terminal, `--no-browser`, CI) fails at once instead,
-saying what to do. `client-credentials` never asks anyone. Without `--auth`, a token stored for the
-URL is used once the server asks for one (`when_challenged`), as the generated client does.
+saying what to do. `client-credentials` and `workload` (the platform's token, jwt-bearer) never ask
+anyone. Without `--auth`, a token stored for the URL is used once the server asks for one
+(`when_challenged`), as the generated client does.
 Nothing here prints or returns a token or a secret.
 """
 
@@ -32,6 +33,15 @@ def provider(url: str, spec: AuthSpec, show: Show | None = None) -> Any:
             url,
             client_id=spec.client_id,
             client_secret=spec.client_secret,
+            scopes=list(spec.scopes) if spec.scopes is not None else None,
+            store=store,
+        )
+    if spec.kind == "workload":
+        return auth.workload(
+            url,
+            token_file=spec.workload_token_file,
+            token_env=spec.workload_token_env,
+            client_id=spec.client_id,
             scopes=list(spec.scopes) if spec.scopes is not None else None,
             store=store,
         )

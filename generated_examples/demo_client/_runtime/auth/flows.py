@@ -34,6 +34,7 @@ __all__ = [
     "private_key_jwt",
     "stored",
     "when_challenged",
+    "workload",
 ]
 
 #: How a client secret reaches the token endpoint (RFC 6749 §2.3.1).
@@ -257,6 +258,39 @@ def cross_app_access(
         id_token=id_token,
         idp_token_endpoint=idp_token_endpoint,
         idp_client_id=idp_client_id,
+        issuer=issuer,
+        scope=" ".join(scopes) if scopes else None,
+    )
+
+
+def workload(
+    server_url: str,
+    *,
+    token_file: str | None = None,
+    token_env: str | None = None,
+    client_id: str | None = None,
+    issuer: str | None = None,
+    scopes: Sequence[str] | None = None,
+    store: TokenStore | TokenStorage | None = None,
+) -> httpx2.Auth:
+    """Workload identity federation: the token your platform issued (GitHub Actions OIDC, a
+    Kubernetes service-account token, a cloud metadata identity token) exchanged for an access
+    token with the RFC 7523 jwt-bearer grant, with no browser, registration or secret.
+
+    Give the token's file (`token_file`, read again on every token request: platform tokens
+    rotate) or the environment variable holding it (`token_env`). The authorization server is
+    the one the server's protected resource metadata names (or `issuer`); `client_id` goes in
+    the token request when the authorization server knows this workload by one. A refused
+    grant raises, without a retry or another grant. The platform token is never stored or
+    shown; the access token is kept in `store` (default: `TokenStore.for_url(server_url)`).
+    """
+    from .workload_identity import PlatformToken, Workload
+
+    return Workload(
+        server_url,
+        _as_store(server_url, store),
+        PlatformToken(path=token_file, variable=token_env),
+        client_id=client_id,
         issuer=issuer,
         scope=" ".join(scopes) if scopes else None,
     )

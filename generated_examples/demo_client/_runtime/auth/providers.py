@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CrossAppAccess",
+    "DiscoveredAssertion",
     "Credentials",
     "Interactive",
     "KeyCredentials",
@@ -292,63 +293,25 @@ class KeyCredentials(PrivateKeyJWTOAuthProvider):
         return f"private_key_jwt({self.context.server_url!r})"
 
 
-class CrossAppAccess(httpx2.Auth):
-    """Cross-app access (`cross_app_access()`): the authorization server found, then the SDK's
-    `IdentityAssertionOAuthProvider` presenting an ID-JAG got from the identity provider.
+class DiscoveredAssertion(httpx2.Auth):
+    """An RFC 7523 jwt-bearer flow whose authorization server is found from the MCP server: its
+    protected resource metadata (on the first 401) names the issuer, whose metadata names the
+    token endpoint; then the SDK's `IdentityAssertionOAuthProvider` (made by `assertion_flow`)
+    presents the assertion there.
     """
 
     requires_response_body = True
 
-    def __init__(
-        self,
-        server_url: str,
-        storage: Any,
-        *,
-        client_id: str,
-        client_secret: str,
-        id_token: str,
-        idp_token_endpoint: str,
-        idp_client_id: str | None,
-        issuer: str | None,
-        scope: str | None,
-    ) -> None:
+    def __init__(self, server_url: str, issuer: str | None) -> None:
         self.server_url = server_url
-        self.storage = storage
-        self.client_id = client_id
-        self._client_secret = client_secret
-        self._id_token = id_token
-        self.idp_token_endpoint = idp_token_endpoint
-        self.idp_client_id = idp_client_id
         self.issuer = issuer
-        self.scope = scope
         self.inner: IdentityAssertionOAuthProvider | None = None
 
-    def __repr__(self) -> str:
-        return f"cross_app_access({self.server_url!r})"
-
-    async def exchange(self, audience: str, resource: str) -> str:
-        """RFC 8693 at the identity provider: the ID token for an ID-JAG."""
-        form = {
-            "grant_type": _TOKEN_EXCHANGE,
-            "subject_token": self._id_token,
-            "subject_token_type": _ID_TOKEN_TYPE,
-            "requested_token_type": _ID_JAG_TYPE,
-            "audience": audience,
-            "resource": resource,
-        }
-        if self.idp_client_id:
-            form["client_id"] = self.idp_client_id
-        async with httpx2.AsyncClient(timeout=30.0) as client:
-            response = await client.post(self.idp_token_endpoint, data=form)
-        if response.status_code != 200:
-            raise ConnectError(
-                "the identity provider refused the token exchange"
-                f" (HTTP {response.status_code})"
-            )
-        token = response.json().get("access_token")
-        if not isinstance(token, str) or not token:
-            raise ConnectError("the identity provider returned no ID-JAG")
-        return token
+    def assertion_flow(
+        self, issuer: str, methods: list[str] | None
+    ) -> IdentityAssertionOAuthProvider:
+        """The SDK provider for `issuer`, whose metadata lists the token endpoint `methods`."""
+        raise NotImplementedError
 
     async def async_auth_flow(
         self, request: httpx2.Request
@@ -387,24 +350,7 @@ class CrossAppAccess(httpx2.Auth):
                     if issuers_match(str(metadata.issuer), issuer):
                         issuer = str(metadata.issuer)
                     break
-            # RFC 8414: without a list, client_secret_basic.
-            supported = methods or ["client_secret_basic"]
-            method: SecretMethod = (
-                "client_secret_post"
-                if "client_secret_post" in supported
-                and "client_secret_basic" not in supported
-                else "client_secret_basic"
-            )
-            self.inner = IdentityAssertionOAuthProvider(
-                self.server_url,
-                self.storage,
-                self.client_id,
-                self._client_secret,
-                issuer,
-                self.exchange,
-                scope=self.scope,
-                token_endpoint_auth_method=method,
-            )
+            self.inner = self.assertion_flow(issuer, methods)
         flow = self.inner.async_auth_flow(request)
         try:
             outgoing = await flow.__anext__()
@@ -415,3 +361,80 @@ class CrossAppAccess(httpx2.Auth):
             return
         finally:
             await flow.aclose()
+
+
+class CrossAppAccess(DiscoveredAssertion):
+    """Cross-app access (`cross_app_access()`): the authorization server found, then the SDK's
+    `IdentityAssertionOAuthProvider` presenting an ID-JAG got from the identity provider.
+    """
+
+    def __init__(
+        self,
+        server_url: str,
+        storage: Any,
+        *,
+        client_id: str,
+        client_secret: str,
+        id_token: str,
+        idp_token_endpoint: str,
+        idp_client_id: str | None,
+        issuer: str | None,
+        scope: str | None,
+    ) -> None:
+        super().__init__(server_url, issuer)
+        self.storage = storage
+        self.client_id = client_id
+        self._client_secret = client_secret
+        self._id_token = id_token
+        self.idp_token_endpoint = idp_token_endpoint
+        self.idp_client_id = idp_client_id
+        self.scope = scope
+
+    def __repr__(self) -> str:
+        return f"cross_app_access({self.server_url!r})"
+
+    async def exchange(self, audience: str, resource: str) -> str:
+        """RFC 8693 at the identity provider: the ID token for an ID-JAG."""
+        form = {
+            "grant_type": _TOKEN_EXCHANGE,
+            "subject_token": self._id_token,
+            "subject_token_type": _ID_TOKEN_TYPE,
+            "requested_token_type": _ID_JAG_TYPE,
+            "audience": audience,
+            "resource": resource,
+        }
+        if self.idp_client_id:
+            form["client_id"] = self.idp_client_id
+        async with httpx2.AsyncClient(timeout=30.0) as client:
+            response = await client.post(self.idp_token_endpoint, data=form)
+        if response.status_code != 200:
+            raise ConnectError(
+                "the identity provider refused the token exchange"
+                f" (HTTP {response.status_code})"
+            )
+        token = response.json().get("access_token")
+        if not isinstance(token, str) or not token:
+            raise ConnectError("the identity provider returned no ID-JAG")
+        return token
+
+    def assertion_flow(
+        self, issuer: str, methods: list[str] | None
+    ) -> IdentityAssertionOAuthProvider:
+        # RFC 8414: without a list, client_secret_basic.
+        supported = methods or ["client_secret_basic"]
+        method: SecretMethod = (
+            "client_secret_post"
+            if "client_secret_post" in supported
+            and "client_secret_basic" not in supported
+            else "client_secret_basic"
+        )
+        return IdentityAssertionOAuthProvider(
+            self.server_url,
+            self.storage,
+            self.client_id,
+            self._client_secret,
+            issuer,
+            self.exchange,
+            scope=self.scope,
+            token_endpoint_auth_method=method,
+        )

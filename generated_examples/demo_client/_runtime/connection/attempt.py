@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..calls.telemetry import IN_PROCESS_PEER
 from ..text import one_line
@@ -94,8 +94,17 @@ def sdk_client(
     """The SDK client every connection uses: legacy handshake first (no 10 s `server/discover`
     probe, which 2.x servers answer too; `options={"mode": "auto"}` after `speaks_only_modern`),
     none of the SDK's response cache (the runtime sends through the session, and keeps its own
-    cache beneath that: `connection.cache`), and a bound on each request."""
+    cache beneath that: `connection.cache`), and a bound on each request. A transport's results
+    arrive with a missing `resultType` taken as "complete" (`results`); an in-process server
+    (the SDK's own) always sends it."""
+    from contextlib import AbstractAsyncContextManager
+
     from mcp import Client
+
+    from .results import with_complete_results
+
+    if isinstance(target, AbstractAsyncContextManager):
+        target = with_complete_results(cast("AbstractAsyncContextManager[Any]", target))
 
     settings: dict[str, Any] = {
         "mode": "legacy",

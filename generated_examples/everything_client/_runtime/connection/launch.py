@@ -139,6 +139,8 @@ def launch_auth(url: str, entry: object, environ: Mapping[str, str]) -> Any:
     (optional `"tokenEndpointAuthMethod"`: "client_secret_basic", the default, or
     "client_secret_post"): the client-credentials grant with the secret read from `$NAME`. No entry: the stored
     token, used only when the server answers 401 with a Bearer challenge.
+    `{"kind": "workload", "workloadTokenFile": PATH}` (or `"workloadTokenEnv": NAME`, optional
+    `"clientId"`): workload identity, the platform's token read from there at run time.
     """
     from .. import auth
 
@@ -175,6 +177,21 @@ def launch_auth(url: str, entry: object, environ: Mapping[str, str]) -> Any:
             client_secret=environ[variable],
             scopes=scopes,
             token_endpoint_auth_method=method,
+        )
+    if kind == "workload":
+        token_file = record.get("workloadTokenFile")
+        token_env = record.get("workloadTokenEnv")
+        if not isinstance(token_file, str) and not isinstance(token_env, str):
+            raise ConnectError(
+                "the recorded workload auth names no token file or variable"
+            )
+        client_id = record.get("clientId")
+        return auth.workload(
+            url,
+            token_file=token_file if isinstance(token_file, str) else None,
+            token_env=None if isinstance(token_file, str) else cast("str", token_env),
+            client_id=client_id if isinstance(client_id, str) and client_id else None,
+            scopes=scopes,
         )
     raise ConnectError(
         f"the recorded launch spec has an unsupported auth kind {kind!r}"

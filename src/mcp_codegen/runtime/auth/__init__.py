@@ -4,7 +4,8 @@
 under the user's config directory, or the OS keyring) and is the SDK's `TokenStorage`.
 The builders (`flows`): `oauth()` logs in interactively (authorization code + PKCE, a
 loopback redirect listener (`loopback`), the browser); `client_credentials()` and
-`private_key_jwt()` are for machines; `cross_app_access()` exchanges an identity provider's
+`private_key_jwt()` are for machines, `workload()` (`workload_identity`) for a workload holding its
+platform's identity token (the jwt-bearer grant); `cross_app_access()` exchanges an identity provider's
 ID token; `stored()` only ever uses what a login stored (and refreshes it), raising
 `AuthRequiredError` rather than starting a login; `when_challenged()` (`challenge`) waits
 for the server to ask. Every one of them is an `httpx2.Auth` for
@@ -24,6 +25,7 @@ from .flows import (
     private_key_jwt,
     stored,
     when_challenged,
+    workload,
 )
 from .store import (
     Backend,
@@ -50,4 +52,5 @@ __all__ = [
     "private_key_jwt",
     "stored",
     "when_challenged",
+    "workload",
 ]
