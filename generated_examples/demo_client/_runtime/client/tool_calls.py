@@ -122,7 +122,8 @@ class ToolCalls(ClientCore):
         extra: Mapping[str, object] | None,
     ) -> dict[str, object]:
         """The arguments as sent: wire names, the values exactly as given (NOT_SENT left out), checked
-        against the tool's schema; `ArgumentsValidationError` (nothing sent) when the schema refuses them."""
+        against the tool's schema; `ArgumentsValidationError` (nothing sent) when the schema refuses them.
+        """
         check = self._arguments_check(spec)
         properties = check.properties
         wire: dict[str, object] = {}

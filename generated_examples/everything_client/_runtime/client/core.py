@@ -474,7 +474,9 @@ class ClientCore:
             return timeout
         options = self._call_options
         if options is not None:
-            limits = [t for t in (options.timeout, options.max_timeout) if t is not None]
+            limits = [
+                t for t in (options.timeout, options.max_timeout) if t is not None
+            ]
             if limits:
                 return min(limits)
         default = getattr(self._session, "_session_read_timeout_seconds", None)

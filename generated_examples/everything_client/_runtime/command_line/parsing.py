@@ -374,7 +374,8 @@ def check_arguments(
     spec: ToolSpec[Any, Any], command: Command, values: Mapping[str, object]
 ) -> None:
     """Check the arguments (by wire name) with the tool's schema before connecting: the first problems, each
-    naming its option (the schema decides, as for every call; the values are never quoted)."""
+    naming its option (the schema decides, as for every call; the values are never quoted).
+    """
     problems = spec.arguments_check().problems(values)
     if not problems:
         return
