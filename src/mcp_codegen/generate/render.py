@@ -171,34 +171,24 @@ def _skeleton_stubs(spec: ir.ClientSpec, classes: dict[str, dict[str, str]]) -> 
         taken.add(name)
         return name
 
-    stubs: list[dict[str, str]] = []
-    for resource in spec.resources:
-        stubs.append(
-            {
-                "hook": f"resources.{resource.python_name}",
-                "function": function_name(f"read_{resource.python_name}"),
-                "variables": "NoVariables",
-                "docstring": docstring(resource.description or f"The `{resource.uri}` resource.", 8),
-            }
-        )
-    for template in spec.templates:
-        stubs.append(
-            {
-                "hook": f"resources.{template.python_name}",
-                "function": function_name(f"read_{template.python_name}"),
-                "variables": classes["template_classes"][template.python_name],
-                "docstring": docstring(template.description or f"The `{template.uri_template}` resource template.", 8),
-            }
-        )
-    for prompt in spec.prompts:
-        stubs.append(
-            {
-                "hook": f"prompts.{prompt.python_name}",
-                "function": function_name(f"prompt_{prompt.python_name}"),
-                "variables": classes["prompt_classes"][prompt.python_name],
-                "docstring": docstring(prompt.description or f"The `{prompt.wire_name}` prompt.", 8),
-            }
-        )
+    # (hook group, function prefix, python name, typed dict, description or fallback)
+    rows = [
+        *(("resources", "read", r.python_name, "NoVariables", r.description or f"The `{r.uri}` resource.")
+          for r in spec.resources),
+        *(("resources", "read", t.python_name, classes["template_classes"][t.python_name],
+           t.description or f"The `{t.uri_template}` resource template.") for t in spec.templates),
+        *(("prompts", "prompt", p.python_name, classes["prompt_classes"][p.python_name],
+           p.description or f"The `{p.wire_name}` prompt.") for p in spec.prompts),
+    ]  # fmt: skip
+    stubs = [
+        {
+            "hook": f"{group}.{name}",
+            "function": function_name(f"{prefix}_{name}"),
+            "variables": variables,
+            "docstring": docstring(text, 8),
+        }
+        for group, prefix, name, variables, text in rows
+    ]
     return stubs
 
 
