@@ -61,6 +61,7 @@ from .specs import (
 __generator_version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from ._runtime.agents import ToolSet as ToolSet
     from ._runtime.auth import TokenStore as TokenStore
     from ._runtime.auth import client_credentials as client_credentials
     from ._runtime.auth import oauth as oauth
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
 #: classes the methods take and return.
 _LAZY: dict[str, str] = {
     "TokenStore": "._runtime.auth",
+    "ToolSet": "._runtime.agents",
     "client_credentials": "._runtime.auth",
     "oauth": "._runtime.auth",
     "stored": "._runtime.auth",
@@ -135,6 +137,7 @@ __all__ = [
     "TokenStore",
     "ToolError",
     "ToolResult",
+    "ToolSet",
     "ToolSpec",
     "ToolUse",
     "UnknownToolError",

@@ -73,18 +73,27 @@ def test_strict_variant_and_mapping_back(demo_pkg: ModuleType, demo_server: MCPS
                 "priority": None,
                 "tags": None,
             }
-            assert draft.arguments_from_model(answer) == {"author": {"name": "Ada"}, "body": "b", "title": "Hi"}
+            # A null where the schema cannot take one is "not sent"; one it admits (`tags`, `email`
+            # are `... | None` in the server's schema) is a value and stays.
+            assert draft.arguments_from_model(answer) == {
+                "author": {"name": "Ada", "email": None},
+                "body": "b",
+                "title": "Hi",
+                "tags": None,
+            }
             out = await draft.run(json.dumps(answer))
             assert not out.is_error, out.text
             assert out.structured["priority"] == "normal"  # the server's default: "not sent"
-            # The client-level handler knows the tool handed out a strict definition.
+            # The client-level handler maps them the same way (read from the schema).
             messages = await client.handle_openai_tool_calls(
                 [{"id": "c1", "type": "function", "function": {"name": "draft_note", "arguments": json.dumps(answer)}}]
             )
             assert json.loads(messages[0]["content"])["author"] == {"name": "Ada", "email": None}
-            # Non-strict tools take the model's nulls literally.
+            # So does a tool never handed out strict; `strict=False` keeps nulls literally.
             listing = tools["list_notes"]
             out = await listing.run({"limit": None})
+            assert not out.is_error, out.text
+            out = await listing.run({"limit": None}, strict=False)
             assert out.is_error and "limit" in out.text
 
     anyio.run(main)

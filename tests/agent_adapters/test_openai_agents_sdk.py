@@ -108,8 +108,13 @@ def test_agent_loop_on_the_demo_server(demo_pkg: ModuleType, demo_server: MCPSer
     by_name = {tool.name: tool for tool in model.tools}
     assert by_name["draft_note"].strict_json_schema is True  # strict where the schema allows it
     ran = {call.tool: call for call in recorder.calls}
-    # The strict answer's nulls were "not sent"; the server applied its defaults.
-    assert ran["draft_note"].arguments == {"title": "Hi", "body": "b", "author": {"name": "Ada"}}
+    # Nulls the schema admits (`tags`, `email`) go as values; the others were "not sent".
+    assert ran["draft_note"].arguments == {
+        "title": "Hi",
+        "body": "b",
+        "author": {"name": "Ada", "email": None},
+        "tags": None,
+    }
     assert ran["add"].arguments == {"a": 7, "b": 8} and ran["add"].framework == "openai_agents"
     outputs = _outputs(model)
     assert json.loads(outputs["call_0"])["priority"] == "normal"

@@ -227,6 +227,36 @@ def test_unknown_tool_and_unknown_global_option(demo: Path) -> None:
     assert option.returncode == 2 and "--nope" in option.stderr
 
 
+def test_a_tool_by_its_wire_python_or_dashed_name(demo: Path) -> None:
+    for name in ("get_weather", "get-weather"):
+        result = run_cli(demo, name, "--city", "Paris")
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["city"] == "Paris"
+
+
+def test_find_takes_every_spelling_of_a_tool() -> None:
+    from types import SimpleNamespace
+    from typing import cast
+
+    from mcp_codegen.runtime.command_line.parsing import find
+    from mcp_codegen.runtime.command_line.table import CommandRow, UsageError
+
+    rows: list[CommandRow] = [
+        ("search_objects", "search_objects", "", ()),
+        ("list-items", "listItems", "", ()),
+        ("a_b", "a_b", "", ()),
+        ("a-b", "a-b", "", ()),
+    ]
+    tools = cast(Any, {"listItems": SimpleNamespace(python_name="list_items")})
+    for name in ("search_objects", "search-objects", "_search_objects_"):
+        assert find(rows, name, tools).wire_name == "search_objects"
+    for name in ("list-items", "listItems", "list_items"):
+        assert find(rows, name, tools).wire_name == "listItems"
+    assert find(rows, "a-b", tools).wire_name == "a-b"  # an exact name wins over a dashed one
+    with pytest.raises(UsageError, match="ambiguous"):
+        find([("x_y", "x_y", "", ()), ("x-y-tool", "x-y", "", ())], "_x_y_", {})
+
+
 def test_resources_and_prompts(demo: Path) -> None:
     read = run_cli(demo, "resources", "read", "config://app")
     assert read.returncode == 0, read.stderr

@@ -19,7 +19,7 @@ from helpers import imported_package, mypy_strict
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT = ROOT / "generated_examples" / "everything_client" / "snapshot.json"
 
-HANDLERS = '''"""Three tools implemented; the rest answer an error naming them."""
+HANDLERS = '''"""Three tools, a resource and a prompt implemented; the rest answer an error naming them."""
 
 from __future__ import annotations
 
@@ -27,10 +27,18 @@ from ._generated import ToolResult
 from ._generated.models.echo import EchoArguments
 from ._generated.models.get_structured_content import GetStructuredContentArguments, GetStructuredContentResult
 from ._generated.models.get_sum import GetSumArguments
-from ._generated.testing import FakeServer
+from ._generated.testing import FakeServer, NoVariables, SimplePromptPromptArguments
 
 
 def register(server: FakeServer) -> None:
+    @server.resources.architecture_md
+    def architecture(variables: NoVariables) -> str:
+        return "# Architecture"
+
+    @server.prompts.simple_prompt
+    def simple(arguments: SimplePromptPromptArguments) -> str:
+        return "Say hello."
+
     @server.tools.echo
     def echo(arguments: EchoArguments) -> ToolResult:
         return ToolResult.from_text(f"Echo: {arguments.message}")
@@ -66,6 +74,9 @@ def test_the_stubs_type_check_and_regeneration_keeps_the_users_handlers(work: Pa
     handlers = work / "every_server" / "handlers.py"
     stubs = handlers.read_text(encoding="utf-8")
     assert "@server.tools.trigger_long_running_operation" in stubs and "raise NotImplementedError" in stubs
+    # Resources (static ones receive `NoVariables`) and prompts have typed stubs too.
+    assert "@server.resources.architecture_md\n    def read_architecture_md(variables: NoVariables) -> str:" in stubs
+    assert "@server.prompts.args_prompt\n    def prompt_args_prompt(arguments: ArgsPromptPromptArguments) -> str:" in stubs
     checked = mypy_strict(work, "every_server")
     assert checked.returncode == 0, checked.stdout
 
@@ -101,6 +112,8 @@ def test_the_skeleton_answers_typed_calls_and_lists_the_original_snapshot(work: 
                 assert (await client.get_sum(a=2, b=3)).text == "The sum is 5."
                 weather = await client.get_structured_content(location="Chicago")
                 assert weather.conditions == "sunny in Chicago" and weather.temperature == 21.5
+                assert (await client.resources.architecture_md()).text == "# Architecture"
+                assert (await client.prompts.simple_prompt()).text == "Say hello."
                 with pytest.raises(package.ToolError, match="get-env"):  # no handler: an error naming the tool
                     await client.get_env()
                 with pytest.raises(package.ArgumentsValidationError):

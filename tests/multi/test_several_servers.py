@@ -97,6 +97,7 @@ exclude = ["trigger-*"]
 [tool.mcp-codegen.servers.demo-http]
 url = "{http_demo.url}"
 transport = "http"
+tool_prefix = "h_"
 
 [tool.mcp-codegen.servers.broken]
 command = "mcp-codegen-no-such-command"
@@ -214,15 +215,27 @@ async def test_agent_tools_are_namespaced_per_server(umbrella: Any) -> None:
     async with umbrella.Toolkit() as kit:
         tools = kit.tools()
         names = list(tools)
-        assert "mcp__demo__add" in names and "mcp__demo-http__add" in names and "mcp__everything__echo" in names
+        assert "mcp__demo__add" in names and "mcp__demo-http__h_add" in names and "mcp__everything__echo" in names
         assert len(names) == len(set(names))
         assert all(len(name) <= 64 for name in names)
         only = kit.tools("get_*", servers=["demo"])
         assert sorted(only) == ["mcp__demo__get_note", "mcp__demo__get_weather"]
-        output = await tools["mcp__demo-http__add"].run({"a": 20, "b": 22})
+        output = await tools["mcp__demo-http__h_add"].run({"a": 20, "b": 22})
         assert "42" in output.text
         openai = tools.to_openai()
         assert {entry["function"]["name"] for entry in openai} == set(names)
+
+
+async def test_toolkit_tools_honour_each_servers_tool_prefix(umbrella: Any) -> None:
+    for lazy in (False, True):
+        async with umbrella.Toolkit(lazy=lazy, disabled=["everything"]) as kit:
+            names = set(kit.tools())
+            assert "mcp__demo-http__h_add" in names and "mcp__demo__add" in names, names
+            assert "mcp__demo-http__add" not in names
+            if not lazy:  # the server's own tools() agrees
+                assert "h_add" in kit["demo-http"].tools()
+            # A prefix given here replaces each server's own.
+            assert "mcp__demo-http__x_add" in kit.tools(prefix="x_")
 
 
 async def test_toolkit_passes_server_request_handlers_to_every_server(umbrella: Any, tmp_path: Path) -> None:
@@ -422,7 +435,7 @@ async def test_a_lazy_toolkits_tools_need_no_connection_until_called(umbrella: A
         assert "mcp__demo__add" in tools and "mcp__everything__echo" in tools
         assert tools.to_anthropic()  # definitions from the snapshots
         assert {s.state for s in kit.status().values()} == {"not connected yet"}
-        output = await tools["mcp__demo-http__add"].run({"a": 20, "b": 22})
+        output = await tools["mcp__demo-http__h_add"].run({"a": 20, "b": 22})
         assert "42" in output.text
         assert kit.status()["demo-http"].state == "connected"
         assert kit.status()["demo"].state == "not connected yet"

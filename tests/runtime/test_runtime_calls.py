@@ -150,6 +150,22 @@ async def test_timeout_leaves_the_session_usable() -> None:
         assert await client.add(a=1, b=1) == 2
 
 
+async def test_a_timeout_names_the_tool_and_the_limit() -> None:
+    async with in_memory() as client:
+        with pytest.raises(RequestTimeoutError, match=r"^tools/call request for tool 'slow' timed out after 0.2 s$"):
+            await client.call("slow", {"seconds": 5}, timeout=0.2)
+        with pytest.raises(RequestTimeoutError, match=r"^tools/call request for tool 'slow' timed out after 0.2 s$"):
+            await client.call_raw("slow", {"seconds": 5}, timeout=0.2)
+        with pytest.raises(RequestTimeoutError, match=r"^tools/call request for tool 'slow' timed out after 0.2 s$"):
+            await client.with_options(timeout=0.2).call("slow", {"seconds": 5})
+        with pytest.raises(RequestTimeoutError, match=r"^tools/call request for tool 'slow' timed out \(no progress"):
+            await client.with_options(timeout=0.2, reset_timeout_on_progress=True).call("slow", {"seconds": 5})
+    # Without a per-call timeout the connector's own is the limit.
+    async with AsyncClient.in_process(build_server(), timeout=0.3, drift_check=False) as client:
+        with pytest.raises(RequestTimeoutError, match=r"^tools/call request for tool 'slow' timed out after 0.3 s$"):
+            await client.call("slow", {"seconds": 5})
+
+
 async def test_twenty_concurrent_calls() -> None:
     results: dict[int, int] = {}
     async with in_memory() as client:

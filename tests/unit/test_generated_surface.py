@@ -338,7 +338,12 @@ def test_the_package_re_exports_every_runtime_export(nested: Path) -> None:
         assert lazy == list(runtime.PACKAGE_LAZY_EXPORTS)
         assert f"{package.__name__}._runtime.auth" not in sys.modules  # OAuth is imported on first use
         assert package.oauth is package._runtime.auth.oauth
+        # The docs' `from pkg import TOOLS, ToolSet`: unbound definitions without a connection.
+        assert f"{package.__name__}._runtime.agents" not in sys.modules
+        assert package.ToolSet is package._runtime.agents.ToolSet
+        assert package.ToolSet.from_specs(package.TOOLS.values()).to_anthropic()
     assert all(hasattr(runtime, name) for name in runtime.PACKAGE_EXPORTS)
+    assert runtime.ToolSet is runtime.agents.ToolSet
 
 
 def test_the_package_names_the_generator_version(nested: Path) -> None:
@@ -357,3 +362,10 @@ def test_a_server_with_nothing_listed_still_generates_every_module(tmp_path: Pat
         ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     with imported_package(tmp_path / "empty_client") as package:
         assert importlib.import_module(f"{package.__name__}.testing").FakeServer
+
+
+def test_the_readme_says_what_a_fake_handler_may_return(nested: Path) -> None:
+    readme = (nested / "README.md").read_text(encoding="utf-8")
+    line = next(line for line in readme.splitlines() if "raise to answer `isError`" in line)
+    assert "a ToolResult or a list of content blocks" in line, line
+    assert "ToolResult (or a ToolResult" not in line and "(or a ToolResult, content blocks)" not in line

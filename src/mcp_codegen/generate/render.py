@@ -134,12 +134,15 @@ def render_server(
     for tool in spec.tools:
         names |= {tool.arguments_class} | names_in(tool.return_type)
     imports = sorted(line.replace("from .models.", "from ._generated.models.") for line in models.import_lines(names))
+    stubs = _skeleton_stubs(spec, _testing_names(spec, models))
     handlers = environment.get_template("server/handlers.py.jinja").render(
         context,
         module_docstring=docstring(
             f"Your implementation of the {label} tools: mcp-codegen created this file once and never rewrites it.\n\n"
             "Each handler receives the tool's arguments model and returns its result (the model, the value, or a "
-            "`ToolResult`); raising answers an error result. Run the server with `python -m "
+            "`ToolResult`); raising answers an error result. A resource's handler receives the URI's variables "
+            "(`NoVariables` for a static resource) and a prompt's its arguments; both return text (or contents, "
+            "messages). Run the server with `python -m "
             f"{package_name}`.",
             0,
         ),
@@ -149,8 +152,44 @@ def render_server(
             tool.python_name: docstring(tool.description or tool.title or f"The `{tool.wire_name}` tool.", 8)
             for tool in spec.tools
         },
+        stubs=stubs,
+        stub_classes=sorted({stub["variables"] for stub in stubs}),
     )
     return generated, handlers
+
+
+def _skeleton_stubs(spec: ir.ClientSpec, classes: dict[str, dict[str, str]]) -> list[dict[str, str]]:
+    """The resource and prompt stubs of `handlers.py`: hook, function name (distinct from the tools'), the
+    typed dict it receives, its docstring."""
+    taken = {tool.python_name for tool in spec.tools}
+
+    def function_name(base: str) -> str:
+        name, count = base, 1
+        while name in taken:
+            count += 1
+            name = f"{base}_{count}"
+        taken.add(name)
+        return name
+
+    # (hook group, function prefix, python name, typed dict, description or fallback)
+    rows = [
+        *(("resources", "read", r.python_name, "NoVariables", r.description or f"The `{r.uri}` resource.")
+          for r in spec.resources),
+        *(("resources", "read", t.python_name, classes["template_classes"][t.python_name],
+           t.description or f"The `{t.uri_template}` resource template.") for t in spec.templates),
+        *(("prompts", "prompt", p.python_name, classes["prompt_classes"][p.python_name],
+           p.description or f"The `{p.wire_name}` prompt.") for p in spec.prompts),
+    ]  # fmt: skip
+    stubs = [
+        {
+            "hook": f"{group}.{name}",
+            "function": function_name(f"{prefix}_{name}"),
+            "variables": variables,
+            "docstring": docstring(text, 8),
+        }
+        for group, prefix, name, variables, text in rows
+    ]
+    return stubs
 
 
 def render_project(context: dict[str, Any]) -> dict[str, str]:

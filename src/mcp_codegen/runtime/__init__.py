@@ -108,6 +108,7 @@ if TYPE_CHECKING:
 
 #: What every generated package also re-exports, imported on first use: name -> runtime module.
 PACKAGE_LAZY_EXPORTS: dict[str, str] = {
+    "ToolSet": "agents",
     "TokenStore": "auth",
     "client_credentials": "auth",
     "oauth": "auth",
@@ -121,7 +122,6 @@ _LAZY = {
     "AgentTool": "agents",
     "ContentPart": "agents",
     "ToolOutput": "agents",
-    "ToolSet": "agents",
     "agent_tool_names": "agents.names",
     "ToolCall": "calls.tracing",
     "TraceRecorder": "calls.tracing",

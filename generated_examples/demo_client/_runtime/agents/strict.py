@@ -3,7 +3,8 @@
 Strict mode wants every property required (optional ones nullable) and `additionalProperties:
 false`; a schema with no such form (free-form objects, `allOf`, `not`, ...) raises
 `NotStrictError` saying why. `drop_optional_nulls` maps a strict answer back: a null for an
-optional property means "not sent".
+optional property whose schema does not admit null means "not sent" (read from the schema alone, so
+it holds whichever definition the model was given).
 """
 
 from __future__ import annotations
@@ -192,7 +193,11 @@ def _nullable(prop: _JsonObject, original: object) -> _JsonObject:
 
 
 def drop_optional_nulls(value: object, schema: Mapping[str, Any]) -> object:
-    """Undo the strict form on a model's answer: a null for an optional property is removed."""
+    """Undo the strict form on a model's answer: a null for an optional property is removed.
+
+    Only where the property's own schema does not admit null: there the null can only be the strict
+    dialect's "not sent"; a null the schema allows is a value and stays.
+    """
     return _drop_nulls(value, schema, schema, 0)
 
 
@@ -239,9 +244,14 @@ def _drop_nulls(
         required = _names(schema.get("required"))
         cleaned: _JsonObject = {}
         for key, item in data.items():
-            if item is None and key in props and key not in required:
-                continue
             sub = props.get(key)
+            if (
+                item is None
+                and isinstance(sub, dict)
+                and key not in required
+                and not _admits_null(cast(_JsonObject, sub), root, depth + 1)
+            ):
+                continue
             cleaned[key] = (
                 _drop_nulls(item, cast(_JsonObject, sub), root, depth + 1)
                 if isinstance(sub, dict)
@@ -258,6 +268,38 @@ def _drop_nulls(
             ]
         return elements
     return value
+
+
+def _admits_null(
+    schema: Mapping[str, Any], root: Mapping[str, Any], depth: int
+) -> bool:
+    """Whether `schema` accepts null (when unsure, yes: a null is then kept, as the model sent it)."""
+    if depth > 64:
+        return True
+    schema = _resolve(schema, root)
+    admits = True
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        admits = kind == "null"
+    elif isinstance(kind, list):
+        admits = "null" in cast(list[object], kind)
+    if "const" in schema:
+        admits = admits and schema["const"] is None
+    enum = schema.get("enum")
+    if isinstance(enum, list):
+        admits = admits and None in cast(list[object], enum)
+    if any(isinstance(schema.get(key), list) for key in ("anyOf", "oneOf")):
+        admits = admits and any(
+            _admits_null(option, root, depth + 1) for option in _options(schema, root)
+        )
+    all_of = schema.get("allOf")
+    if isinstance(all_of, list):
+        admits = admits and all(
+            _admits_null(cast(_JsonObject, part), root, depth + 1)
+            for part in cast(list[object], all_of)
+            if isinstance(part, dict)
+        )
+    return admits
 
 
 def _options(

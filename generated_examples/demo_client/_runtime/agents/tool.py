@@ -81,7 +81,6 @@ class AgentTool:
         "_output",
         "_schema",
         "_strict",
-        "_strict_sent",
         "client",
         "name",
         "spec",
@@ -116,8 +115,6 @@ class AgentTool:
         self._schema: _JsonObject | None = None
         self._output: tuple[_JsonObject | None] | None = None
         self._strict: _JsonObject | NotStrictError | None = None
-        #: Set once a strict definition was handed out: nulls of optional properties mean "not sent".
-        self._strict_sent = False
 
     # ---- what the tool is
 
@@ -217,8 +214,9 @@ class AgentTool:
     def strict_parameters(self, strict: Strict) -> _JsonObject | None:
         """The strict schema to send for `strict`, or None to send `parameters`.
 
-        Raises NotStrictError for `strict=True` when there is no strict form. Once one was handed
-        out, a null the model sends for an optional property means "not sent" (see `run`).
+        `strict=True` raises NotStrictError when there is no strict form; `"auto"` sends it when
+        there is one. A null the model sends for an optional property that cannot be null means
+        "not sent" in every run, strict or not (see `arguments_from_model`).
         """
         if strict is False:
             return None
@@ -227,7 +225,6 @@ class AgentTool:
             if strict == "auto":
                 return None
             raise NotStrictError(f"tool {self.name!r} cannot be strict: {form}")
-        self._strict_sent = True
         return copy_json(form)
 
     # ---- binding and calling
@@ -327,9 +324,10 @@ class AgentTool:
     ) -> dict[str, Any]:
         """A model's arguments (a dict or a JSON string) as sent to the server.
 
-        With `strict` (default: whether a strict definition of this tool was handed out), a null
-        for an optional property means "not sent" and is removed. Raises ValueError for JSON that
-        is not an object.
+        A null for an optional property whose schema does not admit null means "not sent" (OpenAI's
+        strict dialect) and is removed; the tool's own input schema decides, whichever definition
+        the model was given. `strict=False` keeps every null as sent. Raises ValueError for JSON
+        that is not an object.
         """
         if arguments is None or arguments == "":
             values: object = {}
@@ -345,8 +343,7 @@ class AgentTool:
         if not isinstance(values, dict):
             raise ValueError("the arguments are not a JSON object")
         data = cast(_JsonObject, values)
-        use_strict = self._strict_sent if strict is None else strict
-        if use_strict:
+        if strict is not False:
             return cast(_JsonObject, drop_optional_nulls(data, self._input_schema()))
         return data
 
@@ -419,12 +416,13 @@ class AgentTool:
         """An OpenAI Chat Completions tool: `{"type": "function", "function": {...}}`.
 
         `strict=True` sends the strict form (NotStrictError when the tool has none, see
-        `strict_error`); `"auto"` uses it when there is one.
+        `strict_error`); `"auto"` uses it when there is one; `False` (default) sends `parameters`.
+        A null for an optional property that cannot be null means "not sent" when the call runs.
         """
         return agent_openai.chat_tool(self, strict=strict)
 
     def to_openai_responses(self, *, strict: Strict = False) -> dict[str, Any]:
-        """An OpenAI Responses API function tool (`strict` is always stated: the API's default is true)."""
+        """An OpenAI Responses API function tool (`strict` as in `to_openai`, always stated: the API's default is true)."""
         return agent_openai.responses_tool(self, strict=strict)
 
     def to_anthropic(

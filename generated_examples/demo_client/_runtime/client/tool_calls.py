@@ -108,7 +108,12 @@ class ToolCalls(ClientCore):
                 request, types.CallToolResult, timeout, "tools/call"
             )
         except Exception as error:  # noqa: BLE001 - translated and re-raised
-            self._after_failure(error, method="tools/call")
+            self._after_failure(
+                error,
+                method="tools/call",
+                subject=f"tool {spec.name!r}",
+                timeout=timeout,
+            )
 
     def _wire_arguments(
         self,
@@ -236,7 +241,11 @@ class ToolCalls(ClientCore):
             params=types.CallToolRequestParams(name=name, arguments=values)
         )
         raw = await self._request(
-            request, types.CallToolResult, method="tools/call", timeout=timeout
+            request,
+            types.CallToolResult,
+            method="tools/call",
+            timeout=timeout,
+            subject=f"tool {name!r}",
         )
         return ToolResult(raw)
 

@@ -36,6 +36,7 @@ __all__ = [
     "UnknownToolError",
     "UnsupportedByServerError",
     "http_status_message",
+    "request_label",
     "translate_error",
     "unwrap_exception_group",
 ]
@@ -313,24 +314,35 @@ def unwrap_exception_group(error: BaseException) -> BaseException:
     return leaves[0] if leaves else group
 
 
+def request_label(method: str | None, subject: str | None = None) -> str:
+    """How an error names a request: `tools/call request for tool 'search'`."""
+    what = f"{method} request" if method else "request"
+    return f"{what} for {subject}" if subject else what
+
+
 def translate_error(
     error: BaseException,
     *,
     method: str | None = None,
     uri: str | None = None,
     prompt: str | None = None,
+    subject: str | None = None,
+    limit: float | None = None,
 ) -> BaseException:
     """Map an exception raised by the SDK or a transport to this hierarchy.
 
     Unwraps exception groups first. Returns the (unwrapped) exception itself when it has no mapping:
-    callers re-raise that, so a bug shows its real type instead of a vague wrapper.
+    callers re-raise that, so a bug shows its real type instead of a vague wrapper. `subject` (e.g.
+    `tool 'search'`) and `limit` (the timeout in seconds) make a timeout's message say which request
+    and after how long.
     """
     error = unwrap_exception_group(error)
     if isinstance(error, McpClientError) or _is_cancellation(error):
         return error
-    what = f"{method} request" if method else "request"
+    what = request_label(method, subject)
+    after = f" after {limit:g} s" if limit is not None else ""
     if isinstance(error, TimeoutError):
-        return RequestTimeoutError(f"{what} timed out")
+        return RequestTimeoutError(f"{what} timed out{after}")
     code = getattr(error, "code", None)
     if isinstance(code, int) and _is_mcp_error(error):
         message = str(getattr(error, "message", "") or error)
@@ -340,7 +352,7 @@ def translate_error(
                 f"connection to the MCP server closed ({message})"
             )
         if code == _REQUEST_TIMEOUT:
-            return RequestTimeoutError(f"{what} timed out ({message})")
+            return RequestTimeoutError(f"{what} timed out{after or f' ({message})'}")
         if uri is not None:
             return ResourceError(code, message, data, uri=uri)
         if prompt is not None:

@@ -19,6 +19,8 @@ from ..calls.drift import list_session_tools
 from ..calls.errors import (
     ConnectionClosedError,
     McpClientError,
+    RequestTimeoutError,
+    request_label,
     translate_error,
     unwrap_exception_group,
 )
@@ -75,14 +77,23 @@ def lazy_mcp_types() -> ModuleType:
 
 
 def raise_translated(
-    error: Exception, *, method: str, uri: str | None = None, prompt: str | None = None
+    error: Exception,
+    *,
+    method: str,
+    uri: str | None = None,
+    prompt: str | None = None,
+    subject: str | None = None,
+    limit: float | None = None,
 ) -> NoReturn:
-    context: dict[str, str] = {"method": method}
-    if uri is not None:
-        context["uri"] = uri
-    if prompt is not None:
-        context["prompt"] = prompt
-    translated = translate_error(error, **context)
+    translated = translate_error(
+        error, method=method, uri=uri, prompt=prompt, subject=subject, limit=limit
+    )
+    if subject is not None and isinstance(translated, RequestTimeoutError):
+        # A timeout of `with_options()` names the method only: add which tool it was.
+        plain, named = request_label(method), request_label(method, subject)
+        message = str(translated)
+        if message.startswith(f"{plain} timed out"):
+            translated = RequestTimeoutError(named + message[len(plain) :])
     if translated is error:
         raise error
     if isinstance(translated, McpClientError):
@@ -325,13 +336,21 @@ class ClientCore:
         timeout: float | None = None,
         uri: str | None = None,
         prompt: str | None = None,
+        subject: str | None = None,
     ) -> _PageT:
         if self._closed_reason is not None:
             raise self._closed_error()
         try:
             return await self._send(request, result_type, timeout, method)
         except Exception as error:  # noqa: BLE001 - translated and re-raised
-            self._after_failure(error, method=method, uri=uri, prompt=prompt)
+            self._after_failure(
+                error,
+                method=method,
+                uri=uri,
+                prompt=prompt,
+                subject=subject,
+                timeout=timeout,
+            )
 
     async def _send(
         self,
@@ -447,6 +466,8 @@ class ClientCore:
         method: str,
         uri: str | None = None,
         prompt: str | None = None,
+        subject: str | None = None,
+        timeout: float | None = None,
     ) -> NoReturn:
         connection = self._connection
         if connection is not None:
@@ -454,7 +475,14 @@ class ClientCore:
             if better is not None:
                 raise better from None
         try:
-            raise_translated(error, method=method, uri=uri, prompt=prompt)
+            raise_translated(
+                error,
+                method=method,
+                uri=uri,
+                prompt=prompt,
+                subject=subject,
+                limit=self._applied_timeout(timeout),
+            )
         except ConnectionClosedError as closed:
             detail, self._closed_detail = self._closed_detail, None
             if detail is None:
@@ -462,6 +490,20 @@ class ClientCore:
                 raise
             self._mark_closed(detail)
             raise ConnectionClosedError(detail) from None
+
+    def _applied_timeout(self, timeout: float | None) -> float | None:
+        """The limit a request ran under: its own `timeout`, this view's, or the connector's."""
+        if timeout is not None:
+            return timeout
+        options = self._call_options
+        if options is not None:
+            limits = [
+                t for t in (options.timeout, options.max_timeout) if t is not None
+            ]
+            if limits:
+                return min(limits)
+        default = getattr(self._session, "_session_read_timeout_seconds", None)
+        return float(default) if isinstance(default, int | float) else None
 
     async def _list_all(
         self,

@@ -146,11 +146,43 @@ def _listing(line: CommandLine, commands: Sequence[CommandRow]) -> str:
     return "\n".join(text)
 
 
-def find(commands: Sequence[CommandRow], name: str) -> Command:
+def dashed(name: str) -> str:
+    """A name as flags are written: leading/trailing `_` dropped, the others `-` (`max_results`: `max-results`)."""
+    return name.strip("_").replace("_", "-")
+
+
+def find(
+    commands: Sequence[CommandRow],
+    name: str,
+    tools: Mapping[str, ToolSpec[Any, Any]] | None = None,
+) -> Command:
+    """The command for `name`: its command name, the tool's wire or Python name, or one of those
+    dashed as flags are (`search-objects` for `search_objects`); UsageError when none or several match.
+    """
+
+    def command(row: CommandRow) -> Command:
+        options = tuple(Option._make(option) for option in row[3])
+        return Command(row[0], row[1], row[2], options)
+
+    def spellings(row: CommandRow) -> set[str]:
+        spec = tools.get(row[1]) if tools is not None else None
+        return {row[0], row[1], *([spec.python_name] if spec is not None else [])}
+
     for row in commands:
         if name in (row[0], row[1]):
-            options = tuple(Option._make(option) for option in row[3])
-            return Command(row[0], row[1], row[2], options)
+            return command(row)
+    exact = [row for row in commands if name in spellings(row)]
+    if len(exact) == 1:
+        return command(exact[0])
+    wanted = dashed(name)
+    loose = exact or [
+        row for row in commands if wanted in {dashed(s) for s in spellings(row)}
+    ]
+    if len(loose) == 1:
+        return command(loose[0])
+    if loose:
+        several = ", ".join(row[0] for row in loose)
+        raise UsageError(f"tool {name!r} is ambiguous: it could be {several}")
     import difflib
 
     names = [row[0] for row in commands]
@@ -360,7 +392,7 @@ def check_arguments(
 
 def _flag_by_python_name(command: Command, name: str) -> str | None:
     for option in command.options:
-        if option.flag == "--" + name.strip("_").replace("_", "-"):
+        if option.flag == "--" + dashed(name):
             return option.flag
     return None
 

@@ -82,7 +82,7 @@ def _main(
         return _resources(line, options, rest)
     if name == "prompts" and line.prompts:
         return _prompts(line, options, rest)
-    command = find(commands, name)
+    command = find(commands, name, line.tools)
     return _tool(line, command, options, rest)
 
 

@@ -191,9 +191,17 @@ class ToolSet(Mapping[str, AgentTool]):
     # ---- conversions (each framework's module builds the definitions)
 
     def to_openai(self, *, strict: Strict = False) -> list[dict[str, Any]]:
+        """OpenAI Chat Completions tools: the `tools=` of `client.chat.completions.create(...)`.
+
+        `strict=True` sends OpenAI's strict form of every tool (NotStrictError naming a tool that
+        has none, see `AgentTool.strict_error`); `strict="auto"` sends it for the tools that have
+        one and the plain schema for the others; `False` (the default) the server's schema. The
+        `handle_*` methods map a strict answer's nulls back to "not sent" whatever was chosen.
+        """
         return [tool.to_openai(strict=strict) for tool in self._by_name.values()]
 
     def to_openai_responses(self, *, strict: Strict = False) -> list[dict[str, Any]]:
+        """OpenAI Responses API function tools (`strict` as in `to_openai`, always stated)."""
         return [
             tool.to_openai_responses(strict=strict) for tool in self._by_name.values()
         ]
@@ -207,6 +215,7 @@ class ToolSet(Mapping[str, AgentTool]):
         )
 
     def to_langchain(self) -> list[Any]:
+        """LangChain `StructuredTool`s (async and blocking)."""
         return [tool.to_langchain() for tool in self._by_name.values()]
 
     def to_pydantic_ai(self) -> Any:
@@ -214,6 +223,7 @@ class ToolSet(Mapping[str, AgentTool]):
         return agent_pydantic_ai.function_toolset(self._by_name.values())
 
     def to_openai_agents(self, *, strict: Strict = "auto") -> list[Any]:
+        """OpenAI Agents SDK `FunctionTool`s (`strict` as in `to_openai`; `"auto"` by default)."""
         return [tool.to_openai_agents(strict=strict) for tool in self._by_name.values()]
 
     def to_claude_agent_sdk(
@@ -280,6 +290,7 @@ class ToolSet(Mapping[str, AgentTool]):
     async def handle_openai_responses_calls(
         self, output: Sequence[Any] | None, *, timeout: float | None = None
     ) -> list[dict[str, Any]]:
+        """See `AsyncClient.handle_openai_responses_calls`; names are resolved within this set."""
         return await agent_openai.handle_openai_responses_calls(
             self.find, output, timeout
         )
@@ -287,6 +298,7 @@ class ToolSet(Mapping[str, AgentTool]):
     async def handle_anthropic_tool_use(
         self, content: Sequence[Any] | None, *, timeout: float | None = None
     ) -> list[dict[str, Any]]:
+        """See `AsyncClient.handle_anthropic_tool_use`; names are resolved within this set."""
         return await agent_anthropic.handle_anthropic_tool_use(
             self.find, content, timeout
         )

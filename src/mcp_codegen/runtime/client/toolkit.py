@@ -402,12 +402,15 @@ class ToolkitBase:
         exclude: str | Sequence[str] | None = None,
         *,
         servers: Iterable[str] | None = None,
-        prefix: str = "",
+        prefix: str | None = None,
         timeout: float | None = None,
         resources: bool = False,
         prompts: bool = False,
     ) -> ToolSet:
         """Agent tools of every connected server (or of `servers`), named `mcp__<server>__<prefix><tool>`.
+
+        `prefix` defaults to each server's own `tool_prefix` (from the config, as `kit[name].tools()`
+        uses it); a string given here replaces it for every server.
 
         `include`/`exclude` are glob patterns on wire or Python tool names, applied to every server;
         `resources`/`prompts` add each server's resource and prompt tools (see `AsyncClient.tools`).

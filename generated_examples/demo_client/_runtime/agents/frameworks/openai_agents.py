@@ -23,7 +23,7 @@ def function_tool(tool: AgentTool, *, strict: Strict = "auto") -> Any:
     image_output = agents.ToolOutputImage
 
     async def on_invoke_tool(context: Any, arguments: str) -> Any:
-        output = await tool.run(arguments, strict=use_strict, framework="openai_agents")
+        output = await tool.run(arguments, framework="openai_agents")
         if output.is_error or not any(p.kind == "image" for p in output.parts):
             return output.error_text()
         items: list[Any] = []
