@@ -50,14 +50,6 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
             "SDK raises a pydantic ValidationError ('CallToolResult.resultType Field required'), in the plain SDK "
             "Client as under the generated runtime"
         ),
-        "auth/dpop": (
-            "mcp 2.3 SDK has no DPoP (SEP-1932, an extension): its OAuth providers send no DPoP proof and present "
-            "tokens as Bearer; the plain SDK Client fails the same checks"
-        ),
-        "auth/dpop-nonce": (
-            "mcp 2.3 SDK has no DPoP (SEP-1932, an extension), so no use_dpop_nonce handling either; the plain "
-            "SDK Client fails the same checks"
-        ),
         "auth/wif-jwt-bearer": (
             "mcp 2.3 SDK has no workload identity federation provider (SEP-1933 RFC 7523 grant with a workload "
             "JWT); the plain SDK Client's OAuth falls back to the authorization code grant and the harness "

@@ -139,6 +139,7 @@ def _as_json(status: Any) -> dict[str, Any]:
         "expiresAt": status.expires_at,
         "scopes": list(status.scopes),
         "clientId": status.client_id,
+        "dpopBound": status.dpop_bound,
     }
 
 
@@ -155,6 +156,8 @@ def _describe(entry: dict[str, Any]) -> str:
         parts.append(f"expires in {_duration(left)}" if left > 0 else "expired")
     if entry.get("refreshable"):
         parts.append("refreshable")
+    if entry.get("dpopBound"):
+        parts.append("DPoP-bound")
     if entry.get("backend"):
         parts.append(f"in the {entry['backend']}")
     if not entry.get("hasToken", True):
