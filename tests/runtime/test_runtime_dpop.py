@@ -168,3 +168,44 @@ async def test_dpop_refused_sends_no_proof_even_when_offered(token_dir: Any) -> 
             await whoami(server.url, headless_oauth(server.url, dpop=False))
     assert gate.token_requests == 1 and gate.token_requests_with_proof == 0
     assert "OAuth" in str(caught.value)
+
+
+# ----------------------------------------------------------------------------- connect() and the launch
+
+
+def launch_client(auth: dict[str, Any] | None, url: str) -> type[AsyncClient]:
+    launch: dict[str, Any] = {"transport": "http", "url": url} | ({"auth": auth} if auth is not None else {})
+
+    class Launched(AsyncClient):
+        _launch = launch
+
+    return Launched
+
+
+@pytest.mark.parametrize("recorded", [{"kind": "oauth"}, None])
+async def test_connect_presents_the_stored_dpop_bound_token_with_the_stored_key(
+    token_dir: Any, recorded: dict[str, Any] | None
+) -> None:
+    gate = DPoPGate()
+    with serve_oauth(wrap=gate.wrap) as server:
+        await whoami(server.url, headless_oauth(server.url))
+        async with launch_client(recorded, server.url).connect(drift_check=False) as client:
+            assert text_of(await client.call_raw("echo", {"text": "x"})) == "x"
+    key = DPoPKey.from_jwk(stored_key(server.url))
+    assert {thumbprint(header["jwk"]) for where, header, _ in gate.proofs if where == "mcp"} == {key.thumbprint}
+    assert set(gate.schemes) == {"DPoP"}
+
+
+@pytest.mark.parametrize(
+    ("recorded", "keyword"), [({"kind": "oauth"}, False), ({"kind": "oauth", "dpop": False}, None)]
+)
+async def test_connect_refusing_dpop_presents_the_token_as_bearer(
+    token_dir: Any, recorded: dict[str, Any], keyword: bool | None
+) -> None:
+    gate = DPoPGate()
+    with serve_oauth(wrap=gate.wrap) as server:
+        await whoami(server.url, headless_oauth(server.url))
+        with pytest.raises(ConnectError):
+            async with launch_client(recorded, server.url).connect(drift_check=False, dpop=keyword) as client:
+                await client.call_raw("echo", {"text": "x"})
+    assert gate.schemes[-1] == "Bearer"  # refused by the gate: the token is bound to the key

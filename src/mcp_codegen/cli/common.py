@@ -139,6 +139,11 @@ AUTH_OPTIONS = [
     ),
     click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="OAuth scope to ask for (repeatable)."),
     click.option("--no-browser", is_flag=True, help="Print the login URL instead of opening a browser."),
+    click.option(
+        "--dpop/--no-dpop",
+        default=None,
+        help="DPoP-bound tokens (RFC 9449): force or refuse them (default: when the authorization server offers).",
+    ),
 ]
 
 
@@ -152,6 +157,7 @@ class AuthOptions:
     client_secret: str | None = None
     scopes: tuple[str, ...] = ()
     no_browser: bool = False
+    dpop: bool | None = None
 
     @property
     def given(self) -> bool:
@@ -160,8 +166,10 @@ class AuthOptions:
     def spec(self, *, store: str = "auto") -> AuthSpec | None:
         """The checked auth spec (the secret read from its variable), or None without --auth."""
         if self.kind is None:
-            if self.client_id or self.client_secret_env or self.client_secret or self.scopes:
-                raise UsageError("--client-id, --client-secret-env, --client-secret and --scope go with --auth")
+            if self.client_id or self.client_secret_env or self.client_secret or self.scopes or self.dpop is not None:
+                raise UsageError(
+                    "--client-id, --client-secret-env, --client-secret, --scope and --dpop/--no-dpop go with --auth"
+                )
             return None
         return auth_spec(
             self.kind,
@@ -171,6 +179,7 @@ class AuthOptions:
             scopes=self.scopes,
             open_browser=not self.no_browser,
             store=store,
+            dpop=self.dpop,
         )
 
 

@@ -153,5 +153,6 @@ def _recorded_launch(snapshot: Snapshot, timeout: float) -> ServerLaunch:
             client_secret_env=record.auth.client_secret_env,
             scopes=record.auth.scopes,
             what="the recorded auth",
+            dpop=record.auth.dpop,
         )
     return HttpLaunch(url=record.url or "", headers=headers, transport=record.transport, auth=auth)

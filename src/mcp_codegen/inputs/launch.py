@@ -84,15 +84,20 @@ class AuthRecord:
     scopes: tuple[str, ...] | None = None
     #: The environment variable the client secret is read from at run time.
     client_secret_env: str | None = None
+    #: DPoP-bound tokens (RFC 9449) forced (True) or refused (False); None: as the server offers.
+    dpop: bool | None = None
 
     def as_json(self) -> dict[str, Any]:
         """The `"auth"` entry of a launch spec (the generated client's `connect()` reads it)."""
-        return {
+        entry: dict[str, Any] = {
             "kind": self.kind,
             "clientId": self.client_id,
             "scopes": list(self.scopes) if self.scopes is not None else None,
             "clientSecretEnv": self.client_secret_env,
         }
+        if self.dpop is not None:  # only when chosen: records made before DPoP stay byte-identical
+            entry["dpop"] = self.dpop
+        return entry
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AuthRecord:
@@ -102,11 +107,13 @@ class AuthRecord:
         scopes = data.get("scopes")
         client_id = data.get("clientId")
         secret_env = data.get("clientSecretEnv")
+        dpop = data.get("dpop")
         return cls(
             kind=kind,
             client_id=str(client_id) if client_id is not None else None,
             scopes=tuple(str(scope) for scope in scopes) if scopes is not None else None,
             client_secret_env=str(secret_env) if secret_env is not None else None,
+            dpop=dpop if isinstance(dpop, bool) else None,
         )
 
 
@@ -124,9 +131,11 @@ class AuthSpec:
     open_browser: bool = True
     #: Where tokens are kept: "auto" (the keyring when usable, else a file), "file" or "keyring".
     store: Literal["auto", "file", "keyring"] = "auto"
+    #: DPoP (RFC 9449): True force, False refuse, None as the authorization server offers it.
+    dpop: bool | None = None
 
     def record(self) -> AuthRecord:
-        return AuthRecord(self.kind, self.client_id, self.scopes, self.client_secret_env)
+        return AuthRecord(self.kind, self.client_id, self.scopes, self.client_secret_env, self.dpop)
 
 
 def auth_spec(
@@ -140,6 +149,7 @@ def auth_spec(
     store: str = "auto",
     environ: Mapping[str, str] | None = None,
     what: str = "--auth",
+    dpop: bool | None = None,
 ) -> AuthSpec:
     """Check the auth options and read the client secret from its variable; every problem is a `UsageError`
     that names the option or variable, never a value."""
@@ -170,6 +180,7 @@ def auth_spec(
         client_secret=secret,
         open_browser=open_browser,
         store=store,  # type: ignore[arg-type]
+        dpop=dpop,
     )
 
 

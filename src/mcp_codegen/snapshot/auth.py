@@ -3,6 +3,7 @@
 `oauth` uses the tokens stored for the server URL (refreshing them) and otherwise logs in: the
 authorization URL is shown on stderr (and opened in a browser unless `--no-browser`), a loopback
 listener takes the redirect, and the tokens are stored. `client-credentials` never asks anyone.
+Both bind tokens to a DPoP key (RFC 9449) as `spec.dpop` says (`--dpop/--no-dpop`).
 Nothing here prints or returns a token or a secret.
 """
 
@@ -30,6 +31,7 @@ def provider(url: str, spec: AuthSpec, show: Show | None = None) -> Any:
             client_secret=spec.client_secret,
             scopes=list(spec.scopes) if spec.scopes is not None else None,
             store=store,
+            dpop=spec.dpop,
         )
 
     def on_authorize_url(authorize_url: str) -> None:
@@ -45,4 +47,5 @@ def provider(url: str, spec: AuthSpec, show: Show | None = None) -> Any:
         store=store,
         open_browser=spec.open_browser,
         on_authorize_url=on_authorize_url if show is not None else None,
+        dpop=spec.dpop,
     )
