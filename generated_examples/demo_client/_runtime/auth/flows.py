@@ -2,6 +2,9 @@
 
 Each takes a server URL and keyword options and returns the fitting provider of `providers`
 (imported here on first call: it loads the SDK's OAuth), its tokens kept in a `TokenStore`.
+Each takes `dpop` too (RFC 9449, `dpop.DPoP`): None (default) proves possession of the key
+stored with the tokens when the authorization server's metadata offers DPoP (or the stored
+token is DPoP-bound), True always, False never.
 """
 
 from __future__ import annotations
@@ -36,6 +39,19 @@ def _as_store(server_url: str, store: TokenStore | TokenStorage | None) -> Any:
     return store if store is not None else TokenStore.for_url(server_url)
 
 
+def with_dpop(provider: httpx2.Auth, storage: object, dpop: bool | None) -> httpx2.Auth:
+    """`provider` with DPoP as `dpop` says (False: the provider itself, never a proof)."""
+    if dpop is False:
+        return provider
+    from .dpop import DPoP
+
+    return DPoP(
+        provider,
+        store=storage if isinstance(storage, TokenStore) else None,
+        mode=dpop,
+    )
+
+
 def oauth(
     server_url: str,
     *,
@@ -51,6 +67,7 @@ def oauth(
     callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]] | None = None,
     token_endpoint_auth_method: SecretMethod | None = None,
     client_metadata_url: str | None = None,
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """OAuth for `server_url` with a login when needed: `AsyncClient.http(url, auth=oauth(url))`.
 
@@ -69,7 +86,7 @@ def oauth(
     server's metadata lists methods and not that one, one it lists is used.
     `client_metadata_url` (an https URL of this client's metadata document, SEP-991) is used
     as the client id by authorization servers that support it, instead of a dynamic
-    registration.
+    registration. `dpop`: see the module docstring.
     """
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
@@ -121,7 +138,7 @@ def oauth(
             scope=scope,
             client_name=client_name,
         )
-    return cast("httpx2.Auth", provider)
+    return with_dpop(cast("httpx2.Auth", provider), storage, dpop)
 
 
 def client_credentials(
@@ -132,6 +149,7 @@ def client_credentials(
     scopes: Sequence[str] | None = None,
     store: TokenStore | TokenStorage | None = None,
     token_endpoint_auth_method: SecretMethod = "client_secret_basic",
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """Machine-to-machine OAuth (the client-credentials grant) for `server_url`, for CI.
 
@@ -156,7 +174,7 @@ def client_credentials(
             token_endpoint_auth_method=token_endpoint_auth_method,
             scope=" ".join(scopes) if scopes else None,
         )
-    return cast("httpx2.Auth", provider)
+    return with_dpop(cast("httpx2.Auth", provider), storage, dpop)
 
 
 def private_key_jwt(
@@ -167,6 +185,7 @@ def private_key_jwt(
     algorithm: str = "RS256",
     scopes: Sequence[str] | None = None,
     store: TokenStore | TokenStorage | None = None,
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """Machine-to-machine OAuth authenticated by a signed JWT (`private_key_jwt`, RFC 7523).
 
@@ -197,7 +216,7 @@ def private_key_jwt(
             parameters.create_assertion_provider(),
             scope=" ".join(scopes) if scopes else None,
         )
-    return cast("httpx2.Auth", provider)
+    return with_dpop(cast("httpx2.Auth", provider), storage, dpop)
 
 
 def cross_app_access(
@@ -211,6 +230,7 @@ def cross_app_access(
     issuer: str | None = None,
     scopes: Sequence[str] | None = None,
     store: TokenStore | TokenStorage | None = None,
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """Enterprise-managed OAuth (cross-app access, SEP-990): an identity provider's ID token
     exchanged for an access token, with no browser.
@@ -223,9 +243,10 @@ def cross_app_access(
     """
     from .providers import CrossAppAccess
 
-    return CrossAppAccess(
+    storage = _as_store(server_url, store)
+    provider = CrossAppAccess(
         server_url,
-        _as_store(server_url, store),
+        storage,
         client_id=client_id,
         client_secret=client_secret,
         id_token=id_token,
@@ -234,10 +255,14 @@ def cross_app_access(
         issuer=issuer,
         scope=" ".join(scopes) if scopes else None,
     )
+    return with_dpop(provider, storage, dpop)
 
 
 def stored(
-    server_url: str, *, store: TokenStore | TokenStorage | None = None
+    server_url: str,
+    *,
+    store: TokenStore | TokenStorage | None = None,
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """The token a login stored for `server_url`, refreshed as needed; never starts a login.
 
@@ -249,22 +274,19 @@ def stored(
     storage = _as_store(server_url, store)
     if isinstance(storage, TokenStore) and not storage.has_tokens():
         raise AuthRequiredError(
-            f"no OAuth token is stored for {normalise_url(server_url)}:"
-            f" run `{login_hint(server_url)}`",
+            f"no OAuth token is stored for {normalise_url(server_url)}: run `{login_hint(server_url)}`",
             url=normalise_url(server_url),
         )
 
     async def no_login(_url: str) -> None:
         raise AuthRequiredError(
-            f"{normalise_url(server_url)} needs an OAuth login:"
-            f" run `{login_hint(server_url)}`",
+            f"{normalise_url(server_url)} needs an OAuth login: run `{login_hint(server_url)}`",
             url=normalise_url(server_url),
         )
 
     async def no_callback() -> AuthorizationCodeResult:
         raise AuthRequiredError(
-            f"{normalise_url(server_url)} needs an OAuth login:"
-            f" run `{login_hint(server_url)}`",
+            f"{normalise_url(server_url)} needs an OAuth login: run `{login_hint(server_url)}`",
             url=normalise_url(server_url),
         )
 
@@ -281,11 +303,14 @@ def stored(
         redirect_handler=no_login,
         callback_handler=no_callback,
     )
-    return cast("httpx2.Auth", provider)
+    return with_dpop(cast("httpx2.Auth", provider), storage, dpop)
 
 
 def when_challenged(
-    server_url: str, *, store: TokenStore | TokenStorage | None = None
+    server_url: str,
+    *,
+    store: TokenStore | TokenStorage | None = None,
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """Requests go out without credentials until the server answers 401 with a Bearer challenge;
     from then on the stored token is used (`stored()`), or `AuthRequiredError` names the login.
@@ -295,4 +320,6 @@ def when_challenged(
     """
     from .challenge import WhenChallenged
 
-    return WhenChallenged(server_url, lambda: stored(server_url, store=store))
+    return WhenChallenged(
+        server_url, lambda: stored(server_url, store=store, dpop=dpop)
+    )
