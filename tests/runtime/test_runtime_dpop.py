@@ -21,6 +21,7 @@ from servers.dpop_gate import AS_NONCE, RS_NONCE, DPoPGate, thumbprint
 from servers.oauth_server import serve_oauth
 
 from mcp_codegen.runtime import AuthRequiredError, ConnectError, TokenStore, client_credentials, oauth, stored
+from mcp_codegen.runtime.auth import private_key_jwt
 from mcp_codegen.runtime.auth.dpop import DPoPKey
 
 pytestmark = pytest.mark.anyio
@@ -143,6 +144,27 @@ async def test_client_credentials_get_a_dpop_bound_token(token_dir: Any) -> None
         auth = client_credentials(server.url, client_id="machine", client_secret="s3cret")
         assert await whoami(server.url, auth) == "machine"
     assert gate.token_requests_with_proof == 1 and set(gate.schemes) == {"DPoP"}
+
+
+async def test_a_private_key_jwt_nonce_retry_signs_a_new_assertion(token_dir: Any) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    signing_key = ec.generate_private_key(ec.SECP256R1())
+    private_pem = signing_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    public_pem = (
+        signing_key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    # The gate uses up an assertion before it asks for the nonce: the retry needs a new one.
+    gate = DPoPGate(require_nonce=True, assertion_keys={"signer": public_pem})
+    with serve_oauth(wrap=gate.wrap) as server:
+        auth = private_key_jwt(server.url, client_id="signer", private_key=private_pem, algorithm="ES256")
+        assert await whoami(server.url, auth) == "signer"
+    assert gate.challenges["token"] == 1 and set(gate.schemes) == {"DPoP"}
 
 
 async def test_dpop_is_forced_on_where_the_metadata_does_not_offer_it(token_dir: Any) -> None:

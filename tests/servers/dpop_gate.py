@@ -10,7 +10,10 @@ refresh token only for a proof of the same key, and lets a request reach /mcp on
 `Authorization: DPoP <token>` and a proof of the bound key whose `ath` is the token's hash.
 With `require_nonce` both the token endpoint (400) and /mcp (401) answer `use_dpop_nonce` with a
 `DPoP-Nonce` until a proof carries it. Without `require_proof`, a token request without a proof
-gets the inner server's plain Bearer token.
+gets the inner server's plain Bearer token. A client-credentials request with a `client_assertion`
+(private_key_jwt, RFC 7523) is answered by the gate itself for the clients in `assertion_keys`
+(client id -> public key PEM); it refuses an assertion `jti` seen before, and records it before the
+DPoP checks, as a strict authorization server may.
 
     with serve_oauth(wrap=gate.wrap) as server:   # gate = DPoPGate(require_nonce=True)
         gate.proofs                                 # [(where, header, claims)] of every accepted proof
@@ -64,7 +67,27 @@ class DPoPGate:
     #: Token requests that carried a DPoP header.
     token_requests_with_proof: int = 0
     token_requests: int = 0
+    #: Clients authenticated by a signed assertion: client id -> public key (PEM).
+    assertion_keys: dict[str, str] = field(default_factory=dict)
     _jtis: set[str] = field(default_factory=set)
+    _assertion_jtis: set[str] = field(default_factory=set)
+
+    def assert_client(self, assertion: str) -> str:
+        """The client id a private_key_jwt assertion authenticates (its `jti` used up); else `Refused`."""
+        try:
+            client_id = jwt.decode(assertion, options={"verify_signature": False})["sub"]
+            claims = jwt.decode(
+                assertion,
+                self.assertion_keys[client_id],
+                algorithms=["ES256", "RS256"],
+                options={"verify_aud": False, "require": ["jti", "exp"]},
+            )
+        except (jwt.InvalidTokenError, KeyError) as error:
+            raise Refused(401, "invalid_client", f"bad assertion: {error}") from None
+        if claims["jti"] in self._assertion_jtis:
+            raise Refused(401, "invalid_client", "assertion replayed")
+        self._assertion_jtis.add(claims["jti"])
+        return str(client_id)
 
     def check(self, proof: str | None, method: str, url: str, nonce: str | None, token: str | None) -> str:
         """The proof's key thumbprint, when `proof` is valid for this request; else `Refused`."""
@@ -128,9 +151,12 @@ class DPoPGate:
                 form = dict(parse_qsl(body.decode()))
                 proof = headers.get("dpop")
                 jkt = None
+                asserted = None
                 if proof or self.require_proof:
                     self.token_requests_with_proof += bool(proof)
                     try:
+                        if "client_assertion" in form:
+                            asserted = self.assert_client(form["client_assertion"])
                         nonce = AS_NONCE if self.require_nonce else None
                         jkt = self.check(proof, "POST", f"{base}/token", nonce, None)
                         if form.get("grant_type") == "refresh_token":
@@ -147,6 +173,20 @@ class DPoPGate:
                             if name in data:
                                 self.bound[data[name]] = jkt
                         return {**data, "token_type": "DPoP"}
+
+                if asserted is not None:
+                    issued = running.provider.issue(asserted, ["mcp"], form.get("resource"), refresh=False)
+                    payload = issued.model_dump(mode="json", exclude_none=True)
+                    await send(
+                        {
+                            "type": "http.response.start",
+                            "status": 200,
+                            "headers": [(b"content-type", b"application/json")],
+                        }
+                    )
+                    body_out = json.dumps(rewrite(payload) if rewrite is not None else payload).encode()
+                    await send({"type": "http.response.body", "body": body_out})
+                    return
 
             elif path == "/mcp" and "authorization" in headers:
                 scheme, _, token = headers["authorization"].partition(" ")
