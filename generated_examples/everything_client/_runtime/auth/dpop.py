@@ -19,7 +19,7 @@ import hashlib
 import json
 import secrets
 import time
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
@@ -156,6 +156,11 @@ def _is_token_request(request: httpx2.Request) -> bool:
         return False
 
 
+def _asserted(request: httpx2.Request) -> bool:
+    """Whether a token request authenticates the client by an assertion (RFC 7523)."""
+    return b"client_assertion=" in request.content
+
+
 def _presented_token(request: httpx2.Request) -> str | None:
     """The access token in the request's Authorization header (either scheme), if any."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -178,9 +183,17 @@ class DPoP(httpx2.Auth):
     requires_response_body = True
 
     def __init__(
-        self, inner: httpx2.Auth, *, store: TokenStore | None, mode: bool | None
+        self,
+        inner: httpx2.Auth,
+        *,
+        store: TokenStore | None,
+        mode: bool | None,
+        renew: Callable[[], Awaitable[httpx2.Request]] | None = None,
     ) -> None:
         self.inner = inner
+        #: A new token request for the nonce retry of one that carries a client assertion
+        #: (an authorization server may refuse an assertion presented twice, RFC 7523 3.1).
+        self.renew = renew
         self.mode = mode
         self._store = store
         self._key: DPoPKey | None = None
@@ -336,9 +349,10 @@ class DPoP(httpx2.Auth):
                 response = yield outgoing
                 self._remember_nonce(outgoing, response)
                 if await self._asks_for_nonce(outgoing, response, own):
-                    self._sign(
-                        outgoing, own
-                    )  # once: a fresh proof with the server's nonce
+                    # Once, with a fresh proof that holds the server's nonce.
+                    if own and self.renew is not None and _asserted(outgoing):
+                        outgoing = await self.renew()
+                    self._sign(outgoing, own)
                     response = yield outgoing
                     self._remember_nonce(outgoing, response)
                 if own:

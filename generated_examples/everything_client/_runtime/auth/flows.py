@@ -39,8 +39,14 @@ def _as_store(server_url: str, store: TokenStore | TokenStorage | None) -> Any:
     return store if store is not None else TokenStore.for_url(server_url)
 
 
-def with_dpop(provider: httpx2.Auth, storage: object, dpop: bool | None) -> httpx2.Auth:
-    """`provider` with DPoP as `dpop` says (False: the provider itself, never a proof)."""
+def with_dpop(
+    provider: httpx2.Auth,
+    storage: object,
+    dpop: bool | None,
+    renew: Callable[[], Awaitable[httpx2.Request]] | None = None,
+) -> httpx2.Auth:
+    """`provider` with DPoP as `dpop` says (False: the provider itself, never a proof);
+    `renew` makes a new token request for a nonce retry (see `dpop.DPoP`)."""
     if dpop is False:
         return provider
     from .dpop import DPoP
@@ -49,6 +55,7 @@ def with_dpop(provider: httpx2.Auth, storage: object, dpop: bool | None) -> http
         provider,
         store=storage if isinstance(storage, TokenStore) else None,
         mode=dpop,
+        renew=renew,
     )
 
 
@@ -216,7 +223,9 @@ def private_key_jwt(
             parameters.create_assertion_provider(),
             scope=" ".join(scopes) if scopes else None,
         )
-    return with_dpop(cast("httpx2.Auth", provider), storage, dpop)
+    return with_dpop(
+        cast("httpx2.Auth", provider), storage, dpop, renew=provider.token_request
+    )
 
 
 def cross_app_access(
