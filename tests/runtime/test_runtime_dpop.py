@@ -117,9 +117,14 @@ async def test_login_gets_a_dpop_bound_token_and_proves_every_request(token_dir:
 async def test_nonces_from_the_authorization_server_and_the_server_are_retried_once_each(token_dir: Any) -> None:
     gate = DPoPGate(require_nonce=True)
     with serve_oauth(wrap=gate.wrap) as server:
-        assert await whoami(server.url, headless_oauth(server.url), calls=3)
-    assert gate.challenges == {"token": 1, "mcp": 1}  # later requests carry the nonce they were given
-    assert [claims.get("nonce") for where, _, claims in gate.proofs if where == "token"] == [AS_NONCE]
+        auth = headless_oauth(server.url)
+        assert await whoami(server.url, auth, calls=3)
+        # Both servers share one origin here; each nonce is kept for its own server, so the next
+        # token request (a new login for the refused token) carries the authorization server's at once.
+        server.provider.revoke_all_access()
+        assert await whoami(server.url, auth)
+    assert gate.challenges == {"token": 1, "mcp": 1}
+    assert [claims.get("nonce") for where, _, claims in gate.proofs if where == "token"] == [AS_NONCE] * 2
     assert {claims.get("nonce") for where, _, claims in gate.proofs if where == "mcp"} == {RS_NONCE}
 
 
