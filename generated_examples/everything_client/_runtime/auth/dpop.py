@@ -6,7 +6,8 @@ wraps one of the runtime's OAuth providers (the SDK's flows) and works at the re
 the flow's token requests (authorization code, refresh, client credentials, JWT grants) carry
 a proof, a DPoP-bound access token goes out as `Authorization: DPoP <token>` with a fresh proof
 (`ath`) on every request, and a `use_dpop_nonce` challenge (the token endpoint's 400, the
-server's 401) is answered once with the nonce it supplied; nonces are kept per origin.
+server's 401) is answered once with the nonce it supplied; the last nonce is kept per authorization
+server and per resource server (each by origin), for the requests that follow.
 `mode`: True always proves token requests, None (auto) only when the authorization server's
 metadata lists ES256 in `dpop_signing_alg_values_supported` or the stored token is DPoP-bound.
 Nothing here logs a token, a proof or the private key.
@@ -55,9 +56,12 @@ def proof_target(url: str) -> str:
     )
 
 
-def _origin(url: httpx2.URL | str) -> str:
-    parts = urlsplit(str(url))
-    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}".lower()
+def _nonce_key(request: httpx2.Request, own: bool) -> tuple[str, str]:
+    """Whose nonce a request carries: the authorization server's (a flow's own request) or
+    the resource server's, by origin (the two may share one)."""
+    parts = urlsplit(str(request.url))
+    origin = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}".lower()
+    return ("authorization server" if own else "resource server", origin)
 
 
 class DPoPKey:
@@ -202,8 +206,8 @@ class DPoP(httpx2.Auth):
         self._loaded = False
         #: The authorization server's metadata lists ES256 for DPoP.
         self._offered = False
-        #: The last `DPoP-Nonce` each origin sent.
-        self.nonces: dict[str, str] = {}
+        #: The last `DPoP-Nonce` of each server: (its role, its origin) -> nonce.
+        self.nonces: dict[tuple[str, str], str] = {}
 
     def __getattr__(self, name: str) -> Any:
         if name == "inner":
@@ -225,9 +229,8 @@ class DPoP(httpx2.Auth):
         if jwk is not None:
             try:
                 self._key = DPoPKey.from_jwk(jwk)
-            except (
-                ValueError
-            ):  # unreadable: a new key (a token bound to the old one gets refused)
+            except ValueError:
+                # Unreadable: a new key (a token bound to the old one gets refused).
                 self._key = None
         self._bound = bound if self._key is not None else None
 
@@ -254,7 +257,7 @@ class DPoP(httpx2.Auth):
 
     def _sign(self, request: httpx2.Request, own: bool) -> None:
         request.headers.pop("DPoP", None)
-        nonce = self.nonces.get(_origin(request.url))
+        nonce = self.nonces.get(_nonce_key(request, own))
         if own:
             if _is_token_request(request) and self._proves_token_requests():
                 request.headers["DPoP"] = self.key.proof(
@@ -275,12 +278,11 @@ class DPoP(httpx2.Auth):
         )
 
     def _remember_nonce(
-        self, request: httpx2.Request, response: httpx2.Response
-    ) -> str | None:
+        self, request: httpx2.Request, response: httpx2.Response, own: bool
+    ) -> None:
         nonce = response.headers.get("DPoP-Nonce")
-        if nonce:
-            self.nonces[_origin(request.url)] = nonce
-        return nonce
+        if nonce and (not own or _is_token_request(request)):
+            self.nonces[_nonce_key(request, own)] = nonce
 
     async def _asks_for_nonce(
         self, request: httpx2.Request, response: httpx2.Response, own: bool
@@ -347,14 +349,14 @@ class DPoP(httpx2.Auth):
                 own = outgoing is not request
                 self._sign(outgoing, own)
                 response = yield outgoing
-                self._remember_nonce(outgoing, response)
+                self._remember_nonce(outgoing, response, own)
                 if await self._asks_for_nonce(outgoing, response, own):
                     # Once, with a fresh proof that holds the server's nonce.
                     if own and self.renew is not None and _asserted(outgoing):
                         outgoing = await self.renew()
                     self._sign(outgoing, own)
                     response = yield outgoing
-                    self._remember_nonce(outgoing, response)
+                    self._remember_nonce(outgoing, response, own)
                 if own:
                     response = await self._observe(outgoing, response)
                 outgoing = await flow.asend(response)
