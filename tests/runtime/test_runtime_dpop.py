@@ -14,8 +14,9 @@ import time
 from typing import Any
 
 import jwt
+import keyring
 import pytest
-from auth_helpers import Headless, text_of
+from auth_helpers import Headless, MemoryKeyring, text_of
 from fakepkg import AsyncClient
 from servers.dpop_gate import AS_NONCE, RS_NONCE, DPoPGate, thumbprint
 from servers.oauth_server import serve_oauth
@@ -112,6 +113,30 @@ async def test_login_gets_a_dpop_bound_token_and_proves_every_request(token_dir:
     assert {thumbprint(header["jwk"]) for header, _ in request_proofs} == {key.thumbprint}
     assert set(gate.bound.values()) == {key.thumbprint}
     assert store.describe().dpop_bound
+
+
+async def test_with_the_keyring_the_key_lives_in_the_keyring_not_in_the_index_file(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCP_CODEGEN_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("MCP_CODEGEN_TOKEN_STORE", raising=False)
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        gate = DPoPGate()
+        with serve_oauth(wrap=gate.wrap) as server:
+            assert await whoami(server.url, headless_oauth(server.url))
+            assert await whoami(server.url, stored(server.url))  # the key read back from the keyring
+            record = json.loads(backend.passwords[("mcp-codegen", server.url)])
+            store = TokenStore.for_url(server.url)
+            assert store.backend == "keyring" and "dpop" not in store.path.read_text()
+        private = record["dpop"]["key"]["d"]
+        assert private not in store.path.read_text()
+        assert set(gate.bound.values()) == {DPoPKey.from_jwk(record["dpop"]["key"]).thumbprint}
+        assert store.clear() and not backend.passwords
+    finally:
+        keyring.set_keyring(previous)
 
 
 async def test_nonces_from_the_authorization_server_and_the_server_are_retried_once_each(token_dir: Any) -> None:
