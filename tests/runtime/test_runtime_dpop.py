@@ -14,7 +14,6 @@ import time
 from typing import Any
 
 import jwt
-import keyring
 import pytest
 from auth_helpers import Headless, MemoryKeyring, text_of
 from fakepkg import AsyncClient
@@ -26,14 +25,6 @@ from mcp_codegen.runtime.auth import private_key_jwt
 from mcp_codegen.runtime.auth.dpop import DPoPKey
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def token_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    config = tmp_path / "config"
-    monkeypatch.setenv("MCP_CODEGEN_CONFIG_DIR", str(config))
-    monkeypatch.setenv("MCP_CODEGEN_TOKEN_STORE", "file")
-    return config / "auth"
 
 
 async def whoami(url: str, auth: Any, calls: int = 1) -> str:
@@ -116,27 +107,18 @@ async def test_login_gets_a_dpop_bound_token_and_proves_every_request(token_dir:
 
 
 async def test_with_the_keyring_the_key_lives_in_the_keyring_not_in_the_index_file(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+    memory_keyring: MemoryKeyring,
 ) -> None:
-    monkeypatch.setenv("MCP_CODEGEN_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.delenv("MCP_CODEGEN_TOKEN_STORE", raising=False)
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        gate = DPoPGate()
-        with serve_oauth(wrap=gate.wrap) as server:
-            assert await whoami(server.url, headless_oauth(server.url))
-            assert await whoami(server.url, stored(server.url))  # the key read back from the keyring
-            record = json.loads(backend.passwords[("mcp-codegen", server.url)])
-            store = TokenStore.for_url(server.url)
-            assert store.backend == "keyring" and "dpop" not in store.path.read_text()
-        private = record["dpop"]["key"]["d"]
-        assert private not in store.path.read_text()
-        assert set(gate.bound.values()) == {DPoPKey.from_jwk(record["dpop"]["key"]).thumbprint}
-        assert store.clear() and not backend.passwords
-    finally:
-        keyring.set_keyring(previous)
+    gate = DPoPGate()
+    with serve_oauth(wrap=gate.wrap) as server:
+        assert await whoami(server.url, headless_oauth(server.url))
+        assert await whoami(server.url, stored(server.url))  # the key read back from the keyring
+        record = json.loads(memory_keyring.passwords[("mcp-codegen", server.url)])
+        store = TokenStore.for_url(server.url)
+        assert store.backend == "keyring" and "dpop" not in store.path.read_text()
+    assert record["dpop"]["key"]["d"] not in store.path.read_text()
+    assert set(gate.bound.values()) == {DPoPKey.from_jwk(record["dpop"]["key"]).thumbprint}
+    assert store.clear() and not memory_keyring.passwords
 
 
 async def test_nonces_from_the_authorization_server_and_the_server_are_retried_once_each(token_dir: Any) -> None:
