@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 import stat
 import time
 from typing import Any
@@ -243,3 +244,25 @@ async def test_connect_refusing_dpop_presents_the_token_as_bearer(
             async with launch_client(recorded, server.url).connect(drift_check=False, dpop=keyword) as client:
                 await client.call_raw("echo", {"text": "x"})
     assert gate.schemes[-1] == "Bearer"  # refused by the gate: the token is bound to the key
+
+
+async def test_no_private_key_token_or_proof_in_logs_errors_or_reprs(
+    token_dir: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    gate = DPoPGate(require_nonce=True)
+    with serve_oauth(wrap=gate.wrap) as server:
+        auth = headless_oauth(server.url)
+        assert await whoami(server.url, auth)
+        server.provider.revoke_all_access()
+        server.provider.refresh.clear()
+        with pytest.raises(AuthRequiredError) as refused:
+            await whoami(server.url, stored(server.url))
+        store = TokenStore.for_url(server.url)
+        shown = [repr(auth), repr(stored(server.url)), repr(store), repr(store.describe()), str(refused.value)]
+        private = stored_key(server.url)["d"]
+    assert any(record.name.startswith("mcp.client.auth") for record in caplog.records)  # captured
+    secrets = [private, *gate.bound, *(claims["jti"] for _, _, claims in gate.proofs)]
+    for secret in secrets:
+        assert secret not in caplog.text, "a secret was logged"
+        assert not any(secret in text for text in shown)
