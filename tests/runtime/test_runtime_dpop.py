@@ -14,6 +14,7 @@ import stat
 import time
 from typing import Any
 
+import anyio
 import jwt
 import pytest
 from auth_helpers import Headless, MemoryKeyring, text_of
@@ -149,6 +150,19 @@ async def test_a_refused_token_is_refreshed_with_a_proof_of_the_stored_key(token
     assert refresh["htu"].endswith("/token")
     assert stored_key(server.url) == key
     assert set(gate.bound.values()) == {DPoPKey.from_jwk(key).thumbprint}
+
+
+async def test_a_token_another_process_refreshed_is_presented_as_dpop(token_dir: Any) -> None:
+    gate = DPoPGate()
+    with serve_oauth(wrap=gate.wrap, access_ttl=2) as server:
+        first = headless_oauth(server.url)
+        assert await whoami(server.url, first)
+        await anyio.sleep(2.2)
+        assert await whoami(server.url, stored(server.url))  # "another process" refreshes and binds anew
+        # The first auth object reads the refreshed token from the store and its binding with it.
+        assert await whoami(server.url, first)
+        assert server.provider.issued == {"authorization_code": 1, "refresh_token": 1, "client_credentials": 0}
+    assert set(gate.schemes) == {"DPoP"}
 
 
 async def test_client_credentials_get_a_dpop_bound_token(token_dir: Any) -> None:
