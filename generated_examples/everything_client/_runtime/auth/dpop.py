@@ -168,7 +168,7 @@ def _asserted(request: httpx2.Request) -> bool:
 def _presented_token(request: httpx2.Request) -> str | None:
     """The access token in the request's Authorization header (either scheme), if any."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    return token.strip() or None if scheme.lower() in ("bearer", "dpop") else None
+    return (token.strip() or None) if scheme.lower() in ("bearer", "dpop") else None
 
 
 async def _json_of(response: httpx2.Response) -> dict[str, Any]:
@@ -247,6 +247,17 @@ class DPoP(httpx2.Auth):
         if self._store is not None and self._key is not None:
             self._store.set_dpop_state(self._key.private_jwk(), self._bound)
 
+    def _is_bound(self, token: str) -> bool:
+        """Whether `token` is the DPoP-bound one. Another process may have refreshed it (under
+        the store's refresh lock) and stored a new binding: then the store is read again."""
+        self._load()
+        if self._bound is None:
+            return False
+        if access_token_hash(token) != self._bound and self._store is not None:
+            self._loaded = False
+            self._load()
+        return access_token_hash(token) == self._bound
+
     def _proves_token_requests(self) -> bool:
         if self.mode is not None:
             return self.mode
@@ -265,12 +276,7 @@ class DPoP(httpx2.Auth):
                 )
             return
         token = _presented_token(request)
-        self._load()
-        if (
-            token is None
-            or self._bound is None
-            or access_token_hash(token) != self._bound
-        ):
+        if token is None or not self._is_bound(token):
             return
         request.headers["Authorization"] = f"DPoP {token}"
         request.headers["DPoP"] = self.key.proof(
