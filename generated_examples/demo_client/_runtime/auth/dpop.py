@@ -249,7 +249,8 @@ class DPoP(httpx2.Auth):
 
     def _is_bound(self, token: str) -> bool:
         """Whether `token` is the DPoP-bound one. Another process may have refreshed it (under
-        the store's refresh lock) and stored a new binding: then the store is read again."""
+        the store's refresh lock) and stored a new binding: then the store is read again.
+        """
         self._load()
         if self._bound is None:
             return False
