@@ -43,16 +43,8 @@ EXPECTED_FAILURES: dict[str, dict[str, str]] = {
             "fixed by modelcontextprotocol/conformance#359"
         ),
     },
-    NEXT.version: {
-        "auth/dpop": (
-            "mcp 2.3 SDK has no DPoP (SEP-1932, an extension): its OAuth providers send no DPoP proof and present "
-            "tokens as Bearer; the plain SDK Client fails the same checks"
-        ),
-        "auth/dpop-nonce": (
-            "mcp 2.3 SDK has no DPoP (SEP-1932, an extension), so no use_dpop_nonce handling either; the plain "
-            "SDK Client fails the same checks"
-        ),
-    },
+    # Every 0.2.0-alpha.12 client scenario passes.
+    NEXT.version: {},
 }
 #: The keyword parameters of the generated `AsyncClient.http` that client.py knows about.
 _KNOWN_HTTP_PARAMETERS = {

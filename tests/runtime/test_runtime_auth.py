@@ -30,15 +30,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def token_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty config directory for the token store, file backend."""
-    config = tmp_path / "config"
-    monkeypatch.setenv("MCP_CODEGEN_CONFIG_DIR", str(config))
-    monkeypatch.setenv("MCP_CODEGEN_TOKEN_STORE", "file")
-    return config / "auth"
-
-
-@pytest.fixture
 def server() -> Iterator[RunningServer]:
     with serve_oauth() as running:
         yield running
@@ -326,33 +317,28 @@ async def test_a_token_that_expired_while_the_server_was_down_is_refreshed(tmp_p
 # ------------------------------------------------------------------------------------------- keyring
 
 
-async def test_keyring_backend(server: RunningServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MCP_CODEGEN_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.delenv("MCP_CODEGEN_TOKEN_STORE", raising=False)
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        store = TokenStore.for_url(server.url)
-        assert store.backend == "keyring"
-        await login(server.url)
-        secret = json.loads(backend.passwords[("mcp-codegen", server.url)])
-        assert secret["tokens"]["access_token"] in server.provider.access
-        index = store.path.read_text()  # the listing entry holds no secret
-        assert secret["tokens"]["access_token"] not in index and secret["tokens"]["refresh_token"] not in index
-        assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
-        assert [status.url for status in TokenStore.stored_servers()] == [server.url]
-        assert TokenStore.stored_servers()[0].backend == "keyring"
-        assert await whoami(server.url, stored(server.url))
-        # The environment variable chooses the file backend even with a keyring.
-        monkeypatch.setenv("MCP_CODEGEN_TOKEN_STORE", "file")
-        assert TokenStore.for_url(server.url).backend == "file"
-        monkeypatch.delenv("MCP_CODEGEN_TOKEN_STORE")
-        assert store.clear() and not backend.passwords and not store.path.exists()
-        with pytest.raises(AuthRequiredError):
-            stored(server.url)
-    finally:
-        keyring.set_keyring(previous)
+async def test_keyring_backend(
+    server: RunningServer, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend = memory_keyring
+    store = TokenStore.for_url(server.url)
+    assert store.backend == "keyring"
+    await login(server.url)
+    secret = json.loads(backend.passwords[("mcp-codegen", server.url)])
+    assert secret["tokens"]["access_token"] in server.provider.access
+    index = store.path.read_text()  # the listing entry holds no secret
+    assert secret["tokens"]["access_token"] not in index and secret["tokens"]["refresh_token"] not in index
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+    assert [status.url for status in TokenStore.stored_servers()] == [server.url]
+    assert TokenStore.stored_servers()[0].backend == "keyring"
+    assert await whoami(server.url, stored(server.url))
+    # The environment variable chooses the file backend even with a keyring.
+    monkeypatch.setenv("MCP_CODEGEN_TOKEN_STORE", "file")
+    assert TokenStore.for_url(server.url).backend == "file"
+    monkeypatch.delenv("MCP_CODEGEN_TOKEN_STORE")
+    assert store.clear() and not backend.passwords and not store.path.exists()
+    with pytest.raises(AuthRequiredError):
+        stored(server.url)
 
 
 def test_keyring_requested_without_a_usable_backend(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl, unquote
@@ -360,11 +360,13 @@ def serve_oauth(
     state_file: Path | None = None,
     clients: dict[str, tuple[Any, ...]] | None = None,
     workload_key: str | None = None,
+    wrap: Callable[[Any, RunningServer], Any] | None = None,
 ) -> Iterator[RunningServer]:
     """The OAuth test server in this process (uvicorn in a daemon thread) on a free port.
 
     `clients`: pre-registered clients, id -> (secret or None, redirect URIs or None[, token
-    endpoint auth method, default "client_secret_basic"]).
+    endpoint auth method, default "client_secret_basic"]). `wrap(app, running)`: an ASGI app
+    in front of the server's (e.g. the DPoP gate of tests/servers/dpop_gate.py).
     """
     provider = MemoryAuthServer(access_ttl=access_ttl, state_file=state_file)
     provider.workload_key = workload_key
@@ -373,8 +375,9 @@ def serve_oauth(
     sock = _bound_socket(0)
     port = sock.getsockname()[1]
     running = RunningServer(provider, port)
+    app = build_app(provider, running.base_url)
     config = uvicorn.Config(
-        build_app(provider, running.base_url),
+        wrap(app, running) if wrap is not None else app,
         log_level="warning",
         access_log=False,
         lifespan="on",

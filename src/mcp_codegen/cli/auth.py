@@ -143,6 +143,7 @@ def _as_json(status: Any) -> dict[str, Any]:
         "scopes": list(status.scopes),
         "clientId": status.client_id,
         "path": str(status.path) if status.backend == "file" and status.path is not None else None,
+        "dpopBound": status.dpop_bound,
     }
 
 
@@ -160,6 +161,8 @@ def _describe(entry: dict[str, Any]) -> str:
         parts.append(f"expires in {_duration(left)}" if left > 0 else "expired")
     if entry.get("refreshable"):
         parts.append("refreshable")
+    if entry.get("dpopBound"):
+        parts.append("DPoP-bound")
     if entry.get("path"):
         parts.append(f"in the file {entry['path']}")
     elif entry.get("backend"):

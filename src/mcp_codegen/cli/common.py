@@ -193,6 +193,11 @@ AUTH_OPTIONS = [
         metavar="SECONDS",
         help="How long a browser login may take.",
     ),
+    click.option(
+        "--dpop/--no-dpop",
+        default=None,
+        help="DPoP-bound tokens (RFC 9449): force or refuse them (default: when the authorization server offers).",
+    ),
 ]
 
 
@@ -209,6 +214,7 @@ class AuthOptions:
     login_timeout: float = LOGIN_TIMEOUT
     workload_token_file: str | None = None
     workload_token_env: str | None = None
+    dpop: bool | None = None
 
     @property
     def given(self) -> bool:
@@ -227,9 +233,10 @@ class AuthOptions:
                 or self.scopes
                 or self.workload_token_file
                 or self.workload_token_env
+                or self.dpop is not None
             ):
                 raise UsageError(
-                    "--client-id, --client-secret-env, --client-secret, --scope and --workload-token-* go with --auth"
+                    "--client-id, --client-secret-env, --client-secret, --scope, --workload-token-* and --dpop/--no-dpop go with --auth"
                 )
             return None
         return auth_spec(
@@ -244,6 +251,7 @@ class AuthOptions:
             no_login=None if login else no_login_reason(self.no_browser),
             workload_token_file=self.workload_token_file,
             workload_token_env=self.workload_token_env,
+            dpop=self.dpop,
         )
 
 

@@ -160,5 +160,6 @@ def _recorded_launch(snapshot: Snapshot, timeout: float, given: AuthOptions) -> 
             open_browser=not given.no_browser,
             login_timeout=given.login_timeout,
             no_login=no_login_reason(given.no_browser),
+            dpop=record.auth.dpop,
         )
     return HttpLaunch(url=record.url or "", headers=headers, transport=record.transport, auth=auth)

@@ -88,6 +88,8 @@ class AuthRecord:
     workload_token_file: str | None = None
     #: Workload identity: the environment variable holding the platform's token.
     workload_token_env: str | None = None
+    #: DPoP-bound tokens (RFC 9449) forced (True) or refused (False); None: as the server offers.
+    dpop: bool | None = None
 
     def as_json(self) -> dict[str, Any]:
         """The `"auth"` entry of a launch spec (the generated client's `connect()` reads it)."""
@@ -101,6 +103,8 @@ class AuthRecord:
             entry["workloadTokenFile"] = self.workload_token_file
         if self.workload_token_env is not None:
             entry["workloadTokenEnv"] = self.workload_token_env
+        if self.dpop is not None:  # only when chosen: records made before DPoP stay byte-identical
+            entry["dpop"] = self.dpop
         return entry
 
     @classmethod
@@ -111,6 +115,7 @@ class AuthRecord:
         scopes = data.get("scopes")
         client_id = data.get("clientId")
         secret_env = data.get("clientSecretEnv")
+        dpop = data.get("dpop")
         return cls(
             kind=kind,
             client_id=str(client_id) if client_id is not None else None,
@@ -118,6 +123,7 @@ class AuthRecord:
             client_secret_env=str(secret_env) if secret_env is not None else None,
             workload_token_file=_optional_text(data.get("workloadTokenFile")),
             workload_token_env=_optional_text(data.get("workloadTokenEnv")),
+            dpop=dpop if isinstance(dpop, bool) else None,
         )
 
 
@@ -147,6 +153,8 @@ class AuthSpec:
     #: Why this run must not start a browser login ("stdin is not a terminal", "--no-browser", "CI is set"):
     #: stored tokens are still used and refreshed, and without one the run fails at once. None: it may.
     no_login: str | None = None
+    #: DPoP (RFC 9449): True force, False refuse, None as the authorization server offers it.
+    dpop: bool | None = None
 
     def record(self) -> AuthRecord:
         return AuthRecord(
@@ -156,6 +164,7 @@ class AuthSpec:
             self.client_secret_env,
             self.workload_token_file,
             self.workload_token_env,
+            self.dpop,
         )
 
 
@@ -186,6 +195,7 @@ def auth_spec(
     no_login: str | None = None,
     workload_token_file: str | None = None,
     workload_token_env: str | None = None,
+    dpop: bool | None = None,
 ) -> AuthSpec:
     """Check the auth options and read the client secret from its variable; every problem is a `UsageError`
     that names the option or variable, never a value."""
@@ -221,6 +231,7 @@ def auth_spec(
         no_login=no_login,
         workload_token_file=workload_token_file,
         workload_token_env=workload_token_env,
+        dpop=dpop,
     )
 
 

@@ -6,7 +6,8 @@ listener takes the redirect within `--login-timeout`, and the tokens are stored.
 can finish a login (`AuthSpec.no_login`: no terminal, `--no-browser`, CI) fails at once instead,
 saying what to do. `client-credentials` and `workload` (the platform's token, jwt-bearer) never ask
 anyone. Without `--auth`, a token stored for the URL is used once the server asks for one
-(`when_challenged`), as the generated client does.
+(`when_challenged`), as the generated client does. Tokens are bound to a DPoP key (RFC 9449) as
+`spec.dpop` says (`--dpop/--no-dpop`).
 Nothing here prints or returns a token or a secret.
 """
 
@@ -35,6 +36,7 @@ def provider(url: str, spec: AuthSpec, show: Show | None = None) -> Any:
             client_secret=spec.client_secret,
             scopes=list(spec.scopes) if spec.scopes is not None else None,
             store=store,
+            dpop=spec.dpop,
         )
     if spec.kind == "workload":
         return auth.workload(
@@ -64,6 +66,7 @@ def provider(url: str, spec: AuthSpec, show: Show | None = None) -> Any:
         on_authorize_url=on_authorize_url if show is not None else None,
         login_timeout=spec.login_timeout,
         interactive=spec.no_login is None,
+        dpop=spec.dpop,
     )
 
 

@@ -203,6 +203,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         headers: Mapping[str, str] | None = None,
         timeout: float = 60.0,
         auth: httpx2.Auth | None = None,
+        dpop: bool | None = None,
         drift_check: bool = True,
         strict: bool = False,
         stderr: StderrTarget = None,
@@ -225,6 +226,9 @@ class SyncClientBase(BlockingCore[AsyncT]):
         (or client credentials, the secret read from the recorded environment variable); one
         that answers 401 with a Bearer challenge uses the stored token for its URL. Without
         one, `AuthRequiredError` names the login command. `auth=` overrides all of this.
+        `dpop`: DPoP-bound tokens (RFC 9449) for that auth: True always, False never, None
+        (default) as recorded with `--dpop/--no-dpop`, else when the authorization server
+        offers it (`auth=` builders take their own `dpop=`).
         `drift_check`, `strict`, `stderr` (a stdio server's), `client_info`, the
         server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`), `cache` and
         `trace_content`: see `stdio()`.
@@ -237,6 +241,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 headers=headers,
                 timeout=timeout,
                 auth=auth,
+                dpop=dpop,
                 drift_check=drift_check,
                 strict=strict,
                 stderr=stderr,

@@ -15,13 +15,14 @@ __all__ = ["WhenChallenged", "bearer_challenge"]
 
 
 def bearer_challenge(response: httpx2.Response) -> bool:
-    """Whether `response` asks for an OAuth bearer token (`WWW-Authenticate: Bearer ...`)."""
+    """Whether `response` asks for an OAuth access token (`WWW-Authenticate: Bearer ...`,
+    or `DPoP ...` from a server that wants DPoP-bound tokens, RFC 9449 section 7.1)."""
     challenge = response.headers.get("WWW-Authenticate", "")
-    return challenge.strip().lower().startswith("bearer")
+    return challenge.strip().lower().startswith(("bearer", "dpop"))
 
 
 class WhenChallenged(httpx2.Auth):
-    """Requests go out bare until a 401 with a Bearer challenge; then `on_challenge()`'s auth."""
+    """Requests go out bare until a 401 with a Bearer (or DPoP) challenge; then `on_challenge()`'s auth."""
 
     def __init__(
         self, server_url: str, on_challenge: Callable[[], httpx2.Auth]

@@ -289,6 +289,10 @@ class KeyCredentials(PrivateKeyJWTOAuthProvider):
         await super()._initialize()
         load_expiry(self)
 
+    async def token_request(self) -> httpx2.Request:
+        """A new token request, with a new assertion (DPoP's nonce retry sends it)."""
+        return await self._perform_authorization()
+
     def __repr__(self) -> str:
         return f"private_key_jwt({self.context.server_url!r})"
 

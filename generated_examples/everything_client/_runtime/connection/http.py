@@ -93,7 +93,9 @@ def _status_hook(watch: HttpWatch) -> Callable[[Any], Any]:
             watch.status = status
             watch.reason = reason
             challenge = str(response.headers.get("www-authenticate", ""))
-            watch.bearer = status == 401 and challenge.lower().startswith("bearer")
+            watch.bearer = status == 401 and challenge.lower().startswith(
+                ("bearer", "dpop")
+            )
 
     return on_response
 

@@ -59,11 +59,12 @@ def launch_attempts(
     timeout: float,
     stderr: StderrTarget = None,
     auth: Any = None,
+    dpop: bool | None = None,
 ) -> list[Attempt]:
     """The attempts for the server recorded at generation time, with secrets read from the environment now.
 
     For HTTP, `auth` (an `httpx2.Auth`) wins; else the recorded `"auth"` entry decides (see
-    `launch_auth`); else a stored OAuth token is used once the server asks for one.
+    `launch_auth`, with `dpop`); else a stored OAuth token is used once the server asks for one.
     """
     if launch is None:
         raise ConnectError(
@@ -117,7 +118,7 @@ def launch_attempts(
             resolved[name] = expand_header_template(name, template, environ)
         resolved.update(headers or {})
         if auth is None:
-            auth = launch_auth(url, launch.get("auth"), environ)
+            auth = launch_auth(url, launch.get("auth"), environ, dpop=dpop)
         return http_attempts(
             url,
             headers=resolved,
@@ -131,7 +132,9 @@ def launch_attempts(
     )
 
 
-def launch_auth(url: str, entry: object, environ: Mapping[str, str]) -> Any:
+def launch_auth(
+    url: str, entry: object, environ: Mapping[str, str], *, dpop: bool | None = None
+) -> Any:
     """The `httpx2.Auth` for a recorded `"auth"` entry (no secret values in it), for `url`.
 
     `{"kind": "oauth"}`: the token `mcp-codegen auth login` stored (refreshed, never a login).
@@ -141,18 +144,23 @@ def launch_auth(url: str, entry: object, environ: Mapping[str, str]) -> Any:
     token, used only when the server answers 401 with a Bearer challenge.
     `{"kind": "workload", "workloadTokenFile": PATH}` (or `"workloadTokenEnv": NAME`, optional
     `"clientId"`): workload identity, the platform's token read from there at run time.
+    DPoP (RFC 9449): `dpop` when given (True force, False refuse), else the entry's
+    `"dpop"` (recorded from `--dpop/--no-dpop`), else as the server's metadata offers it.
     """
     from .. import auth
 
     if entry is None:
-        return auth.when_challenged(url)
+        return auth.when_challenged(url, dpop=dpop)
     if not isinstance(entry, dict):
         raise ConnectError("the recorded launch spec has an invalid auth entry")
     record = cast("dict[str, object]", entry)
     kind = record.get("kind")
     scopes = _strings(record.get("scopes")) or None
+    recorded = record.get("dpop")
+    if dpop is None and isinstance(recorded, bool):
+        dpop = recorded
     if kind == "oauth":
-        return auth.stored(url)
+        return auth.stored(url, dpop=dpop)
     if kind == "client-credentials":
         client_id = record.get("clientId")
         variable = record.get("clientSecretEnv")
@@ -177,6 +185,7 @@ def launch_auth(url: str, entry: object, environ: Mapping[str, str]) -> Any:
             client_secret=environ[variable],
             scopes=scopes,
             token_endpoint_auth_method=method,
+            dpop=dpop,
         )
     if kind == "workload":
         token_file = record.get("workloadTokenFile")

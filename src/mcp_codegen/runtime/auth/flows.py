@@ -2,6 +2,9 @@
 
 Each takes a server URL and keyword options and returns the fitting provider of `providers`
 (imported here on first call: it loads the SDK's OAuth), its tokens kept in a `TokenStore`.
+Each takes `dpop` too (RFC 9449, `dpop.DPoP`): None (default) proves possession of the key
+stored with the tokens when the authorization server's metadata offers DPoP (or the stored
+token is DPoP-bound), True always, False never.
 """
 
 from __future__ import annotations
@@ -45,6 +48,26 @@ def _as_store(server_url: str, store: TokenStore | TokenStorage | None) -> Any:
     return store if store is not None else TokenStore.for_url(server_url)
 
 
+def with_dpop(
+    provider: httpx2.Auth,
+    storage: object,
+    dpop: bool | None,
+    renew: Callable[[], Awaitable[httpx2.Request]] | None = None,
+) -> httpx2.Auth:
+    """`provider` with DPoP as `dpop` says (False: the provider itself, never a proof);
+    `renew` makes a new token request for a nonce retry (see `dpop.DPoP`)."""
+    if dpop is False:
+        return provider
+    from .dpop import DPoP
+
+    return DPoP(
+        provider,
+        store=storage if isinstance(storage, TokenStore) else None,
+        mode=dpop,
+        renew=renew,
+    )
+
+
 def oauth(
     server_url: str,
     *,
@@ -62,6 +85,7 @@ def oauth(
     client_metadata_url: str | None = None,
     login_timeout: float = LOGIN_TIMEOUT,
     interactive: bool | None = None,
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """OAuth for `server_url` with a login when needed: `AsyncClient.http(url, auth=oauth(url))`.
 
@@ -87,7 +111,7 @@ def oauth(
     `on_authorize_url` to go to, with the environment variable CI set or with no browser opened
     and stdin not a terminal, it raises `AuthRequiredError` at once, naming
     `mcp-codegen auth login URL` (`interactive=True` always waits; stored tokens are used and
-    refreshed either way).
+    refreshed either way). `dpop`: see the module docstring.
     """
     from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
 
@@ -148,7 +172,7 @@ def oauth(
             scope=scope,
             client_name=client_name,
         )
-    return cast("httpx2.Auth", provider)
+    return with_dpop(cast("httpx2.Auth", provider), storage, dpop)
 
 
 def client_credentials(
@@ -159,6 +183,7 @@ def client_credentials(
     scopes: Sequence[str] | None = None,
     store: TokenStore | TokenStorage | None = None,
     token_endpoint_auth_method: SecretMethod = "client_secret_basic",
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """Machine-to-machine OAuth (the client-credentials grant) for `server_url`, for CI.
 
@@ -183,7 +208,7 @@ def client_credentials(
             token_endpoint_auth_method=token_endpoint_auth_method,
             scope=" ".join(scopes) if scopes else None,
         )
-    return cast("httpx2.Auth", provider)
+    return with_dpop(cast("httpx2.Auth", provider), storage, dpop)
 
 
 def private_key_jwt(
@@ -194,6 +219,7 @@ def private_key_jwt(
     algorithm: str = "RS256",
     scopes: Sequence[str] | None = None,
     store: TokenStore | TokenStorage | None = None,
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """Machine-to-machine OAuth authenticated by a signed JWT (`private_key_jwt`, RFC 7523).
 
@@ -224,7 +250,9 @@ def private_key_jwt(
             parameters.create_assertion_provider(),
             scope=" ".join(scopes) if scopes else None,
         )
-    return cast("httpx2.Auth", provider)
+    return with_dpop(
+        cast("httpx2.Auth", provider), storage, dpop, renew=provider.token_request
+    )
 
 
 def cross_app_access(
@@ -238,6 +266,7 @@ def cross_app_access(
     issuer: str | None = None,
     scopes: Sequence[str] | None = None,
     store: TokenStore | TokenStorage | None = None,
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """Enterprise-managed OAuth (cross-app access, SEP-990): an identity provider's ID token
     exchanged for an access token, with no browser.
@@ -250,9 +279,10 @@ def cross_app_access(
     """
     from .providers import CrossAppAccess
 
-    return CrossAppAccess(
+    storage = _as_store(server_url, store)
+    provider = CrossAppAccess(
         server_url,
-        _as_store(server_url, store),
+        storage,
         client_id=client_id,
         client_secret=client_secret,
         id_token=id_token,
@@ -261,6 +291,7 @@ def cross_app_access(
         issuer=issuer,
         scope=" ".join(scopes) if scopes else None,
     )
+    return with_dpop(provider, storage, dpop)
 
 
 def workload(
@@ -297,7 +328,10 @@ def workload(
 
 
 def stored(
-    server_url: str, *, store: TokenStore | TokenStorage | None = None
+    server_url: str,
+    *,
+    store: TokenStore | TokenStorage | None = None,
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """The token a login stored for `server_url`, refreshed as needed; never starts a login.
 
@@ -309,22 +343,19 @@ def stored(
     storage = _as_store(server_url, store)
     if isinstance(storage, TokenStore) and not storage.has_tokens():
         raise AuthRequiredError(
-            f"no OAuth token is stored for {normalise_url(server_url)}:"
-            f" run `{login_hint(server_url)}`",
+            f"no OAuth token is stored for {normalise_url(server_url)}: run `{login_hint(server_url)}`",
             url=normalise_url(server_url),
         )
 
     async def no_login(_url: str) -> None:
         raise AuthRequiredError(
-            f"{normalise_url(server_url)} needs an OAuth login:"
-            f" run `{login_hint(server_url)}`",
+            f"{normalise_url(server_url)} needs an OAuth login: run `{login_hint(server_url)}`",
             url=normalise_url(server_url),
         )
 
     async def no_callback() -> AuthorizationCodeResult:
         raise AuthRequiredError(
-            f"{normalise_url(server_url)} needs an OAuth login:"
-            f" run `{login_hint(server_url)}`",
+            f"{normalise_url(server_url)} needs an OAuth login: run `{login_hint(server_url)}`",
             url=normalise_url(server_url),
         )
 
@@ -341,11 +372,14 @@ def stored(
         redirect_handler=no_login,
         callback_handler=no_callback,
     )
-    return cast("httpx2.Auth", provider)
+    return with_dpop(cast("httpx2.Auth", provider), storage, dpop)
 
 
 def when_challenged(
-    server_url: str, *, store: TokenStore | TokenStorage | None = None
+    server_url: str,
+    *,
+    store: TokenStore | TokenStorage | None = None,
+    dpop: bool | None = None,
 ) -> httpx2.Auth:
     """Requests go out without credentials until the server answers 401 with a Bearer challenge;
     from then on the stored token is used (`stored()`), or `AuthRequiredError` names the login.
@@ -355,4 +389,6 @@ def when_challenged(
     """
     from .challenge import WhenChallenged
 
-    return WhenChallenged(server_url, lambda: stored(server_url, store=store))
+    return WhenChallenged(
+        server_url, lambda: stored(server_url, store=store, dpop=dpop)
+    )

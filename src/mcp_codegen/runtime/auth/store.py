@@ -192,6 +192,8 @@ class TokenStatus:
     client_id: str | None
     #: The file holding the record (the file backend) or the keyring index entry.
     path: Path | None
+    #: The access token is DPoP-bound (RFC 9449) to the key stored with it.
+    dpop_bound: bool = False
 
     @property
     def expired(self) -> bool:
@@ -322,6 +324,24 @@ class TokenStore:
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self._update(clientInfo=client_info.model_dump(mode="json", exclude_none=True))
 
+    # -- DPoP (RFC 9449): the key pair proofs are signed with, kept with the tokens
+
+    def dpop_state(self) -> tuple[dict[str, Any] | None, str | None]:
+        """The stored DPoP key (a private JWK) and the `ath` of the access token bound to it."""
+        entry = self._load().get("dpop")
+        if not isinstance(entry, dict):
+            return None, None
+        state = cast("dict[str, Any]", entry)
+        key, bound = state.get("key"), state.get("boundTo")
+        return (
+            cast("dict[str, Any]", key) if isinstance(key, dict) else None,
+            bound if isinstance(bound, str) else None,
+        )
+
+    def set_dpop_state(self, key: dict[str, str], bound_to: str | None) -> None:
+        """Keep the DPoP key and which access token (its `ath`) is bound to it."""
+        self._update(dpop={"key": key, "boundTo": bound_to})
+
     # -- the rest
 
     @property
@@ -365,6 +385,7 @@ class TokenStore:
             scopes=tuple(scope.split()) if isinstance(scope, str) else (),
             client_id=client_id if isinstance(client_id, str) else None,
             path=self.path if self.path.exists() else None,
+            dpop_bound=self.dpop_state()[1] is not None,
         )
 
     def clear(self) -> bool:
