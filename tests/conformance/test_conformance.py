@@ -64,6 +64,8 @@ _KNOWN_HTTP_PARAMETERS = {
     "on_log",
     # The response cache stays at its default (on, following the server's hints): no scenario is about caching.
     "cache",
+    # OpenTelemetry's opt-in content stays off (its default): no scenario is about tracing.
+    "trace_content",
 }
 #: Seconds a whole harness run may take (the harness stops the client after 30 s itself).
 _HARNESS_TIMEOUT = 120
