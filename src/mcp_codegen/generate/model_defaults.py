@@ -35,8 +35,9 @@ def default_fits(value: Any, schema: Any, root: Any) -> bool:
     if entry is not None:
         return bool(entry["fits"])
     fits = _validates(value, schema, root)
-    if store is not None:
+    if store is not None:  # new verdicts are few (only new defaults): pruning after each is cheap
         store.put(key, {"fits": fits})
+        store.prune()
     return fits
 
 
