@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import keyword
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -69,9 +70,13 @@ class ModelsOutput:
         return lines
 
 
-def names_in(type_source: str) -> set[str]:
-    """Identifiers a type expression refers to (not words inside its string literals)."""
-    return {node.id for node in ast.walk(ast.parse(type_source, mode="eval")) if isinstance(node, ast.Name)}
+@functools.lru_cache(maxsize=65_536)
+def names_in(type_source: str) -> frozenset[str]:
+    """Identifiers a type expression refers to (not words inside its string literals).
+
+    Remembered: a run asks about the same few thousand type expressions many times (the IR, each method's
+    source, the imports of each module)."""
+    return frozenset(node.id for node in ast.walk(ast.parse(type_source, mode="eval")) if isinstance(node, ast.Name))
 
 
 #: Property names that would shadow what the generated module imports (`Field: Annotated[str, Field(...)]`
@@ -394,7 +399,7 @@ def _inline_constrained_roots(definitions: dict[str, ast.stmt]) -> None:
 
 
 def _inline_dependencies(inlined: Mapping[str, ast.expr]) -> dict[str, set[str]]:
-    return {name: names_in(ast.unparse(annotation)) & inlined.keys() for name, annotation in inlined.items()}
+    return {name: set(names_in(ast.unparse(annotation)) & inlined.keys()) for name, annotation in inlined.items()}
 
 
 def _root_field(node: ast.stmt) -> ast.AnnAssign | None:

@@ -24,6 +24,7 @@ from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes
 from mcp_codegen.generate.models import ModelsOutput
 from mcp_codegen.generate.project import project_files, project_version
 from mcp_codegen.generate.render import header_line, render_cli, render_package, render_server
+from mcp_codegen.generate.snapshot_text import snapshot_text as snapshot_text_of
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
 from mcp_codegen.snapshot.model import Snapshot
@@ -49,7 +50,7 @@ def generate_files(
         raise UsageError("--tool-prefix may only hold letters, digits, '_' and '-' (at most 40)")
     # Generate from the snapshot exactly as its file reads back (sorted keys), so a live run and an
     # offline run from the embedded snapshot write the same bytes.
-    snapshot_text = snapshot.to_text()
+    snapshot_text = snapshot_text_of(snapshot)
     snapshot = Snapshot.from_text(snapshot_text)
     plans = plan_tools(snapshot, diagnostics, options.selection)
     models = tool_models(plans, diagnostics)
