@@ -172,3 +172,24 @@ def test_a_parameter_named_like_the_extras_keyword_is_renamed(tmp_path: Path) ->
     assert "extra_arguments_: str | NotSent = NOT_SENT" in source
     assert "extra_arguments: Mapping[str, object] | None = None" in source
     assert '{"extra_arguments": extra_arguments_}, extra=extra_arguments' in source
+
+
+@pytest.mark.parametrize(
+    ("dialect", "one_point_oh_is_an_integer"),
+    [(None, True), ("http://json-schema.org/draft-04/schema#", False)],
+)
+def test_the_plain_fast_path_agrees_with_the_validator(dialect: str | None, one_point_oh_is_an_integer: bool) -> None:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "title": "N"}, "s": {"type": ["string", "null"]}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
+    if dialect is not None:
+        schema["$schema"] = dialect
+    check = SchemaCheck(schema)
+    assert check._plain is not None  # the fast path is taken for this schema
+    assert check.problems({"n": 1, "s": None}) == []
+    assert (check.problems({"n": 1.0}) == []) is one_point_oh_is_an_integer  # decided by the validator
+    for refused in ({"n": True}, {"s": "x"}, {"n": 1, "t": 2}, {"n": "1"}):
+        assert check.problems(refused) != []
