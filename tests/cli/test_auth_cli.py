@@ -492,4 +492,4 @@ def test_a_token_stored_by_auth_login_is_used_without_auth_and_refused_with_auth
     refused = run("snapshot", "-q", "--url", url, "--auth", "none", "-o", str(tmp_path / "n.json"), env=config_dir)
     assert_fails(refused, 3, "HTTP 401", "the server asks for OAuth")
     misused = run("snapshot", "--url", url, "--auth", "none", "--scope", "mcp", "-o", str(tmp_path / "m.json"))
-    assert_fails(misused, 2, "go with --auth oauth or --auth client-credentials")
+    assert_fails(misused, 2, "go with --auth oauth, --auth client-credentials or --auth workload")

@@ -161,7 +161,12 @@ async def test_a_token_another_process_refreshed_is_presented_as_dpop(token_dir:
         assert await whoami(server.url, stored(server.url))  # "another process" refreshes and binds anew
         # The first auth object reads the refreshed token from the store and its binding with it.
         assert await whoami(server.url, first)
-        assert server.provider.issued == {"authorization_code": 1, "refresh_token": 1, "client_credentials": 0}
+        assert server.provider.issued == {
+            "authorization_code": 1,
+            "refresh_token": 1,
+            "client_credentials": 0,
+            "jwt_bearer": 0,
+        }
     assert set(gate.schemes) == {"DPoP"}
 
 

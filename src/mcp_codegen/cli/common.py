@@ -236,7 +236,8 @@ class AuthOptions:
                 or self.dpop is not None
             ):
                 raise UsageError(
-                    "--client-id, --client-secret-env, --client-secret, --scope, --workload-token-* and --dpop/--no-dpop go with --auth"
+                    "--client-id, --client-secret-env, --client-secret, --scope, --workload-token-* and --dpop/--no-dpop"
+                    " go with --auth oauth, --auth client-credentials or --auth workload"
                 )
             return None
         return auth_spec(
