@@ -46,8 +46,12 @@ class InvalidArguments(Exception):
         self.errors = errors
 
 
-def _error(kind: str, location: tuple[str | int, ...], message: str, value: object) -> ErrorDetails:
-    return cast("ErrorDetails", {"type": kind, "loc": location, "msg": message, "input": value})
+def _error(
+    kind: str, location: tuple[str | int, ...], message: str, value: object
+) -> ErrorDetails:
+    return cast(
+        "ErrorDetails", {"type": kind, "loc": location, "msg": message, "input": value}
+    )
 
 
 def given_twice(name: str, value: object) -> ErrorDetails:
@@ -59,7 +63,9 @@ def given_twice(name: str, value: object) -> ErrorDetails:
     )
 
 
-def python_named(errors: list[ErrorDetails], spec: ToolSpec[Any, Any]) -> list[ErrorDetails]:
+def python_named(
+    errors: list[ErrorDetails], spec: ToolSpec[Any, Any]
+) -> list[ErrorDetails]:
     """`errors` with each location's first part, a wire name, as the typed method's parameter name."""
     python_of = {wire: name for name, wire in spec.wire_names().items() if wire != name}
     if not python_of:
@@ -103,11 +109,20 @@ def json_value(value: object, location: tuple[str | int, ...] = ()) -> object:
         result: dict[str, object] = {}
         for key, item in mapping.items():
             if not isinstance(key, str):
-                raise InvalidArguments([_error("json", location, "has a key that is not a string", mapping)])
+                raise InvalidArguments(
+                    [
+                        _error(
+                            "json", location, "has a key that is not a string", mapping
+                        )
+                    ]
+                )
             result[key] = json_value(item, (*location, key))
         return result
     if kind is list or kind is tuple:
-        return [json_value(item, (*location, index)) for index, item in enumerate(cast("list[object]", value))]
+        return [
+            json_value(item, (*location, index))
+            for index, item in enumerate(cast("list[object]", value))
+        ]
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
     if isinstance(value, enum.Enum):
@@ -115,7 +130,13 @@ def json_value(value: object, location: tuple[str | int, ...] = ()) -> object:
     for base in (bool, int, float, str):  # subclasses (an IntEnum is caught above)
         if isinstance(value, base):
             return json_value(base(cast(Any, value)), location)
-    raise InvalidArguments([_error("json", location, f"is a {kind.__name__}, which has no JSON form", value)])
+    raise InvalidArguments(
+        [
+            _error(
+                "json", location, f"is a {kind.__name__}, which has no JSON form", value
+            )
+        ]
+    )
 
 
 class SchemaCheck:
@@ -170,17 +191,30 @@ _PLAIN_TYPES: Final[dict[str, tuple[type, ...]]] = {
     "array": (list,),
 }
 #: Keys that leave a schema plain (they describe, they do not constrain).
-_PLAIN_KEYS: Final = frozenset({"type", "title", "description", "default", "examples", "deprecated", "$comment"})
-_PLAIN_ROOT_KEYS: Final = _PLAIN_KEYS | {"properties", "required", "additionalProperties", "$schema"}
+_PLAIN_KEYS: Final = frozenset(
+    {"type", "title", "description", "default", "examples", "deprecated", "$comment"}
+)
+_PLAIN_ROOT_KEYS: Final = _PLAIN_KEYS | {
+    "properties",
+    "required",
+    "additionalProperties",
+    "$schema",
+}
 
 
 class _PlainObject:
     """The common schema of flat arguments (properties of one JSON type each, `required`, open or closed),
-    checked with a few type tests: a sure "valid" skips the validator; anything else goes to it."""
+    checked with a few type tests: a sure "valid" skips the validator; anything else goes to it.
+    """
 
     __slots__ = ("closed", "required", "types")
 
-    def __init__(self, required: tuple[str, ...], types: dict[str, tuple[type, ...]], closed: bool) -> None:
+    def __init__(
+        self,
+        required: tuple[str, ...],
+        types: dict[str, tuple[type, ...]],
+        closed: bool,
+    ) -> None:
         self.required = required
         self.types = types
         self.closed = closed
@@ -188,7 +222,10 @@ class _PlainObject:
     @classmethod
     def of(cls, schema: Mapping[str, Any]) -> _PlainObject | None:
         """The plain reading of `schema`, or None where it has anything else (then only the validator decides)."""
-        if not set(schema) <= _PLAIN_ROOT_KEYS or schema.get("type", "object") != "object":
+        if (
+            not set(schema) <= _PLAIN_ROOT_KEYS
+            or schema.get("type", "object") != "object"
+        ):
             return None
         if isinstance(schema.get("$schema"), str) and "draft-03" in schema["$schema"]:
             return None  # `required` was a property's boolean there
@@ -197,15 +234,22 @@ class _PlainObject:
         extra: object = schema.get("additionalProperties", True)
         if not isinstance(properties, dict) or not isinstance(required, list):
             return None
-        if not isinstance(extra, bool) or not all(isinstance(n, str) for n in cast("list[object]", required)):
+        if not isinstance(extra, bool) or not all(
+            isinstance(n, str) for n in cast("list[object]", required)
+        ):
             return None
         types: dict[str, tuple[type, ...]] = {}
         for name, sub in cast("dict[str, object]", properties).items():
-            if not isinstance(sub, dict) or not set(cast("dict[str, object]", sub)) <= _PLAIN_KEYS:
+            if (
+                not isinstance(sub, dict)
+                or not set(cast("dict[str, object]", sub)) <= _PLAIN_KEYS
+            ):
                 return None
             kind: object = cast("dict[str, object]", sub).get("type")
             kinds = cast("list[object]", kind) if isinstance(kind, list) else [kind]
-            if not kinds or not all(isinstance(k, str) and k in _PLAIN_TYPES for k in kinds):
+            if not kinds or not all(
+                isinstance(k, str) and k in _PLAIN_TYPES for k in kinds
+            ):
                 return None
             types[name] = tuple(t for k in kinds for t in _PLAIN_TYPES[cast(str, k)])
         return cls(tuple(cast("list[str]", required)), types, not extra)
@@ -243,9 +287,13 @@ def _compiled(schema: Mapping[str, Any]) -> Any:
     validators: Any = importlib.import_module("jsonschema.validators")
     exceptions: Any = importlib.import_module("jsonschema.exceptions")
     registry: Any = importlib.import_module("referencing").Registry()
-    with warnings.catch_warnings():  # an unknown `$schema` URI: read as 2020-12, MCP's default
+    with (
+        warnings.catch_warnings()
+    ):  # an unknown `$schema` URI: read as 2020-12, MCP's default
         warnings.simplefilter("ignore")
-        validator_class = validators.validator_for(schema, default=validators.Draft202012Validator)
+        validator_class = validators.validator_for(
+            schema, default=validators.Draft202012Validator
+        )
     try:
         validator_class.check_schema(schema)
     except exceptions.SchemaError:
@@ -272,7 +320,9 @@ def _details(error: Any) -> Iterator[ErrorDetails]:
             if isinstance(name, str) and name not in instance:
                 yield _error("missing", (*location, name), "required, not given", None)
         return
-    if keyword in ("additionalProperties", "unevaluatedProperties") and isinstance(instance, dict):
+    if keyword in ("additionalProperties", "unevaluatedProperties") and isinstance(
+        instance, dict
+    ):
         given = cast("dict[str, object]", instance)
         for name in _unexpected_keys(given, error.schema) or [""]:
             yield _error(
@@ -289,7 +339,9 @@ def _details(error: Any) -> Iterator[ErrorDetails]:
         if bounds.get(f"exclusive{keyword.title()}") is True:  # draft-04's form
             message = message.replace("=", "")
     if "propertyNames" in error.absolute_schema_path and isinstance(instance, str):
-        message = f"has a key, {one_line(repr(instance), _QUOTED_LIMIT)}, that {message}"
+        message = (
+            f"has a key, {one_line(repr(instance), _QUOTED_LIMIT)}, that {message}"
+        )
     yield _error(keyword, location, message, instance)
 
 
@@ -300,14 +352,24 @@ def _unexpected_keys(instance: dict[str, object], schema: object) -> list[str]:
         return []
     keywords = cast("dict[str, object]", schema)
     properties, patterns = keywords.get("properties"), keywords.get("patternProperties")
-    listed = set(cast("dict[str, object]", properties)) if isinstance(properties, dict) else set[str]()
+    listed = (
+        set(cast("dict[str, object]", properties))
+        if isinstance(properties, dict)
+        else set[str]()
+    )
     regexes: list[re.Pattern[str]] = []
-    for pattern in (cast("dict[str, object]", patterns) if isinstance(patterns, dict) else ()):
+    for pattern in (
+        cast("dict[str, object]", patterns) if isinstance(patterns, dict) else ()
+    ):
         try:
             regexes.append(re.compile(pattern))
         except re.error:
             continue
-    return [key for key in instance if key not in listed and not any(regex.search(key) for regex in regexes)]
+    return [
+        key
+        for key in instance
+        if key not in listed and not any(regex.search(key) for regex in regexes)
+    ]
 
 
 def _quoted(value: object) -> str:
@@ -326,14 +388,23 @@ def _count(value: object, unit: str) -> str:
 
 _MESSAGES: Final[dict[str, Callable[[object], str]]] = {
     "type": lambda v: (
-        "must be of type " + (" or ".join(map(str, cast("list[object]", v))) if isinstance(v, list) else str(v))
+        "must be of type "
+        + (
+            " or ".join(map(str, cast("list[object]", v)))
+            if isinstance(v, list)
+            else str(v)
+        )
     ),
     "enum": lambda v: f"must be one of {_quoted(v)}",
     "const": lambda v: f"must be {_quoted(v)}",
     "minimum": lambda v: f"must be >= {v}",
     "maximum": lambda v: f"must be <= {v}",
-    "exclusiveMinimum": lambda v: (f"must be > {v}" if not isinstance(v, bool) else "must be above the minimum"),
-    "exclusiveMaximum": lambda v: (f"must be < {v}" if not isinstance(v, bool) else "must be below the maximum"),
+    "exclusiveMinimum": lambda v: (
+        f"must be > {v}" if not isinstance(v, bool) else "must be above the minimum"
+    ),
+    "exclusiveMaximum": lambda v: (
+        f"must be < {v}" if not isinstance(v, bool) else "must be below the maximum"
+    ),
     "multipleOf": lambda v: f"must be a multiple of {v}",
     "minLength": lambda v: f"must have at least {_count(v, 'character')}",
     "maxLength": lambda v: f"must have at most {_count(v, 'character')}",
@@ -341,7 +412,11 @@ _MESSAGES: Final[dict[str, Callable[[object], str]]] = {
     "minItems": lambda v: f"must have at least {_count(v, 'item')}",
     "maxItems": lambda v: f"must have at most {_count(v, 'item')}",
     "additionalItems": lambda v: "has more items than the schema allows",
-    "items": lambda v: ("has more items than the schema allows" if v is False else "has an item the schema refuses"),
+    "items": lambda v: (
+        "has more items than the schema allows"
+        if v is False
+        else "has an item the schema refuses"
+    ),
     "unevaluatedItems": lambda v: "has more items than the schema allows",
     "uniqueItems": lambda v: "must not repeat an item",
     "contains": lambda v: "must contain an item the schema asks for",
