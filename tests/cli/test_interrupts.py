@@ -55,8 +55,11 @@ def _assert_truthful(work: Path, code: int, stderr: str, *, verify: bool = False
     assert "Traceback" not in stderr, stderr
     assert sorted(entry.name for entry in work.iterdir()) == ["out"], stderr  # no .out.new-* / .out.old-*
     state = "old" if EDIT in (work / "out" / "client.py").read_text(encoding="utf-8") else "new"
-    if code == 130:
-        assert state == "old" and "interrupted; the previous output is unchanged" in stderr, stderr
+    if code in (130, -signal.SIGINT):
+        # A shell reports a death by SIGINT as 130 too: the promise is the same (nothing was put in place). It
+        # happens before Python installs its handler, and rarely as an interrupted run winds down.
+        assert state == "old", stderr
+        assert code == -signal.SIGINT or "interrupted; the previous output is unchanged" in stderr, stderr
     elif code == 6:
         assert state == "new" and "interrupted; the new output is in place: out" in stderr, stderr
     else:
