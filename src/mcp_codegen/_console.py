@@ -2,13 +2,15 @@
 
 Importing click and the commands takes a noticeable moment; an interrupt then is one line and exit 130
 (nothing can have been written yet), never a traceback. Once the command's outcome is decided, a late
-Ctrl-C (while the interpreter shuts down) is ignored.
+Ctrl-C is ignored and the process ends without tearing down its objects one by one.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+from typing import NoReturn
 
 
 def main() -> None:
@@ -23,8 +25,29 @@ def main() -> None:
         sys.exit(130)
     try:
         run_cli()
+    except SystemExit as done:
+        code = done.code
+    else:
+        code = 0
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_now(code)
+
+
+def _exit_now(code: object) -> NoReturn:
+    """End the process at once, as mypy does: freeing every object of a large run takes a noticeable moment
+    (0.02-0.03 s for 300 tools), and the command has already closed what it opened (workers, servers, files)."""
+    status = code if isinstance(code, int) else 0 if code is None else 1
+    if not isinstance(code, int | None):
+        sys.stderr.write(f"{code}\n")
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`): nothing more can be said
+            pass
+    if (logging := sys.modules.get("logging")) is not None:
+        logging.shutdown()
+    os._exit(status)
 
 
 if __name__ == "__main__":

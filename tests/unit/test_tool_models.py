@@ -77,9 +77,14 @@ def test_one_changed_tool_is_the_only_one_generated_again(cache: Path, monkeypat
     incremental = _generate(merged_corpus(change=changed))
     assert len(generated) == 1
     assert len(set(_entries(cache)) - before) == 1
-    # Only that tool's models module and the two modules that list every tool are formatted again.
-    assert [path for path in formatted if not path.startswith("models/")] == ["client.py", "specs.py"]
-    assert len(formatted) == 3
+    # Only that tool's models module, its pieces of the modules that list every tool (its two methods, its spec)
+    # and the one skeleton that changed (the specs module lists the tools' schema hashes) are formatted again.
+    assert sorted(path for path in formatted if not path.startswith("models/")) == [
+        "_pieces_0.py",
+        "_pieces_4.py",
+        "specs.py",
+    ]
+    assert len(formatted) == 4
     monkeypatch.setenv("MCP_CODEGEN_NO_CACHE", "1")
     assert incremental == _generate(merged_corpus(change=changed))
 
@@ -89,7 +94,9 @@ def _record_formatting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     paths: list[str] = []
     real = formatting._run_formatter
     monkeypatch.setattr(
-        formatting, "_run_formatter", lambda python, settings: paths.extend(python) or real(python, settings)
+        formatting,
+        "_run_formatter",
+        lambda python, settings, skeletons: paths.extend(python) or real(python, settings, skeletons),
     )
     return paths
 

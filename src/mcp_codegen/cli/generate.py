@@ -6,6 +6,7 @@ import io
 import json
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -273,7 +274,7 @@ def _generate_one(
     flags: Flags,
 ) -> None:
     from mcp_codegen.inputs.options import validate_package_name
-    from mcp_codegen.output.job import preflight, run_job
+    from mcp_codegen.output.job import model_workers, new_snapshot, preflight, run_job
 
     default_name = output.resolve().name
     if options.meta == "pyproject":  # a project folder may be named like its distribution: demo-client
@@ -282,24 +283,29 @@ def _generate_one(
     preflight(output, overwrite=flags.overwrite, check=flags.check)
     diagnostics = Diagnostics()
     started = time.perf_counter()
-    if source.snapshot_file is not None:
-        taken = read_snapshot(source.snapshot_file)
-    else:
-        assert source.launch is not None
-        taken = take_snapshot(source.launch, source.timeout, reporter, diagnostics)
-    reporter.progress(f"generating {name} from {taken.server_name}")
+    # A snapshot file other than the package's own (a regeneration after a change): the model generator's slow
+    # start begins now, while the snapshot is read and planned.
+    regenerating = source.snapshot_file is not None and not flags.check and new_snapshot(source.snapshot_file, output)
+    early = model_workers(output) if regenerating else nullcontext()
     try:
-        result = run_job(
-            taken,
-            output,
-            name,
-            options,
-            diagnostics,
-            overwrite=flags.overwrite,
-            strict=flags.strict,
-            check=flags.check,
-            allowed=flags.allowed,
-        )
+        with early:
+            if source.snapshot_file is not None:
+                taken = read_snapshot(source.snapshot_file)
+            else:
+                assert source.launch is not None
+                taken = take_snapshot(source.launch, source.timeout, reporter, diagnostics)
+            reporter.progress(f"generating {name} from {taken.server_name}")
+            result = run_job(
+                taken,
+                output,
+                name,
+                options,
+                diagnostics,
+                overwrite=flags.overwrite,
+                strict=flags.strict,
+                check=flags.check,
+                allowed=flags.allowed,
+            )
     except StrictModeError:
         reporter.summary(taken, diagnostics, "not written", {"written": False}, tools=_selected(taken, options))
         raise

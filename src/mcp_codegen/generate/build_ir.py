@@ -14,7 +14,7 @@ from typing import Any
 
 from mcp_codegen import __version__
 from mcp_codegen.casing import snake_case
-from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.diagnostics import Diagnostic, Diagnostics
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.model_defaults import default_source
 from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, names_in
@@ -162,6 +162,28 @@ def datamodel_document(plans: Sequence[ToolPlan]) -> tuple[dict[str, Any], dict[
     return {"$defs": definitions}, aliases
 
 
+@dataclass(frozen=True)
+class ToolIR:
+    """One tool's part of the IR: its method, the model classes its arguments are built from (nested ones
+    included), and the notes about its names. A pure function of the tool's plan and its own models, so it is
+    kept per tool in the user's cache (`ir_cache.py`)."""
+
+    tool: ir.Tool
+    argument_models: tuple[ir.Model, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def tool_ir(plan: ToolPlan, models: ModelsOutput) -> ToolIR:
+    """The IR of one tool whose models are in `models`."""
+    diagnostics = Diagnostics()
+    tool = _tool(plan, models, diagnostics)
+    parameter_types: set[str] = set()
+    for parameter in tool.parameters:
+        parameter_types |= names_in(parameter.type_source)
+    _report_field_renames(plan, diagnostics)
+    return ToolIR(tool, _argument_models(parameter_types, models), tuple(diagnostics))
+
+
 def build_client_spec(
     snapshot: Snapshot,
     plans: Sequence[ToolPlan],
@@ -169,23 +191,22 @@ def build_client_spec(
     *,
     package_name: str,
     diagnostics: Diagnostics,
+    tool_irs: Sequence[ToolIR] | None = None,
 ) -> ir.ClientSpec:
+    """The whole IR; `tool_irs` are the tools' parts when the caller has them (from the cache), in plan order."""
+    if tool_irs is None:
+        tool_irs = [tool_ir(plan, models) for plan in plans]
     names_used: set[str] = set()
-    tools = []
-    for plan in plans:
-        tool = _tool(plan, models, diagnostics)
-        tools.append(tool)
-        for parameter in tool.parameters:
+    argument_models: dict[str, ir.Model] = {}
+    for part in tool_irs:
+        for parameter in part.tool.parameters:
             names_used |= names_in(parameter.type_source)
-        names_used |= names_in(tool.return_type)
-    _report_field_renames(plans, diagnostics)
+        names_used |= names_in(part.tool.return_type)
+        argument_models.update((model.name, model) for model in part.argument_models)
+        for diagnostic in part.diagnostics:
+            diagnostics.add(diagnostic)
     type_imports = models.import_lines(names_used - {"ToolResult", "Any"} - models.class_module.keys())
     signature_models = sorted((name, models.class_module[name]) for name in names_used if name in models.class_module)
-    parameter_types: set[str] = set()
-    for tool in tools:
-        for parameter in tool.parameters:
-            parameter_types |= names_in(parameter.type_source)
-    argument_models = _argument_models(parameter_types, models)
     server_title = snapshot.server_info.get("title")
     return ir.ClientSpec(
         package_name=package_name,
@@ -196,13 +217,13 @@ def build_client_spec(
         server_title=server_title if isinstance(server_title, str) else None,
         instructions=snapshot.instructions,
         launch=snapshot.launch.as_json() if snapshot.launch is not None else None,
-        tools=tuple(tools),
+        tools=tuple(part.tool for part in tool_irs),
         prompts=_prompts(snapshot, diagnostics),
         resources=(resources := _resources(snapshot, diagnostics))[0],
         templates=resources[1],
         type_imports=tuple(sorted(type_imports)),
-        signature_models=tuple(sorted({*signature_models, *((m.name, m.module) for m in argument_models)})),
-        argument_models=argument_models,
+        signature_models=tuple(sorted({*signature_models, *((m.name, m.module) for m in argument_models.values())})),
+        argument_models=tuple(argument_models[name] for name in sorted(argument_models)),
     )
 
 
@@ -444,23 +465,19 @@ def rename_note(wire: str, python: str, converted: str, claimed_by: Callable[[st
     return f"renamed to {python} ({reason}); the wire name is what is sent"
 
 
-def _report_field_renames(plans: Sequence[ToolPlan], diagnostics: Diagnostics) -> None:
-    """One note per model field whose Python name differs from its property name, where it is declared.
+def _report_field_renames(plan: ToolPlan, diagnostics: Diagnostics) -> None:
+    """One note per model field of the tool whose Python name differs from its property name, where it is declared.
 
     Top-level input properties are the parameters (reported with them); every other property is a model
-    field, named document-wide by `field_aliases`.
+    field, named among the tool's own definitions by `field_aliases` (as its models are generated).
     """
-    definitions: dict[str, Any] = {}
-    for plan in plans:
-        definitions.update(plan.prepared.definitions)
-    aliases = field_aliases(definitions)
+    aliases = field_aliases(plan.prepared.definitions)
+    location = f"tools.{plan.wire_name}"
     declared: list[tuple[str, str]] = []
-    for plan in plans:
-        location = f"tools.{plan.wire_name}"
-        if not plan.prepared.permissive_arguments:
-            declared += _declared_properties(plan.raw.get("inputSchema"), f"{location}.inputSchema", True)
-        if plan.prepared.result_class is not None:
-            declared += _declared_properties(plan.raw.get("outputSchema"), f"{location}.outputSchema", False)
+    if not plan.prepared.permissive_arguments:
+        declared += _declared_properties(plan.raw.get("inputSchema"), f"{location}.inputSchema", True)
+    if plan.prepared.result_class is not None:
+        declared += _declared_properties(plan.raw.get("outputSchema"), f"{location}.outputSchema", False)
     holders = {aliases.get(wire, wire): wire for _, wire in sorted(declared, key=lambda item: item[1])}
     for path, wire in declared:
         note = rename_note(wire, aliases.get(wire, wire), snake_case(wire, fallback="field"), holders.get)

@@ -20,13 +20,14 @@ import hashlib
 import os
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from mcp_codegen.errors import CodegenError
 from mcp_codegen.generate.cache import ResultCache
+from mcp_codegen.generate.pieces import Piece, PieceFile, joined, names_used, slot_lines, split_joined
 from mcp_codegen.inputs.formatter import FormatterSettings
 
 _TARGET = "py311"
@@ -82,8 +83,9 @@ def _ruff_settings(settings: FormatterSettings) -> list[str]:
     return arguments
 
 
-def _run_formatter(python: Mapping[str, str], settings: FormatterSettings) -> dict[str, str]:
-    """`python` (text by relative path) formatted: imports tidied by ruff, then ruff's or black's format."""
+def _run_formatter(python: Mapping[str, str], settings: FormatterSettings, skeletons: frozenset[str]) -> dict[str, str]:
+    """`python` (text by relative path) formatted: imports tidied by ruff, then ruff's or black's format. The last
+    line of each of `skeletons` is there for tidying imports only (`_uses_line`) and is dropped before formatting."""
     with tempfile.TemporaryDirectory(prefix="mcp-codegen-format-") as directory:
         root = Path(directory)
         for path, text in python.items():
@@ -93,6 +95,9 @@ def _run_formatter(python: Mapping[str, str], settings: FormatterSettings) -> di
         arguments = _ruff_settings(settings)
         # Sort imports and drop unused ones (pyright strict rejects them), then format.
         _ruff(["check", "--select=I,F401", "--fix", "--exit-zero", *arguments, "."], directory)
+        for path in skeletons:
+            tidied = (root / path).read_text(encoding="utf-8")
+            (root / path).write_text(tidied[: tidied.rstrip("\n").rfind("\n") + 1], encoding="utf-8")
         if settings.name == "black":
             return {path: _black((root / path).read_text(encoding="utf-8"), settings) for path in python}
         _ruff(["format", *arguments, "."], directory)
@@ -116,11 +121,40 @@ def _black(text: str, settings: FormatterSettings) -> str:
         raise CodegenError(f"formatting the generated code failed: {str(error).splitlines()[0]}") from None
 
 
-def format_python(files: Mapping[str, str], settings: FormatterSettings = _DEFAULT) -> dict[str, str]:
-    """Format every `.py` file of `files` (by relative path); other files pass through unchanged."""
-    python = {path: text for path, text in files.items() if path.endswith(".py")}
-    if not python or settings.name == "none":
-        return dict(files)
+def format_python(files: Mapping[str, str | PieceFile], settings: FormatterSettings = _DEFAULT) -> dict[str, str]:
+    """Format every `.py` file of `files` (by relative path); other files pass through unchanged.
+
+    A `PieceFile`'s skeleton and its pieces are formatted apart (`pieces.py`), each tool's formatted pieces taken
+    from (and added to) the cache: only the pieces of changed tools are rendered and formatted."""
+    piece_files = {path: f for path, f in files.items() if isinstance(f, PieceFile) and f.slots_match()}
+    plain = {path: f if isinstance(f, str) else f.whole() for path, f in files.items() if path not in piece_files}
+    pieces = _PieceTexts(settings, [piece for f in piece_files.values() for piece in f.pieces])
+    if settings.name == "none":
+        texts = dict(plain)
+        skeletons = {path: f.skeleton for path, f in piece_files.items()}
+    else:
+        python = {path: text for path, text in plain.items() if path.endswith(".py")}
+        with_uses = {path: f.skeleton + _uses_line(pieces.names_used(f.pieces)) for path, f in piece_files.items()}
+        formatted = _formatted_files(python | with_uses, settings, frozenset(with_uses), pieces.rendered_missing())
+        pieces.formatted(formatted)
+        texts = {path: formatted.get(path, text) for path, text in plain.items()}
+        skeletons = {path: formatted[path] for path in piece_files}
+    for path, f in piece_files.items():
+        if len(slot_lines(skeletons[path])) == len(f.pieces):
+            texts[path] = f.assembled(skeletons[path], [pieces.text(piece) for piece in f.pieces])
+        else:  # the formatter moved a slot (never seen so far): the file formatted whole instead
+            texts[path] = format_python({path: f.whole()}, settings)[path]
+    return {path: texts[path] for path in files}
+
+
+def _formatted_files(
+    python: Mapping[str, str],
+    settings: FormatterSettings,
+    skeletons: frozenset[str],
+    joined_pieces: Mapping[str, str],
+) -> dict[str, str]:
+    """`python` formatted, each file's result taken from the cache when it holds it, and `joined_pieces` (new by
+    definition: not looked up) formatted in the same formatter run."""
     kind = "formatted" if settings.name == "ruff" else f"formatted-{settings.name}"
     store = ResultCache.open(kind, _fingerprint(settings.name), _valid)
     keys = {path: _key(path, text, settings) for path, text in python.items()}
@@ -130,11 +164,113 @@ def format_python(files: Mapping[str, str], settings: FormatterSettings = _DEFAU
             if (entry := store.get(key)) is not None:
                 formatted[path] = entry["text"]
     missing = {path: text for path, text in python.items() if path not in formatted}
-    if missing:
-        fresh = _run_formatter(missing, settings)
+    if missing or joined_pieces:
+        fresh = _run_formatter({**missing, **joined_pieces}, settings, skeletons & missing.keys())
         formatted |= fresh
         if store is not None:
-            for path, text in fresh.items():
-                store.put(keys[path], {"text": text})
+            for path in missing:
+                store.put(keys[path], {"text": fresh[path]})
             store.prune()
-    return {path: formatted.get(path, text) for path, text in files.items()}
+    return formatted
+
+
+def _uses_line(names: Iterable[str]) -> str:
+    """A last line naming what the pieces use, so that tidying the skeleton's imports keeps what only they use."""
+    listed = ", ".join(names)
+    return f"({listed},)\n" if listed else "()\n"
+
+
+class _PieceTexts:
+    """The formatted text of every piece: from the cache (`formatted-pieces/`, one entry per tool: its pieces and
+    the names each uses), or rendered and formatted here (`rendered_missing`, then `formatted`)."""
+
+    def __init__(self, settings: FormatterSettings, pieces: Sequence[Piece]) -> None:
+        self.settings = settings
+        self.store = ResultCache.open(
+            f"formatted-pieces-{settings.name}", _fingerprint(settings.name), _valid_pieces
+        )
+        self.texts: dict[tuple[str, str], str] = {}
+        self.names: dict[tuple[str, str], list[str]] = {}
+        groups: dict[str, list[Piece]] = {}
+        for piece in pieces:
+            groups.setdefault(piece.group, []).append(piece)
+        self.missing: dict[str, list[Piece]] = {}
+        for group, members in groups.items():
+            entry = self.store.get(self._key(group)) if self.store is not None else None
+            if entry is not None and all(piece.name in entry["pieces"] for piece in members):
+                for piece in members:
+                    self.texts[group, piece.name] = entry["pieces"][piece.name]
+                    self.names[group, piece.name] = entry["names"][piece.name]
+            else:
+                self.missing[group] = members
+        self.rendered: dict[tuple[str, str], str] = {}
+        for members in self.missing.values():
+            for piece in members:
+                text = self.rendered[piece.group, piece.name] = piece.render()
+                self.names[piece.group, piece.name] = names_used(text, piece.indent)
+        if settings.name == "none":
+            self._keep(self.rendered)
+
+    def _key(self, group: str) -> str:
+        return hashlib.sha256(f"{self.settings.key()}\0{group}".encode()).hexdigest()
+
+    def names_used(self, pieces: Iterable[Piece]) -> list[str]:
+        return sorted({name for piece in pieces for name in self.names[piece.group, piece.name]})
+
+    def rendered_missing(self) -> dict[str, str]:
+        """The rendered pieces to format, joined into one module per indentation (`pieces.joined`)."""
+        by_indent: dict[int, list[str]] = {}
+        for members in self.missing.values():
+            for piece in members:
+                by_indent.setdefault(piece.indent, []).append(self.rendered[piece.group, piece.name])
+        return {_joined_path(indent): joined(texts, indent) for indent, texts in by_indent.items()}
+
+    def formatted(self, formatted: Mapping[str, str]) -> None:
+        """Take the formatted pieces out of the formatter's results and keep them."""
+        for indent in {piece.indent for members in self.missing.values() for piece in members}:
+            order = [piece for members in self.missing.values() for piece in members if piece.indent == indent]
+            texts = split_joined(formatted[_joined_path(indent)], indent, len(order))
+            if texts is None:  # a piece's text mimics the separator: format these pieces one by one
+                texts = self._formatted_alone(order)
+            self._keep({(piece.group, piece.name): text for piece, text in zip(order, texts, strict=True)})
+
+    def _formatted_alone(self, pieces: Sequence[Piece]) -> list[str]:
+        alone = {f"piece_{n}.py": joined([self.rendered[p.group, p.name]], p.indent) for n, p in enumerate(pieces)}
+        results = _run_formatter(alone, self.settings, frozenset())
+        texts = []
+        for n, piece in enumerate(pieces):
+            # One piece, so no separator to split at: only the `class _:` line to drop.
+            lines = results[f"piece_{n}.py"].split("\n")[1 if piece.indent else 0 :]
+            texts.append("\n".join(lines).strip("\n"))
+        return texts
+
+    def _keep(self, texts: Mapping[tuple[str, str], str]) -> None:
+        self.texts.update(texts)
+        if self.store is None:
+            return
+        for group, members in self.missing.items():
+            if all((group, piece.name) in self.texts for piece in members):
+                entry = {
+                    "pieces": {piece.name: self.texts[group, piece.name] for piece in members},
+                    "names": {piece.name: self.names[group, piece.name] for piece in members},
+                }
+                self.store.put(self._key(group), entry)
+        self.store.prune()
+
+    def text(self, piece: Piece) -> str:
+        return self.texts[piece.group, piece.name]
+
+
+def _joined_path(indent: int) -> str:
+    return f"_pieces_{indent}.py"
+
+
+def _valid_pieces(entry: dict[str, Any]) -> bool:
+    pieces, names = entry.get("pieces"), entry.get("names")
+    return (
+        isinstance(pieces, dict)
+        and isinstance(names, dict)
+        and pieces.keys() == names.keys()
+        and all(isinstance(text, str) for text in pieces.values())
+        and all(isinstance(used, list) and all(isinstance(n, str) for n in used) for used in names.values())
+    )

@@ -58,6 +58,8 @@ class ModelsOutput:
     result_field_types: dict[str, FieldInfo] = field(default_factory=dict)
     #: Names imported by the generated code (`Literal`, `AnyUrl`...) -> the import line providing them.
     imports: dict[str, str] = field(default_factory=dict)
+    #: Tool wire name -> a hash of everything its models were made from (what the IR cache keys build on).
+    sources: dict[str, str] = field(default_factory=dict)
 
     def import_lines(self, names: Iterable[str]) -> set[str]:
         """The imports that make `names` (model classes, typing names) available to another module."""

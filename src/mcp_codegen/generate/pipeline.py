@@ -20,6 +20,7 @@ from mcp_codegen.generate.build_ir import build_client_spec, plan_tools
 from mcp_codegen.generate.cli_table import cli_commands
 from mcp_codegen.generate.fingerprint import input_hash
 from mcp_codegen.generate.formatting import format_python
+from mcp_codegen.generate.ir_cache import tool_irs
 from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes
 from mcp_codegen.generate.models import ModelsOutput
 from mcp_codegen.generate.project import project_files, project_version
@@ -55,7 +56,9 @@ def generate_files(
     plans = plan_tools(snapshot, diagnostics, options.selection)
     models = tool_models(plans, diagnostics)
     client_name = SERVER_CLIENT_PACKAGE if options.server else package_name
-    spec = build_client_spec(snapshot, plans, models, package_name=client_name, diagnostics=diagnostics)
+    spec = build_client_spec(
+        snapshot, plans, models, package_name=client_name, diagnostics=diagnostics, tool_irs=tool_irs(plans, models)
+    )
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
     rendered = render_package(
         spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime, cli=options.cli

@@ -7,6 +7,8 @@ are the only way server text reaches the output (see `pysource`).
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
 import json
 import os
 import pprint
@@ -38,6 +40,7 @@ from mcp_codegen.generate.method_source import (
 )
 from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.naming import suffixed_class_names
+from mcp_codegen.generate.pieces import Piece, PieceFile, slot_line
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen.runtime.command_line.table import Command
@@ -209,8 +212,9 @@ def render_package(
     tool_prefix: str = "",
     shared_runtime: bool = False,
     cli: bool = False,
-) -> dict[str, str]:
-    """Every generated Python and Markdown file of the package, by relative path (runtime excluded).
+) -> dict[str, str | PieceFile]:
+    """Every generated Python and Markdown file of the package, by relative path (runtime excluded); the client
+    and specs modules as their pieces (`pieces.py`).
 
     `shared_runtime`: the package is a subpackage of an umbrella and imports the umbrella's `_runtime`.
     """
@@ -218,7 +222,9 @@ def render_package(
     label = _server_label(spec)
     runtime = ".._runtime" if shared_runtime else "._runtime"
     context: dict[str, Any] = {"spec": spec, "header": header, "server_label": label, "runtime": runtime}
-    files = {
+    model_names = frozenset(name for name, _module in spec.signature_models)
+    async_methods, sync_methods, tool_specs = _tool_pieces(spec.tools, model_names)
+    files: dict[str, str | PieceFile] = {
         "__init__.py": environment.get_template("package_init.py.jinja").render(
             context,
             module_docstring=docstring(_package_description(spec), 0),
@@ -226,19 +232,28 @@ def render_package(
             lazy_exports=_lazy_exports(spec, runtime),
             package_all=_package_all(spec),
         ),
-        "client.py": environment.get_template("client.py.jinja").render(
-            context,
-            model_names=frozenset(name for name, _module in spec.signature_models),
-            **_client_type_imports(spec),
-            client_docstring=docstring(_client_description(spec, blocking=False), 4),
-            sync_client_docstring=docstring(_client_description(spec, blocking=True), 4),
+        "client.py": PieceFile(
+            environment.get_template("client.py.jinja").render(
+                context,
+                model_names=model_names,
+                async_tool_methods=[slot_line(4)] * len(async_methods),
+                sync_tool_methods=[slot_line(4)] * len(sync_methods),
+                **_client_type_imports(spec),
+                client_docstring=docstring(_client_description(spec, blocking=False), 4),
+                sync_client_docstring=docstring(_client_description(spec, blocking=True), 4),
+            ),
+            async_methods + sync_methods,
         ),
-        "specs.py": environment.get_template("specs.py.jinja").render(
-            context,
-            spec_imports=_spec_imports(spec, models),
-            launch_source=_literal(spec.launch),
-            instructions_source=_text_literal(spec.instructions),
-            tool_prefix=tool_prefix,
+        "specs.py": PieceFile(
+            environment.get_template("specs.py.jinja").render(
+                context,
+                spec_imports=_spec_imports(spec, models),
+                launch_source=_literal(spec.launch),
+                instructions_source=_text_literal(spec.instructions),
+                tool_prefix=tool_prefix,
+                tool_specs=[slot_line(0)] * len(tool_specs),
+            ),
+            tool_specs,
         ),
         "testing.py": environment.get_template("testing.py.jinja").render(
             context, spec_imports=_spec_imports(spec, models), **_testing_names(spec, models)
@@ -259,6 +274,33 @@ def render_package(
     for module, body in sorted(models.modules.items()):
         files[f"models/{module}.py"] = module_template.render(context, body=body)
     return files
+
+
+def _tool_pieces(
+    tools: Sequence[ir.Tool], model_names: frozenset[str]
+) -> tuple[tuple[Piece, ...], tuple[Piece, ...], tuple[Piece, ...]]:
+    """Each tool's async method, blocking method and spec (`pieces.py`), rendered only if the formatter asks."""
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
+
+    environment = _environment()
+    kinds = ("async_tool_method", "sync_tool_method", "tool_spec")
+    templates = {kind: environment.get_template(f"pieces/{kind}.py.jinja") for kind in kinds}
+    pieces: dict[str, list[Piece]] = {kind: [] for kind in kinds}
+    for tool in tools:
+        names = set(names_in(tool.return_type))
+        for parameter in tool.parameters:
+            names |= names_in(parameter.type_source)
+        qualified_names = frozenset(names & model_names)  # all the pieces depend on of the package's models
+        what = f"{generator_fingerprint()}\0{tool!r}\0{sorted(qualified_names)!r}"
+        group = hashlib.sha256(what.encode()).hexdigest()
+        for kind in kinds:
+            render = functools.partial(_render_piece, templates[kind], tool, qualified_names)
+            pieces[kind].append(Piece(group, kind, 0 if kind == "tool_spec" else 4, render))
+    return tuple(pieces["async_tool_method"]), tuple(pieces["sync_tool_method"]), tuple(pieces["tool_spec"])
+
+
+def _render_piece(template: jinja2.Template, tool: ir.Tool, model_names: frozenset[str]) -> str:
+    return template.render(tool=tool, model_names=model_names).rstrip("\n")
 
 
 def render_cli(

@@ -61,6 +61,7 @@ def tool_models(plans: Sequence[ToolPlan], diagnostics: Diagnostics, *, workers:
     merged = ModelsOutput()
     for index, plan in enumerate(plans):
         _merge(merged, found[index], plan, diagnostics)
+        merged.sources[plan.wire_name] = keys[index]
     return merged
 
 

@@ -14,13 +14,14 @@ then `finish` each) so that `--strict` writes nothing when any server warns.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import StrictModeError
-from mcp_codegen.generate.manifest import read_manifest, recorded_diagnostics
+from mcp_codegen.generate.manifest import digest, read_manifest, recorded_diagnostics
 from mcp_codegen.output.write import (
     Difference,
     check_location,
@@ -102,16 +103,7 @@ def prepare(
         if options.server:
             _check_handlers(output, (output / "server.py").read_text(encoding="utf-8"), diagnostics)
         return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, None)
-    from mcp_codegen.generate.cache import has_results
-    from mcp_codegen.generate.fingerprint import generator_fingerprint
-    from mcp_codegen.generate.workers import warm_workers
-
-    # Regenerating a package whose tools' models this generator has cached: one worker for the few that changed
-    # (a second would compete with this process for a core); otherwise one per core.
-    regenerating = (
-        output.is_dir() and read_manifest(output) is not None and has_results("models", generator_fingerprint())
-    )
-    with warm_workers(1 if regenerating else None):  # the model generator starts while the pipeline is imported
+    with model_workers(output):  # the model generator starts while the pipeline is imported (if not started yet)
         from mcp_codegen.generate.pipeline import HandlersFile, generate_files
 
         handlers = None
@@ -125,6 +117,32 @@ def prepare(
     if options.server:
         _check_handlers(output, files["server.py"].decode("utf-8"), diagnostics)
     return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, files, stubs)
+
+
+def model_workers(output: Path) -> AbstractContextManager[None]:
+    """Model generator workers started now for a run generating into `output` (`workers.warm_workers`).
+
+    Regenerating a package whose tools' models this generator has cached: one worker for the few that changed
+    (a second would compete with this process for a core); otherwise one per core."""
+    from mcp_codegen.generate.cache import has_results
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
+    from mcp_codegen.generate.workers import warm_workers
+
+    regenerating = (
+        output.is_dir() and read_manifest(output) is not None and has_results("models", generator_fingerprint())
+    )
+    return warm_workers(1 if regenerating else None)
+
+
+def new_snapshot(snapshot_file: Path, output: Path) -> bool:
+    """Whether `snapshot_file` differs from the snapshot `output` was generated from (a cheap byte compare: a
+    snapshot written by mcp-codegen is byte for byte the package's `snapshot.json`)."""
+    recorded = (read_manifest(output) or {}).get("files")
+    try:
+        data = snapshot_file.read_bytes()
+    except OSError:
+        return True
+    return not isinstance(recorded, dict) or recorded.get("snapshot.json") != digest(data)
 
 
 def enforce_strict(diagnostics: Iterable[Diagnostics], allowed: Collection[str] = ()) -> None:

@@ -1,0 +1,94 @@
+"""Each tool's IR (`build_ir.tool_ir`), kept in the user's cache by what it is built from: a run builds only the
+changed tools' IR, and never re-parses the model source of the others (`cache.py`, `tool-ir/`).
+
+A tool's IR is a pure function of its plan (its listing, the names given to it) and of its own models, which are
+themselves named by a hash of what they are made from (`ModelsOutput.sources`): those two make the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from mcp_codegen.diagnostics import Diagnostic, Level
+from mcp_codegen.generate import ir
+from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, tool_ir
+from mcp_codegen.generate.cache import ResultCache
+from mcp_codegen.generate.models import ModelsOutput
+
+
+def tool_irs(plans: Sequence[ToolPlan], models: ModelsOutput) -> list[ToolIR]:
+    """`tool_ir` of every plan, in order: from the cache where it holds them, built (and kept) otherwise."""
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
+
+    store = ResultCache.open("tool-ir", generator_fingerprint(), _valid)
+    parts = []
+    for plan in plans:
+        key = _key(plan, models.sources.get(plan.wire_name, ""))
+        cached = _from_json(store.get(key)) if store is not None else None
+        if cached is not None:
+            parts.append(cached)
+            continue
+        part = tool_ir(plan, models)
+        if store is not None:
+            store.put(key, _as_json(part))
+        parts.append(part)
+    if store is not None:
+        store.prune()
+    return parts
+
+
+def _key(plan: ToolPlan, models_source: str) -> str:
+    facts = [
+        models_source,
+        plan.raw,
+        plan.python_name,
+        plan.class_prefix,
+        plan.description_override,
+        plan.parameter_names,
+        plan.parameter_notes,
+        plan.unwrap_result,
+        plan.prepared.permissive_arguments,
+        plan.prepared.result_class,
+    ]
+    text = json.dumps(facts, ensure_ascii=False, separators=(",", ":"))  # keys keep their order
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _as_json(part: ToolIR) -> dict[str, Any]:
+    return {
+        "tool": dataclasses.asdict(part.tool),
+        "argumentModels": [dataclasses.asdict(model) for model in part.argument_models],
+        "diagnostics": [diagnostic.as_json() for diagnostic in part.diagnostics],
+    }
+
+
+def _from_json(entry: dict[str, Any] | None) -> ToolIR | None:
+    """The entry's IR, or None when there is none or it is not one this version wrote (a miss, never an error)."""
+    if entry is None or entry.keys() != {"tool", "argumentModels", "diagnostics"}:
+        return None
+    try:
+        return _parsed(entry)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def _parsed(entry: dict[str, Any]) -> ToolIR:
+    tool = entry["tool"]
+    models = entry["argumentModels"]
+    return ToolIR(
+        tool=ir.Tool(**{**tool, "parameters": tuple(ir.Parameter(**p) for p in tool["parameters"])}),
+        argument_models=tuple(
+            ir.Model(**{**m, "fields": tuple(ir.ModelField(**f) for f in m["fields"])}) for m in models
+        ),
+        diagnostics=tuple(
+            Diagnostic(d["location"], d["message"], Level(d["level"]), d["code"]) for d in entry["diagnostics"]
+        ),
+    )
+
+
+def _valid(entry: dict[str, Any]) -> bool:
+    return isinstance(entry.get("tool"), dict)  # the whole entry is checked as it is read (`_from_json`)
