@@ -243,7 +243,7 @@ async def test_agent_tools_of_a_view_use_its_options() -> None:
 
 def test_with_options_is_a_reserved_member_name() -> None:
     """A tool named `with_options` must not shadow the method: the generator renames it."""
-    from mcp_codegen.generate.naming import RESERVED_CLIENT_MEMBERS
+    from mcp_codegen.generate.client_members import RESERVED_CLIENT_MEMBERS
 
     assert "with_options" in RESERVED_CLIENT_MEMBERS
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 import keyword
 
 from mcp_codegen.casing import snake_case
+from mcp_codegen.generate.client_members import RESERVED_CLIENT_MEMBERS
 from mcp_codegen.generate.naming import (
-    RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
     NameRegistry,
     class_prefixes,

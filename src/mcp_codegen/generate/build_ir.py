@@ -16,12 +16,11 @@ from mcp_codegen import __version__
 from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostic, Diagnostics
 from mcp_codegen.generate import ir
+from mcp_codegen.generate.client_members import RESERVED_CLIENT_MEMBERS, RESERVED_NAMESPACE_MEMBERS
 from mcp_codegen.generate.model_defaults import default_source
 from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, names_in
 from mcp_codegen.generate.naming import (
-    RESERVED_CLIENT_MEMBERS,
     RESERVED_IDENTIFIERS,
-    RESERVED_NAMESPACE_MEMBERS,
     RESERVED_PARAMETERS,
     NameRegistry,
     class_prefixes,

@@ -180,15 +180,38 @@ def _uses_line(names: Iterable[str]) -> str:
     return f"({listed},)\n" if listed else "()\n"
 
 
+#: Entries of `formatted-pieces` read ahead (`read_ahead_pieces`), by cache key: taken, not read again.
+_read_ahead: dict[str, dict[str, Any]] = {}
+
+
+def read_ahead_pieces(groups: Iterable[str], settings: FormatterSettings = _DEFAULT) -> None:
+    """Read the cached formatted pieces of these tools (`Piece.group`) now: a run does it while it waits for the
+    model generator, so that formatting later finds them in memory."""
+    _read_ahead.clear()
+    store = _piece_store(settings)
+    if store is None or settings.name == "none":
+        return
+    for group in groups:
+        key = _piece_key(group, settings)
+        if (entry := store.get(key)) is not None:
+            _read_ahead[key] = entry
+
+
+def _piece_store(settings: FormatterSettings) -> ResultCache | None:
+    return ResultCache.open(f"formatted-pieces-{settings.name}", _fingerprint(settings.name), _valid_pieces)
+
+
+def _piece_key(group: str, settings: FormatterSettings) -> str:
+    return hashlib.sha256(f"{settings.key()}\0{group}".encode()).hexdigest()
+
+
 class _PieceTexts:
     """The formatted text of every piece: from the cache (`formatted-pieces/`, one entry per tool: its pieces and
     the names each uses), or rendered and formatted here (`rendered_missing`, then `formatted`)."""
 
     def __init__(self, settings: FormatterSettings, pieces: Sequence[Piece]) -> None:
         self.settings = settings
-        self.store = ResultCache.open(
-            f"formatted-pieces-{settings.name}", _fingerprint(settings.name), _valid_pieces
-        )
+        self.store = _piece_store(settings)
         self.texts: dict[tuple[str, str], str] = {}
         self.names: dict[tuple[str, str], list[str]] = {}
         groups: dict[str, list[Piece]] = {}
@@ -196,7 +219,8 @@ class _PieceTexts:
             groups.setdefault(piece.group, []).append(piece)
         self.missing: dict[str, list[Piece]] = {}
         for group, members in groups.items():
-            entry = self.store.get(self._key(group)) if self.store is not None else None
+            key = _piece_key(group, settings)
+            entry = _read_ahead.pop(key, None) or (self.store.get(key) if self.store is not None else None)
             if entry is not None and all(piece.name in entry["pieces"] for piece in members):
                 for piece in members:
                     self.texts[group, piece.name] = entry["pieces"][piece.name]
@@ -210,9 +234,6 @@ class _PieceTexts:
                 self.names[piece.group, piece.name] = names_used(text, piece.indent)
         if settings.name == "none":
             self._keep(self.rendered)
-
-    def _key(self, group: str) -> str:
-        return hashlib.sha256(f"{self.settings.key()}\0{group}".encode()).hexdigest()
 
     def names_used(self, pieces: Iterable[Piece]) -> list[str]:
         return sorted({name for piece in pieces for name in self.names[piece.group, piece.name]})
@@ -254,7 +275,7 @@ class _PieceTexts:
                     "pieces": {piece.name: self.texts[group, piece.name] for piece in members},
                     "names": {piece.name: self.names[group, piece.name] for piece in members},
                 }
-                self.store.put(self._key(group), entry)
+                self.store.put(_piece_key(group, self.settings), entry)
         self.store.prune()
 
     def text(self, piece: Piece) -> str:

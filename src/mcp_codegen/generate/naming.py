@@ -12,8 +12,6 @@ from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel
 
-from mcp_codegen import runtime
-
 #: Attributes of pydantic models, their metaclass's included: datamodel-code-generator renames a field
 #: `mro` or `register` too.
 PYDANTIC_MODEL_ATTRIBUTES: frozenset[str] = frozenset(dir(BaseModel)) | frozenset(dir(type(BaseModel)))
@@ -36,25 +34,6 @@ ANNOTATION_BUILTINS: frozenset[str] = frozenset(
 #: so `range` stays `range`.
 RESERVED_PARAMETERS: frozenset[str] = frozenset(
     {*keyword.kwlist, "_", "self", *ANNOTATION_BUILTINS, *PYDANTIC_MODEL_ATTRIBUTES}
-)
-
-
-def public_members(*classes: type) -> frozenset[str]:
-    """Every public attribute `classes` have, inherited ones included (`dir` walks the MRO)."""
-    return frozenset(name for cls in classes for name in dir(cls) if not name.startswith("_"))
-
-
-#: Public names of the generated client classes: their runtime bases' members (read from the classes, so a
-#: member added to the runtime is reserved without a list to update) and the properties the template adds.
-#: A tool method must not shadow them. The runtime is already imported by the generator (drift hashes).
-_TEMPLATE_MEMBERS = frozenset({"prompts", "resources"})
-RESERVED_CLIENT_MEMBERS: frozenset[str] = (
-    public_members(runtime.AsyncClientBase, runtime.SyncClientBase) | _TEMPLATE_MEMBERS
-)
-
-#: Public names of the generated `prompts` and `resources` namespaces' bases, which their methods must not shadow.
-RESERVED_NAMESPACE_MEMBERS: frozenset[str] = public_members(
-    runtime.AsyncPromptsBase, runtime.AsyncResourcesBase, runtime.SyncPromptsBase, runtime.SyncResourcesBase
 )
 
 

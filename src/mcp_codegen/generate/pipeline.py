@@ -8,6 +8,7 @@ snapshot (`snapshot.model`) -> plans and IR (`build_ir`) -> models (`tool_models
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -16,15 +17,15 @@ from mcp_codegen import __version__
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
 from mcp_codegen.generate import ir
-from mcp_codegen.generate.build_ir import build_client_spec, plan_tools
+from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, build_client_spec, plan_tools
 from mcp_codegen.generate.cli_table import cli_commands
 from mcp_codegen.generate.fingerprint import input_hash
-from mcp_codegen.generate.formatting import format_python
+from mcp_codegen.generate.formatting import format_python, read_ahead_pieces
 from mcp_codegen.generate.ir_cache import tool_irs
 from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes
 from mcp_codegen.generate.models import ModelsOutput
 from mcp_codegen.generate.project import project_files, project_version
-from mcp_codegen.generate.render import header_line, render_cli, render_package, render_server
+from mcp_codegen.generate.render import header_line, piece_group, render_cli, render_package, render_server
 from mcp_codegen.generate.snapshot_text import snapshot_text as snapshot_text_of
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
@@ -54,10 +55,26 @@ def generate_files(
     snapshot_text = snapshot_text_of(snapshot)
     snapshot = Snapshot.from_text(snapshot_text)
     plans = plan_tools(snapshot, diagnostics, options.selection)
-    models = tool_models(plans, diagnostics)
+    # The IR of the tools whose models are cached is built while the model generator makes the others'.
+    irs: dict[str, ToolIR] = {}
+
+    def while_waiting(cached: Sequence[ToolPlan], cached_models: ModelsOutput) -> None:
+        parts = tool_irs(cached, cached_models)
+        irs.update(zip((plan.wire_name for plan in cached), parts, strict=True))
+        groups = (piece_group(part.tool, cached_models.class_module)[0] for part in parts)
+        read_ahead_pieces(groups, options.formatting())
+
+    models = tool_models(plans, diagnostics, while_waiting=while_waiting)
+    rest = [plan for plan in plans if plan.wire_name not in irs]
+    irs.update(zip((plan.wire_name for plan in rest), tool_irs(rest, models), strict=True))
     client_name = SERVER_CLIENT_PACKAGE if options.server else package_name
     spec = build_client_spec(
-        snapshot, plans, models, package_name=client_name, diagnostics=diagnostics, tool_irs=tool_irs(plans, models)
+        snapshot,
+        plans,
+        models,
+        package_name=client_name,
+        diagnostics=diagnostics,
+        tool_irs=[irs[plan.wire_name] for plan in plans],
     )
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
     rendered = render_package(

@@ -13,7 +13,7 @@ import json
 import os
 import pprint
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -280,23 +280,29 @@ def _tool_pieces(
     tools: Sequence[ir.Tool], model_names: frozenset[str]
 ) -> tuple[tuple[Piece, ...], tuple[Piece, ...], tuple[Piece, ...]]:
     """Each tool's async method, blocking method and spec (`pieces.py`), rendered only if the formatter asks."""
-    from mcp_codegen.generate.fingerprint import generator_fingerprint
-
     environment = _environment()
     kinds = ("async_tool_method", "sync_tool_method", "tool_spec")
     templates = {kind: environment.get_template(f"pieces/{kind}.py.jinja") for kind in kinds}
     pieces: dict[str, list[Piece]] = {kind: [] for kind in kinds}
     for tool in tools:
-        names = set(names_in(tool.return_type))
-        for parameter in tool.parameters:
-            names |= names_in(parameter.type_source)
-        qualified_names = frozenset(names & model_names)  # all the pieces depend on of the package's models
-        what = f"{generator_fingerprint()}\0{tool!r}\0{sorted(qualified_names)!r}"
-        group = hashlib.sha256(what.encode()).hexdigest()
+        group, qualified_names = piece_group(tool, model_names)
         for kind in kinds:
             render = functools.partial(_render_piece, templates[kind], tool, qualified_names)
             pieces[kind].append(Piece(group, kind, 0 if kind == "tool_spec" else 4, render))
     return tuple(pieces["async_tool_method"]), tuple(pieces["sync_tool_method"]), tuple(pieces["tool_spec"])
+
+
+def piece_group(tool: ir.Tool, model_names: Collection[str]) -> tuple[str, frozenset[str]]:
+    """The hash naming what a tool's pieces are rendered from, and the model classes among its types (all the
+    pieces depend on of the package's models: they are written `models.Name`)."""
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
+
+    names = set(names_in(tool.return_type))
+    for parameter in tool.parameters:
+        names |= names_in(parameter.type_source)
+    qualified_names = frozenset(name for name in names if name in model_names)
+    what = f"{generator_fingerprint()}\0{tool!r}\0{sorted(qualified_names)!r}"
+    return hashlib.sha256(what.encode()).hexdigest(), qualified_names
 
 
 def _render_piece(template: jinja2.Template, tool: ir.Tool, model_names: frozenset[str]) -> str:

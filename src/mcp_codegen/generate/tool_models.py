@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
@@ -35,11 +35,18 @@ from mcp_codegen.generate.workers import cores, run_units
 PARALLEL_FROM = 12
 
 
-def tool_models(plans: Sequence[ToolPlan], diagnostics: Diagnostics, *, workers: int | None = None) -> ModelsOutput:
+def tool_models(
+    plans: Sequence[ToolPlan],
+    diagnostics: Diagnostics,
+    *,
+    workers: int | None = None,
+    while_waiting: Callable[[Sequence[ToolPlan], ModelsOutput], None] | None = None,
+) -> ModelsOutput:
     """The models of every tool of `plans`, merged in plan order (cache and workers as the module says).
 
     `workers` forces the number of worker processes (1: none); by default both cores are used when at least
-    `PARALLEL_FROM` tools miss the cache.
+    `PARALLEL_FROM` tools miss the cache. `while_waiting(plans, models)` is given the tools found in the cache
+    and their models while the others are made: the next stages' work on them overlaps the model generator's.
     """
     from mcp_codegen.generate.fingerprint import generator_fingerprint
 
@@ -52,7 +59,16 @@ def tool_models(plans: Sequence[ToolPlan], diagnostics: Diagnostics, *, workers:
         if entry is not None:
             found[index] = entry
     missing = [index for index in range(len(plans)) if index not in found]
-    for index, entry in zip(missing, _generate([units[i] for i in missing], workers), strict=True):
+
+    def cached_ones() -> None:
+        if while_waiting is not None:
+            cached = ModelsOutput()
+            for index in sorted(found):  # merged apart: their diagnostics are added by the merge below
+                _merge(cached, found[index], plans[index], Diagnostics(), keys[index])
+            while_waiting([plans[index] for index in sorted(found)], cached)
+
+    generated = _generate([units[i] for i in missing], workers, cached_ones)
+    for index, entry in zip(missing, generated, strict=True):
         found[index] = entry
         if store is not None:
             store.put(keys[index], entry)
@@ -60,8 +76,7 @@ def tool_models(plans: Sequence[ToolPlan], diagnostics: Diagnostics, *, workers:
         store.prune()
     merged = ModelsOutput()
     for index, plan in enumerate(plans):
-        _merge(merged, found[index], plan, diagnostics)
-        merged.sources[plan.wire_name] = keys[index]
+        _merge(merged, found[index], plan, diagnostics, keys[index])
     return merged
 
 
@@ -86,12 +101,15 @@ def _key(unit: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _generate(units: Sequence[dict[str, Any]], workers: int | None) -> list[dict[str, Any]]:
+def _generate(
+    units: Sequence[dict[str, Any]], workers: int | None, while_waiting: Callable[[], None]
+) -> list[dict[str, Any]]:
     count = workers if workers is not None else (cores() if len(units) >= PARALLEL_FROM else 1)
-    return run_units(units, count)
+    return run_units(units, count, while_waiting)
 
 
-def _merge(merged: ModelsOutput, entry: dict[str, Any], plan: ToolPlan, diagnostics: Diagnostics) -> None:
+def _merge(merged: ModelsOutput, entry: dict[str, Any], plan: ToolPlan, diagnostics: Diagnostics, key: str) -> None:
+    merged.sources[plan.wire_name] = key
     if entry["failed"] is not None:
         diagnostics.warn(
             f"tools.{plan.wire_name}",

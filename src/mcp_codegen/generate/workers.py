@@ -18,7 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -52,12 +52,14 @@ def warm_workers(count: int | None = None) -> Iterator[None]:
             worker.stop()
 
 
-def run_units(units: Sequence[Unit], count: int) -> list[Entry]:
+def run_units(units: Sequence[Unit], count: int, while_waiting: Callable[[], None] = lambda: None) -> list[Entry]:
     """`model_units.generate_units(units)`, split into `count` contiguous shares over worker processes (the
-    warm ones when a `warm_workers()` block is open); results come back in order whatever the split."""
+    warm ones when a `warm_workers()` block is open); results come back in order whatever the split.
+    `while_waiting` runs once the shares are sent (or, without workers, first)."""
     from mcp_codegen.generate.model_units import generate_units
 
     if not units:
+        while_waiting()
         return []
     workers = _active
     started: list[Worker] = []
@@ -66,6 +68,7 @@ def run_units(units: Sequence[Unit], count: int) -> list[Entry]:
         workers.extend(Worker(warm=True) for _ in range(min(count, cores()) - len(workers)))
     if workers is None:
         if count <= 1:
+            while_waiting()
             return generate_units(units)
         import datamodel_code_generator  # noqa: F401 - imported once here, inherited by forked workers
 
@@ -75,6 +78,7 @@ def run_units(units: Sequence[Unit], count: int) -> list[Entry]:
         size = -(-len(units) // count)
         shares = [list(units[start : start + size]) for start in range(0, len(units), size)]
         sent = [worker.send(share) for worker, share in zip(workers, shares, strict=False)]
+        while_waiting()
         results: list[Entry] = []
         for worker, share, delivered in zip(workers, shares, sent, strict=False):
             answer = worker.receive() if delivered else None
