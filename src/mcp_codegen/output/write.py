@@ -44,14 +44,24 @@ def is_current(directory: Path, input_hash: str) -> bool:
 
 
 def _tree_files(directory: Path, *, with_manifest: bool = False) -> list[str]:
-    return sorted(
-        path.relative_to(directory).as_posix()
-        for path in directory.rglob("*")
-        if (path.is_file() or path.is_symlink())
-        and (with_manifest or path.relative_to(directory).as_posix() != MANIFEST)
-        and "__pycache__" not in path.parts
-        and not path.name.endswith(".pyc")
-    )
+    """Every file under `directory` (a symbolic link counts as a file and is never followed), caches left out."""
+    found: list[str] = []
+
+    def walk(folder: str, prefix: str) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # unreadable: as if empty
+            return
+        for entry in entries:
+            if entry.name == "__pycache__" or entry.name.endswith(".pyc"):
+                continue
+            if entry.is_symlink() or entry.is_file():
+                found.append(prefix + entry.name)
+            elif entry.is_dir():
+                walk(entry.path, f"{prefix}{entry.name}/")
+
+    walk(str(directory), "")
+    return sorted(path for path in found if with_manifest or path != MANIFEST)
 
 
 def generated_paths(directory: Path) -> set[str] | None:
