@@ -15,6 +15,7 @@ from typing import Any
 from helpers import CORPUS
 
 from cli.test_cli import run, write_json
+from mcp_codegen.output.job import new_snapshot
 
 GITHUB: dict[str, Any] = {**json.loads((CORPUS / "github.json").read_text(encoding="utf-8")), "formatVersion": 1}
 
@@ -94,3 +95,15 @@ def test_a_crafted_manifest_cannot_make_a_regeneration_touch_files_outside_the_p
     _generate(write_json(tmp_path / "b.json", changed), package)
     assert (outside / "keep.txt").read_text(encoding="utf-8") == "keep\n"
     assert "Changed." in (package / "client.py").read_text(encoding="utf-8")
+
+
+def test_the_model_generator_starts_early_only_for_a_snapshot_other_than_the_packages(tmp_path: Path) -> None:
+    package = tmp_path / "out" / "github_client"
+    original = write_json(tmp_path / "a.json", GITHUB)
+    assert new_snapshot(original, package)  # nothing generated yet
+    _generate(original, package, MCP_CODEGEN_CACHE_DIR=str(tmp_path / "cache"))
+    own = package / "snapshot.json"
+    assert not new_snapshot(own, package)  # byte for byte the package's own: most likely up to date
+    edited = write_json(tmp_path / "b.json", {**GITHUB, "instructions": "Changed."})
+    assert new_snapshot(edited, package)
+    assert new_snapshot(tmp_path / "missing.json", package)

@@ -65,6 +65,19 @@ def test_regeneration_keeps_the_users_own_files(generated: Path, tmp_path: Path)
     assert "my_extra.py" not in recorded and "client.py" in recorded
 
 
+def test_a_users_link_to_a_folder_is_kept_as_a_link_and_never_followed(generated: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "data.txt").write_text("mine\n")
+    (generated / "linked").symlink_to(outside, target_is_directory=True)
+    (generated / "__pycache__").mkdir(exist_ok=True)
+    (generated / "__pycache__" / "client.cpython-311.pyc").write_bytes(b"cache")
+    result = run("generate", "--snapshot", str(_changed_snapshot(tmp_path)), "-o", str(generated))
+    assert result.returncode == 0, result.stderr
+    assert "kept 1 file of yours" in result.stderr and "linked" in result.stderr  # the link, not what it reaches
+    assert (generated / "linked").is_symlink() and (generated / "linked" / "deep" / "data.txt").read_text() == "mine\n"
+
+
 def test_users_files_do_not_make_the_output_stale(generated: Path, tiny: Path) -> None:
     (generated / "my_extra.py").write_text("EXTRA = 1\n")
     before = state(generated)

@@ -33,10 +33,12 @@ class Piece:
 
 @dataclass(frozen=True)
 class PieceFile:
-    """A file as its skeleton (a `SLOT` line, indented, where each piece goes, in order) and its pieces."""
+    """A file as its skeleton (a `SLOT` line, indented, where each piece goes, in order) and its pieces, and the
+    file rendered whole, for when server text in the skeleton looks like a slot (then the slots are not known)."""
 
     skeleton: str
     pieces: tuple[Piece, ...]
+    render_whole: Callable[[], str]
 
     def slots_match(self) -> bool:
         """Whether the skeleton has exactly one slot per piece (server text in a docstring could mimic one)."""
@@ -50,8 +52,8 @@ class PieceFile:
         return "\n".join(lines)
 
     def whole(self) -> str:
-        """The file with every piece rendered in its slot (as the template alone would give it)."""
-        return self.assembled(self.skeleton, [piece.render() for piece in self.pieces])
+        """The file with every piece rendered in its place (as the template alone gives it)."""
+        return self.render_whole()
 
 
 def slot_line(indent: int) -> str:

@@ -232,28 +232,27 @@ def render_package(
             lazy_exports=_lazy_exports(spec, runtime),
             package_all=_package_all(spec),
         ),
-        "client.py": PieceFile(
-            environment.get_template("client.py.jinja").render(
-                context,
-                model_names=model_names,
-                async_tool_methods=[slot_line(4)] * len(async_methods),
-                sync_tool_methods=[slot_line(4)] * len(sync_methods),
+        "client.py": _piece_file(
+            environment.get_template("client.py.jinja"),
+            {
+                **context,
+                "model_names": model_names,
                 **_client_type_imports(spec),
-                client_docstring=docstring(_client_description(spec, blocking=False), 4),
-                sync_client_docstring=docstring(_client_description(spec, blocking=True), 4),
-            ),
-            async_methods + sync_methods,
+                "client_docstring": docstring(_client_description(spec, blocking=False), 4),
+                "sync_client_docstring": docstring(_client_description(spec, blocking=True), 4),
+            },
+            {"async_tool_methods": async_methods, "sync_tool_methods": sync_methods},
         ),
-        "specs.py": PieceFile(
-            environment.get_template("specs.py.jinja").render(
-                context,
-                spec_imports=_spec_imports(spec, models),
-                launch_source=_literal(spec.launch),
-                instructions_source=_text_literal(spec.instructions),
-                tool_prefix=tool_prefix,
-                tool_specs=[slot_line(0)] * len(tool_specs),
-            ),
-            tool_specs,
+        "specs.py": _piece_file(
+            environment.get_template("specs.py.jinja"),
+            {
+                **context,
+                "spec_imports": _spec_imports(spec, models),
+                "launch_source": _literal(spec.launch),
+                "instructions_source": _text_literal(spec.instructions),
+                "tool_prefix": tool_prefix,
+            },
+            {"tool_specs": tool_specs},
         ),
         "testing.py": environment.get_template("testing.py.jinja").render(
             context, spec_imports=_spec_imports(spec, models), **_testing_names(spec, models)
@@ -290,6 +289,16 @@ def _tool_pieces(
             render = functools.partial(_render_piece, templates[kind], tool, qualified_names)
             pieces[kind].append(Piece(group, kind, 0 if kind == "tool_spec" else 4, render))
     return tuple(pieces["async_tool_method"]), tuple(pieces["sync_tool_method"]), tuple(pieces["tool_spec"])
+
+
+def _piece_file(template: jinja2.Template, context: dict[str, Any], slots: dict[str, tuple[Piece, ...]]) -> PieceFile:
+    """A module whose template takes its pieces as lists of text (`slots`: list name -> pieces)."""
+    skeleton = template.render(context, **{name: [slot_line(p.indent) for p in group] for name, group in slots.items()})
+
+    def whole() -> str:
+        return template.render(context, **{name: [piece.render() for piece in group] for name, group in slots.items()})
+
+    return PieceFile(skeleton, tuple(piece for group in slots.values() for piece in group), whole)
 
 
 def piece_group(tool: ir.Tool, model_names: Collection[str]) -> tuple[str, frozenset[str]]:
