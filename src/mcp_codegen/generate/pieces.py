@@ -10,7 +10,7 @@ own and the skeleton already has the blank lines it would leave around them (the
 
 from __future__ import annotations
 
-import ast
+import symtable
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -67,17 +67,18 @@ def slot_lines(text: str) -> list[int]:
 
 def names_used(piece_text: str, indent: int) -> list[str]:
     """The module-level names a piece's code refers to (sorted): with them the skeleton's unused imports can be
-    told. Its methods' parameters are left out, so renaming one does not change the skeleton."""
-    tree = ast.parse(f"class _:\n{piece_text}\n" if indent else piece_text)
-    parameters = {
-        argument.arg
-        for node in ast.walk(tree)
-        if isinstance(node, ast.arguments)
-        for argument in [*node.posonlyargs, *node.args, *node.kwonlyargs, node.vararg, node.kwarg]
-        if argument is not None
-    }
-    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-    return sorted(used - parameters)
+    told. Its methods' parameters are left out, so renaming one does not change the skeleton. (The symbol table
+    says it at half the cost of walking the syntax tree: a cold run asks for every piece of a large server.)"""
+    tables = [symtable.symtable(f"class _:\n{piece_text}\n" if indent else piece_text, "<piece>", "exec")]
+    used: set[str] = set()
+    while tables:
+        table = tables.pop()
+        module = table.get_type() == "module"
+        for symbol in table.get_symbols():
+            if symbol.is_referenced() and not symbol.is_assigned() and (module or symbol.is_global()):
+                used.add(symbol.get_name())
+        tables.extend(table.get_children())
+    return sorted(used)
 
 
 def joined(texts: Sequence[str], indent: int) -> str:
