@@ -43,7 +43,6 @@ def test_two_skeleton_runs_into_one_directory_keep_one_handlers_file(tmp_path: P
     output = tmp_path / "server"
     first = _start(snapshot, output, "--server-skeleton")
     second = _start(snapshot, output, "--server-skeleton")
-    for process in (first, second):
-        process.communicate(timeout=120)
-    assert (output / "handlers.py").is_file()
+    said = [process.communicate(timeout=120)[0] for process in (first, second)]
+    assert (output / "handlers.py").is_file(), said
     assert not [path.name for path in output.iterdir() if path.name.endswith(".tmp")]
