@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from importlib.metadata import PackageNotFoundError, requires
 
 from mcp_codegen import __version__
 from mcp_codegen.diagnostics import Diagnostics
@@ -26,6 +25,8 @@ _DISTRIBUTION = "mcp-client-codegen"
 @cache
 def runtime_requirements() -> tuple[str, ...]:
     """mcp-codegen's own requirements on the runtime's dependencies (`mcp<2.4,>=2.3`, ...): one source of truth."""
+    from importlib.metadata import PackageNotFoundError, requires  # slow to import: only for --meta pyproject
+
     from packaging.requirements import Requirement
 
     try:
