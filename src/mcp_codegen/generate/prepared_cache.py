@@ -1,0 +1,100 @@
+"""Each tool's prepared schemas (`schema_prep.prepare_tool`) kept in the user's cache, replayed while they still hold.
+
+Preparing a tool reads only its own two schemas, its class prefix and its location; it depends on the other
+tools only through the class names it is granted (`ClassNames`: unique across tools, asked in sorted tool
+order), and its only other effect is the diagnostics it emits. So an entry (`prepared/` in `cache.py`'s
+cache, keyed by those inputs) records what was asked and granted, the diagnostics and the `PreparedTool`;
+a later run uses it only when `ClassNames.replay` grants the same names now (a tool added before it may
+have taken one), else prepares the tool again. Either way the result is what preparing it gives.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import fields
+from typing import Any
+
+from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
+from mcp_codegen.generate.cache import ResultCache
+from mcp_codegen.generate.naming import ClassNames
+from mcp_codegen.generate.schema_prep import PreparedTool, prepare_tool
+
+#: The tool keys `prepare_tool` reads: only they are passed to it and hashed into the key.
+_SCHEMA_KEYS = ("inputSchema", "outputSchema")
+#: Bumped when the entry's layout changes.
+_ENTRY_FORMAT = 1
+
+
+def open_store() -> ResultCache | None:
+    """The cache of prepared tools for this generator (None when the cache is off or unusable)."""
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
+
+    return ResultCache.open("prepared", generator_fingerprint(), _valid)
+
+
+def prepared_tool(
+    tool: dict[str, Any],
+    *,
+    class_prefix: str,
+    location: str,
+    diagnostics: Diagnostics,
+    names: ClassNames,
+    store: ResultCache | None,
+) -> PreparedTool:
+    """`prepare_tool` of `tool`, from `store` when its recorded class names are granted again."""
+    schemas = {key: tool[key] for key in _SCHEMA_KEYS if key in tool}
+    key = _key(schemas, class_prefix, location) if store is not None else ""
+    entry = store.get(key) if store is not None else None
+    if entry is not None and names.replay((asked, granted) for asked, granted in entry["claims"]):
+        for item in entry["diagnostics"]:
+            diagnostics.add(_diagnostic(item))
+        return PreparedTool(**entry["prepared"])
+    claims: list[tuple[str, str]] = []
+
+    def claim(name: str) -> str:
+        granted = names.claim(name)
+        claims.append((name, granted))
+        return granted
+
+    emitted = Diagnostics()
+    prepared = prepare_tool(schemas, class_prefix=class_prefix, location=location, diagnostics=emitted, claim=claim)
+    diagnostics.extend(emitted)
+    if store is not None:
+        store.put(
+            key,
+            {
+                "format": _ENTRY_FORMAT,
+                "claims": claims,
+                "diagnostics": [item.as_json() for item in emitted],
+                "prepared": {f.name: getattr(prepared, f.name) for f in fields(PreparedTool)},  # written at once
+            },
+        )
+    return prepared
+
+
+def _key(schemas: dict[str, Any], class_prefix: str, location: str) -> str:
+    text = json.dumps([schemas, class_prefix, location], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _diagnostic(item: dict[str, Any]) -> Diagnostic:
+    return Diagnostic(item["location"], item["message"], Level(item["level"]), item["code"])
+
+
+def _valid(entry: dict[str, Any]) -> bool:
+    """An entry this version wrote, whole (a corrupt or foreign file is a miss, never an error)."""
+    if entry.get("format") != _ENTRY_FORMAT:
+        return False
+    claims, prepared = entry["claims"], entry["prepared"]
+    if not all(isinstance(c, list) and len(c) == 2 and all(isinstance(n, str) for n in c) for c in claims):
+        return False
+    for item in entry["diagnostics"]:
+        _diagnostic(item)
+    return (
+        prepared.keys() == {f.name for f in fields(PreparedTool)}
+        and isinstance(prepared["definitions"], dict)
+        and all(isinstance(name, str) and isinstance(body, dict) for name, body in prepared["definitions"].items())
+        and isinstance(prepared["permissive_arguments"], bool)
+        and (prepared["result_class"] is None or isinstance(prepared["result_class"], str))
+    )
