@@ -18,14 +18,6 @@ from mcp_codegen.snapshot.model import Snapshot
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("MCP_CODEGEN_CACHE_DIR", str(directory))
-    monkeypatch.delenv("MCP_CODEGEN_NO_CACHE", raising=False)
-    return directory
-
-
-@pytest.fixture
 def preparations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The locations of the tools prepared afresh (not taken from the cache)."""
     prepared: list[str] = []
