@@ -10,7 +10,7 @@ import pytest
 from helpers import corpus_names, corpus_snapshot, snapshot_of
 
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.generate import prepared_cache
+from mcp_codegen.generate import prepared_cache, schema_prep
 from mcp_codegen.generate.build_ir import ToolPlan, plan_tools
 from mcp_codegen.generate.naming import ClassNames
 from mcp_codegen.generate.pipeline import generate_files
@@ -141,14 +141,22 @@ def test_a_corrupt_entry_is_a_miss(damage: str, cache: Path, preparations: list[
     assert preparations == []
 
 
-def test_diagnostics_are_replayed_from_the_cache(cache: Path, preparations: list[str]) -> None:
-    snapshot = snapshot_of(
-        [{"name": "t", "inputSchema": {"properties": {"p": {"type": "string", "pattern": "(?=x)", "default": 3}}}}]
-    )
-    _, first = _plans(snapshot)
-    assert any("pattern-dropped" in line for line in first) and any("default-dropped" in line for line in first)
+def test_diagnostics_and_checked_defaults_are_replayed_from_the_cache(
+    cache: Path, preparations: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    properties = {
+        "p": {"type": "string", "pattern": "(?=x)", "default": 3},
+        "tags": {"type": "array", "items": {"type": "string"}, "default": ["a"]},  # checked by jsonschema
+        "bad": {"type": "array", "items": {"type": "integer"}, "default": ["a"]},
+    }
+    snapshot = snapshot_of([{"name": "t", "inputSchema": {"properties": properties}}])
+    plans, first = _plans(snapshot)
+    codes = ["input-schema-no-type", "pattern-dropped", "default-dropped", "default-dropped"]
+    assert [line.split(":")[0] for line in first] == [f"warning[{code}]" for code in codes]
+    monkeypatch.setattr(schema_prep, "default_fits", None)  # a warm run checks no default again
     preparations.clear()
-    assert _plans(snapshot)[1] == first
+    assert _plans(snapshot) == (plans, first)
+    assert plans[0].prepared.definitions["TArguments"]["properties"]["tags"]["default"] == ["a"]
     assert preparations == []
 
 
