@@ -3,6 +3,7 @@ names still hold (a tool added before one can take a name it was granted), a cor
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,12 @@ def _entries(cache: Path) -> list[Path]:
     return sorted(cache.glob("prepared/*/*.json"))
 
 
+def _tool_entries(cache: Path) -> dict[str, Any]:
+    (store,) = _entries(cache)  # one per server
+    tools: dict[str, Any] = json.loads(store.read_text(encoding="utf-8"))["tools"]
+    return tools
+
+
 @pytest.mark.parametrize("name", corpus_names())
 def test_plans_from_the_cache_are_the_plans_made_afresh(
     name: str, cache: Path, preparations: list[str], monkeypatch: pytest.MonkeyPatch
@@ -56,7 +63,7 @@ def test_plans_from_the_cache_are_the_plans_made_afresh(
     snapshot = corpus_snapshot(name)
     fresh = _without_cache(monkeypatch, lambda: _plans(snapshot))
     assert _plans(snapshot) == fresh  # cold: prepared and stored
-    assert len(_entries(cache)) == len(fresh[0])
+    assert len(_tool_entries(cache)) == len(fresh[0])
     preparations.clear()
     assert _plans(snapshot) == fresh  # warm: every tool from the cache
     assert preparations == []
@@ -124,21 +131,38 @@ def test_the_bytes_after_a_rejected_replay_are_those_of_a_run_without_the_cache(
     assert generate(both) == _without_cache(monkeypatch, lambda: generate(both))
 
 
-@pytest.mark.parametrize(
-    "damage", ["not json", "[]", '{"format": 1}', '{"format": 1, "claims": [["A"]], "diagnostics": [], "prepared": {}}']
-)
-def test_a_corrupt_entry_is_a_miss(damage: str, cache: Path, preparations: list[str]) -> None:
+@pytest.mark.parametrize("damage", ["not json", "[]", '{"format": 1}', '{"format": 1, "tools": []}'])
+def test_a_corrupt_store_is_a_miss(damage: str, cache: Path, preparations: list[str]) -> None:
     snapshot = corpus_snapshot("github")
     expected = _plans(snapshot)
-    entries = _entries(cache)
-    for entry in entries:
-        entry.write_text(damage, encoding="utf-8")
+    (store,) = _entries(cache)
+    store.write_text(damage, encoding="utf-8")
     preparations.clear()
     assert _plans(snapshot) == expected
-    assert len(preparations) == len(entries)  # each prepared again (and stored again)
+    assert len(preparations) == len(snapshot.tools)  # each prepared again (and stored again)
     preparations.clear()
     assert _plans(snapshot) == expected
     assert preparations == []
+
+
+@pytest.mark.parametrize("damage", [None, [], {}, {"claims": [["A"]], "diagnostics": [], "prepared": {}}])
+def test_a_corrupt_tool_entry_is_a_miss_for_that_tool(damage: Any, cache: Path, preparations: list[str]) -> None:
+    snapshot = corpus_snapshot("github")
+    expected = _plans(snapshot)
+    (store,) = _entries(cache)
+    bundle = json.loads(store.read_text(encoding="utf-8"))
+    key = sorted(bundle["tools"])[0]
+    bundle["tools"][key] = damage
+    store.write_text(json.dumps(bundle), encoding="utf-8")
+    preparations.clear()
+    assert _plans(snapshot) == expected
+    assert len(preparations) == 1
+
+
+def test_the_store_keeps_the_tools_of_the_last_run(cache: Path) -> None:
+    _plans(snapshot_of([A_B, A]))
+    _plans(snapshot_of([A_B]))
+    assert len(_tool_entries(cache)) == 1
 
 
 def test_diagnostics_and_checked_defaults_are_replayed_from_the_cache(
@@ -166,3 +190,30 @@ def test_a_rejected_replay_takes_no_name() -> None:
     assert names.claim("Free") == "Free"
     assert names.replay([("Other", "Other"), ("Other", "Other2"), ("Taken", "Taken2")])
     assert names.taken == {"Taken", "Free", "Other", "Other2", "Taken2"}
+
+
+def _numbered_tools(count: int, changed: int = 0) -> Snapshot:
+    return snapshot_of(
+        [
+            {
+                "name": f"t{i:02}",
+                "inputSchema": _object({"n": {"type": "integer", "maximum": 1 if i < changed else 0}}, {}),
+            }
+            for i in range(count)
+        ]
+    )
+
+
+def test_the_store_is_written_again_once_enough_of_its_tools_are_new(cache: Path, preparations: list[str]) -> None:
+    _plans(_numbered_tools(32))
+    (store,) = _entries(cache)
+    written = store.read_bytes()
+    preparations.clear()
+    _plans(_numbered_tools(32, changed=1))  # one tool in 32 new: prepared, not worth rewriting the store
+    _plans(_numbered_tools(32, changed=1))
+    assert preparations == ["tools.t00", "tools.t00"]
+    assert store.read_bytes() == written
+    preparations.clear()
+    _plans(_numbered_tools(32, changed=2))  # one in 16: written
+    _plans(_numbered_tools(32, changed=2))
+    assert preparations == ["tools.t00", "tools.t01"]

@@ -27,7 +27,7 @@ from mcp_codegen.generate.naming import (
     NameRegistry,
     class_prefixes,
 )
-from mcp_codegen.generate.prepared_cache import open_store, prepared_tool
+from mcp_codegen.generate.prepared_cache import PreparedStore, prepared_tool
 from mcp_codegen.generate.schema_prep import (
     PreparedTool,
     accepts_null,
@@ -110,7 +110,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
     for prefix in prefixes.values():
         class_names.taken |= {f"{prefix}Arguments", f"{prefix}Result"}
 
-    store = open_store()
+    store = PreparedStore.open(snapshot.server_name)
     plans = []
     for wire in sorted(tools):
         raw = tools[wire]
@@ -142,7 +142,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
             plan.nullable = frozenset(p for p, schema in properties.items() if accepts_null(schema))
         plans.append(plan)
     if store is not None:
-        store.prune()
+        store.close()
     return plans
 
 
