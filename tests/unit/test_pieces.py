@@ -20,14 +20,6 @@ from mcp_codegen.snapshot.model import Snapshot
 EXAMPLES = sorted(Path(__file__).resolve().parents[2].joinpath("generated_examples").rglob("snapshot.json"))
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("MCP_CODEGEN_CACHE_DIR", str(directory))
-    monkeypatch.delenv("MCP_CODEGEN_NO_CACHE", raising=False)
-    return directory
-
-
 def _generate(snapshot: Snapshot, formatter: str = "ruff") -> dict[str, bytes]:
     options = GenerateOptions(formatter=formatter)
     return generate_files(snapshot, package_name="client", diagnostics=Diagnostics(), options=options)

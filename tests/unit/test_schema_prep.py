@@ -14,21 +14,14 @@ from mcp import Client as McpClient
 from mcp.server import Server
 
 from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.generate.naming import ClassNames
 from mcp_codegen.generate.schema_prep import PreparedTool, accepts_null, is_wrapped_primitive, prepare_tool
 from mcp_codegen.snapshot.fetch import snapshot_server
 
 
 def prepare(tool: dict[str, Any]) -> tuple[PreparedTool, Diagnostics]:
     diagnostics = Diagnostics()
-    taken: set[str] = set()
-
-    def claim(name: str) -> str:
-        candidate, number = name, 2
-        while candidate in taken:
-            candidate, number = f"{name}{number}", number + 1
-        taken.add(candidate)
-        return candidate
-
+    claim = ClassNames(()).claim
     prepared = prepare_tool(tool, class_prefix="T", location="tools.t", diagnostics=diagnostics, claim=claim)
     return prepared, diagnostics
 

@@ -40,14 +40,6 @@ def _generate(snapshot: Snapshot) -> tuple[dict[str, bytes], list[str]]:
     return files, [str(item) for item in diagnostics.items]
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("MCP_CODEGEN_CACHE_DIR", str(directory))
-    monkeypatch.delenv("MCP_CODEGEN_NO_CACHE", raising=False)
-    return directory
-
-
 def _entries(cache: Path, kind: str = "models") -> list[Path]:
     return sorted(cache.glob(f"{kind}/*/*.json"))
 

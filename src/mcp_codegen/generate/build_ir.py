@@ -22,15 +22,16 @@ from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, 
 from mcp_codegen.generate.naming import (
     RESERVED_IDENTIFIERS,
     RESERVED_PARAMETERS,
+    ClassNames,
     NameRegistry,
     class_prefixes,
 )
+from mcp_codegen.generate.prepared_cache import PreparedStore, prepared_tool
 from mcp_codegen.generate.schema_prep import (
     PreparedTool,
     accepts_null,
     is_wrapped_primitive,
     names_extra_keys,
-    prepare_tool,
 )
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
@@ -102,25 +103,19 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
         if note is not None:
             diagnostics.info(f"tools.{wire}", f"method {note}", code="renamed")
 
-    class_names: set[str] = set(_CLASS_NAMES_TAKEN)
     prefix_of_method = class_prefixes(method_names.values(), taken=_CLASS_NAMES_TAKEN)
     prefixes = {wire: prefix_of_method[method_names[wire]] for wire in tools}
+    class_names = ClassNames(_CLASS_NAMES_TAKEN)
     for prefix in prefixes.values():
-        class_names |= {f"{prefix}Arguments", f"{prefix}Result"}
+        class_names.taken |= {f"{prefix}Arguments", f"{prefix}Result"}
 
-    def claim(name: str) -> str:
-        candidate, number = name, 2
-        while candidate in class_names:
-            candidate, number = f"{name}{number}", number + 1
-        class_names.add(candidate)
-        return candidate
-
+    store = PreparedStore.open(snapshot.server_name)
     plans = []
     for wire in sorted(tools):
         raw = tools[wire]
         location = f"tools.{wire}"
-        prepared = prepare_tool(
-            raw, class_prefix=prefixes[wire], location=location, diagnostics=diagnostics, claim=claim
+        prepared = prepared_tool(
+            raw, class_prefix=prefixes[wire], location=location, diagnostics=diagnostics, names=class_names, store=store
         )
         if wire in selection.descriptions:
             raw = {**raw, "description": selection.descriptions[wire]}
@@ -145,6 +140,8 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
                     plan.parameter_notes[wire_property] = f"parameter {note}"
             plan.nullable = frozenset(p for p, schema in properties.items() if accepts_null(schema))
         plans.append(plan)
+    if store is not None:
+        store.close()
     return plans
 
 

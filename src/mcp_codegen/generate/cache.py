@@ -1,11 +1,11 @@
 """The user's cache of generation results: small JSON entries by content hash, bounded; any failure only costs time.
 
 It lives in `$MCP_CODEGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/mcp-codegen`, else `~/.cache/mcp-codegen`, with
-one folder per kind of result (`models/`, `formatted/`, `snapshot-items/`, `default-fits/`) holding a folder per
-fingerprint of what makes the results (the generator's code, the formatter's version): a result of another
-fingerprint never matches again, so those folders are removed. Each kind keeps at most `MAX_ENTRIES` results, the least recently used removed
-first. `MCP_CODEGEN_NO_CACHE=1` turns the cache off. An unreadable, corrupt or unwritable cache is a miss,
-never an error.
+one folder per kind of result (`models/`, `formatted/`, `snapshot-items/`, `default-fits/`, `prepared/`) holding
+a folder per fingerprint of what makes the results (the generator's code, the formatter's version): a result of
+another fingerprint never matches again, so those folders are removed. Each kind keeps at most `MAX_ENTRIES`
+results, the least recently used removed first. `MCP_CODEGEN_NO_CACHE=1` turns the cache off. An unreadable,
+corrupt or unwritable cache is a miss, never an error.
 """
 
 from __future__ import annotations

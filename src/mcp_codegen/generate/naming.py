@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins
 import keyword
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from pydantic import BaseModel
 
@@ -128,3 +128,38 @@ def suffixed_class_names(python_names: Iterable[str], suffix: str, *, taken: Ite
     registry = NameRegistry(number_separator="")
     registry.hold(taken)
     return registry.assign_all(python_names, lambda name: pascal_from_snake(name) + suffix)
+
+
+class ClassNames:
+    """The model class names taken across a package's tools: a name asked for again gets a number (`Item2`).
+
+    Tools ask in sorted order, so a tool's classes depend on the tools before it only through the answers
+    it got; `replay` checks a tool's recorded answers (the prepared-schemas cache) without taking any name
+    unless they all still hold.
+    """
+
+    def __init__(self, taken: Iterable[str]) -> None:
+        self.taken = set(taken)
+
+    def claim(self, name: str) -> str:
+        """`name`, or the first of `name2`, `name3`... not taken; taken from now on."""
+        granted = self._first_free(name)
+        self.taken.add(granted)
+        return granted
+
+    def replay(self, claims: Iterable[tuple[str, str]]) -> bool:
+        """Take every granted name of `claims` ((asked, granted) in the order asked) if `claim` would grant
+        each the same now; else take nothing (so a fresh preparation gets exactly what it would have)."""
+        pending: set[str] = set()
+        for asked, granted in claims:
+            if self._first_free(asked, pending) != granted:
+                return False
+            pending.add(granted)
+        self.taken |= pending
+        return True
+
+    def _first_free(self, name: str, pending: Collection[str] = frozenset()) -> str:
+        candidate, number = name, 2
+        while candidate in self.taken or candidate in pending:
+            candidate, number = f"{name}{number}", number + 1
+        return candidate

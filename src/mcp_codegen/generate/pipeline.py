@@ -51,9 +51,9 @@ def generate_files(
     if options.tool_prefix and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", options.tool_prefix):
         raise UsageError("--tool-prefix may only hold letters, digits, '_' and '-' (at most 40)")
     # Generate from the snapshot exactly as its file reads back (sorted keys), so a live run and an
-    # offline run from the embedded snapshot write the same bytes.
+    # offline run from the embedded snapshot write the same bytes (a file read from that text is not parsed again).
     snapshot_text = snapshot_text_of(snapshot)
-    snapshot = Snapshot.from_text(snapshot_text)
+    snapshot = snapshot.read_back(snapshot_text)
     plans = plan_tools(snapshot, diagnostics, options.selection)
     # The IR of the tools whose models are cached is built while the model generator makes the others'.
     irs: dict[str, ToolIR] = {}

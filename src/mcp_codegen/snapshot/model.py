@@ -107,8 +107,20 @@ class Snapshot:
 
     def digest_text(self) -> str:
         """The same content as `to_text()`, compact: what input hashes are taken over (the C encoder
-        writes it; the indented file text takes the pure-Python one, ten times slower)."""
-        return json.dumps(self._ordered(), ensure_ascii=False, separators=(",", ":"))
+        writes it; the indented file text takes the pure-Python one, ten times slower). Remembered: a
+        generation hashes its snapshot twice (is the output current? then the manifest)."""
+        known = self.__dict__.get("_digest_text")
+        if known is None:
+            known = json.dumps(self._ordered(), ensure_ascii=False, separators=(",", ":"))
+            object.__setattr__(self, "_digest_text", known)
+        return cast(str, known)
+
+    def read_back(self, text: str) -> Snapshot:
+        """The snapshot `text`, this snapshot's canonical file text, reads back as: this very one when it was
+        read from that same text (the usual file, written by mcp-codegen), else `text` parsed."""
+        if self.__dict__.get("_source_text") == text:
+            return self
+        return Snapshot.from_text(text)
 
     def _ordered(self) -> JsonObject:
         data = self.canonical().as_json()
@@ -162,7 +174,9 @@ class Snapshot:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise SnapshotFormatError(f"{source}: not valid JSON ({error.msg} at line {error.lineno})") from None
-        return cls.from_json(data, source=source)
+        snapshot = cls.from_json(data, source=source)
+        object.__setattr__(snapshot, "_source_text", text)  # see `read_back`
+        return snapshot
 
 
 def read_snapshot(path: Path) -> Snapshot:
