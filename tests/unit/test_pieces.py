@@ -4,6 +4,7 @@ tool's IR and pieces come from the cache on a warm run, and a bad cache entry on
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
@@ -99,13 +100,22 @@ def test_imports_only_the_pieces_use_are_kept_and_unused_ones_dropped(cache: Pat
     assert formatted == format_python({"m.py": file.whole()})["m.py"]
 
 
-def test_bad_cache_entries_only_cost_time(cache: Path) -> None:
+@pytest.mark.parametrize("damage", ["whole entries", "one tool's results"])
+def test_bad_cache_entries_only_cost_time(damage: str, cache: Path) -> None:
     snapshot = corpus_snapshot("github")
     first = _generate(snapshot)
     entries = sorted(cache.glob("tool-ir/*/*.json")) + sorted(cache.glob("formatted-pieces-ruff/*/*.json"))
-    assert len(entries) == 2 * len(snapshot.tools)
+    assert len(entries) == 2  # one per server and kind
     for index, path in enumerate(entries):
-        path.write_text(['{"tool": {}}', "[]", "{", '{"pieces": {"x": 1}, "names": {}}'][index % 4], encoding="utf-8")
+        if damage == "whole entries":
+            path.write_text(["[]", "{"][index], encoding="utf-8")
+            continue
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        results = entry["results"]
+        assert len(results) == len(snapshot.tools)
+        for number, key in enumerate(sorted(results)):
+            results[key] = [{"tool": {}}, [], {"pieces": {"x": 1}, "names": {}}, None][number % 4]
+        path.write_text(json.dumps(entry), encoding="utf-8")
     assert _generate(snapshot) == first
 
 

@@ -52,7 +52,7 @@ def _entries(cache: Path) -> list[Path]:
 
 def _tool_entries(cache: Path) -> dict[str, Any]:
     (store,) = _entries(cache)  # one per server
-    tools: dict[str, Any] = json.loads(store.read_text(encoding="utf-8"))["tools"]
+    tools: dict[str, Any] = json.loads(store.read_text(encoding="utf-8"))["results"]
     return tools
 
 
@@ -131,7 +131,7 @@ def test_the_bytes_after_a_rejected_replay_are_those_of_a_run_without_the_cache(
     assert generate(both) == _without_cache(monkeypatch, lambda: generate(both))
 
 
-@pytest.mark.parametrize("damage", ["not json", "[]", '{"format": 1}', '{"format": 1, "tools": []}'])
+@pytest.mark.parametrize("damage", ["not json", "[]", '{"format": 1}', '{"format": 1, "results": []}'])
 def test_a_corrupt_store_is_a_miss(damage: str, cache: Path, preparations: list[str]) -> None:
     snapshot = corpus_snapshot("github")
     expected = _plans(snapshot)
@@ -151,8 +151,8 @@ def test_a_corrupt_tool_entry_is_a_miss_for_that_tool(damage: Any, cache: Path, 
     expected = _plans(snapshot)
     (store,) = _entries(cache)
     bundle = json.loads(store.read_text(encoding="utf-8"))
-    key = sorted(bundle["tools"])[0]
-    bundle["tools"][key] = damage
+    key = sorted(bundle["results"])[0]
+    bundle["results"][key] = damage
     store.write_text(json.dumps(bundle), encoding="utf-8")
     preparations.clear()
     assert _plans(snapshot) == expected

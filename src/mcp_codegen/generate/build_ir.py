@@ -26,7 +26,7 @@ from mcp_codegen.generate.naming import (
     NameRegistry,
     class_prefixes,
 )
-from mcp_codegen.generate.prepared_cache import PreparedStore, prepared_tool
+from mcp_codegen.generate.prepared_cache import open_store, prepared_tool
 from mcp_codegen.generate.schema_prep import (
     PreparedTool,
     accepts_null,
@@ -109,7 +109,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
     for prefix in prefixes.values():
         class_names.taken |= {f"{prefix}Arguments", f"{prefix}Result"}
 
-    store = PreparedStore.open(snapshot.server_name)
+    store = open_store(snapshot.server_name)
     plans = []
     for wire in sorted(tools):
         raw = tools[wire]

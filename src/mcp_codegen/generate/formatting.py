@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_codegen.errors import CodegenError
-from mcp_codegen.generate.cache import ResultCache
+from mcp_codegen.generate.cache import ResultCache, ServerResults
 from mcp_codegen.generate.pieces import Piece, PieceFile, joined, names_used, slot_lines, split_joined
 from mcp_codegen.inputs.formatter import FormatterSettings
 
@@ -122,14 +122,17 @@ def _black(text: str, settings: FormatterSettings) -> str:
         raise CodegenError(f"formatting the generated code failed: {str(error).splitlines()[0]}") from None
 
 
-def format_python(files: Mapping[str, str | PieceFile], settings: FormatterSettings = _DEFAULT) -> dict[str, str]:
+def format_python(
+    files: Mapping[str, str | PieceFile], settings: FormatterSettings = _DEFAULT, *, server: str = ""
+) -> dict[str, str]:
     """Format every `.py` file of `files` (by relative path); other files pass through unchanged.
 
     A `PieceFile`'s skeleton and its pieces are formatted apart (`pieces.py`), each tool's formatted pieces taken
-    from (and added to) the cache: only the pieces of changed tools are rendered and formatted."""
+    from (and added to) the cache, under the name of its `server`: only the pieces of changed tools are rendered
+    and formatted."""
     piece_files = {path: f for path, f in files.items() if isinstance(f, PieceFile) and f.slots_match()}
     plain = {path: f if isinstance(f, str) else f.whole() for path, f in files.items() if path not in piece_files}
-    pieces = _PieceTexts(settings, [piece for f in piece_files.values() for piece in f.pieces])
+    pieces = _PieceTexts(settings, [piece for f in piece_files.values() for piece in f.pieces], server)
     if settings.name == "none":
         texts = dict(plain)
         skeletons = {path: f.skeleton for path, f in piece_files.items()}
@@ -145,6 +148,7 @@ def format_python(files: Mapping[str, str | PieceFile], settings: FormatterSetti
             texts[path] = f.assembled(skeletons[path], [pieces.text(piece) for piece in f.pieces])
         else:  # the formatter moved a slot (never seen so far): the file formatted whole instead
             texts[path] = format_python({path: f.whole()}, settings)[path]
+    pieces.save()
     return {path: texts[path] for path in files}
 
 
@@ -181,25 +185,20 @@ def _uses_line(names: Iterable[str]) -> str:
     return f"({listed},)\n" if listed else "()\n"
 
 
-#: Entries of `formatted-pieces` read ahead (`read_ahead_pieces`), by cache key: taken, not read again.
-_read_ahead: dict[str, dict[str, Any]] = {}
+#: Stores of formatted pieces opened ahead (`open_piece_store`), by settings and server: taken when formatting.
+_opened: dict[tuple[str, str], ServerResults | None] = {}
 
 
-def read_ahead_pieces(groups: Iterable[str], settings: FormatterSettings = _DEFAULT) -> None:
-    """Read the cached formatted pieces of these tools (`Piece.group`) now: a run does it while it waits for the
-    model generator, so that formatting later finds them in memory."""
-    _read_ahead.clear()
-    store = _piece_store(settings)
-    if store is None or settings.name == "none":
-        return
-    for group in groups:
-        key = _piece_key(group, settings)
-        if (entry := store.get(key)) is not None:
-            _read_ahead[key] = entry
+def open_piece_store(server: str, settings: FormatterSettings = _DEFAULT) -> None:
+    """Read the cached formatted pieces of `server`'s tools now (a run does it while it waits for the model
+    generator), for `format_python` to find them in memory."""
+    _opened.clear()
+    _opened[settings.key(), server] = _piece_store(server, settings)
 
 
-def _piece_store(settings: FormatterSettings) -> ResultCache | None:
-    return ResultCache.open(f"formatted-pieces-{settings.name}", _fingerprint(settings.name), _valid_pieces)
+def _piece_store(server: str, settings: FormatterSettings) -> ServerResults | None:
+    kind = f"formatted-pieces-{settings.name}"
+    return ServerResults.open(kind, _fingerprint(settings.name), server, _valid_pieces)
 
 
 def _piece_key(group: str, settings: FormatterSettings) -> str:
@@ -207,12 +206,14 @@ def _piece_key(group: str, settings: FormatterSettings) -> str:
 
 
 class _PieceTexts:
-    """The formatted text of every piece: from the cache (`formatted-pieces/`, one entry per tool: its pieces and
-    the names each uses), or rendered and formatted here (`rendered_missing`, then `formatted`)."""
+    """The formatted text of every piece: from the cache (`formatted-pieces-<formatter>/`, one entry per server
+    holding each tool's pieces and the names each uses), or rendered and formatted here (`rendered_missing`, then
+    `formatted`); `save` keeps the new ones."""
 
-    def __init__(self, settings: FormatterSettings, pieces: Sequence[Piece]) -> None:
+    def __init__(self, settings: FormatterSettings, pieces: Sequence[Piece], server: str) -> None:
         self.settings = settings
-        self.store = _piece_store(settings)
+        opened = (settings.key(), server)
+        self.store = _opened.pop(opened) if opened in _opened else _piece_store(server, settings) if pieces else None
         self.texts: dict[tuple[str, str], str] = {}
         self.names: dict[tuple[str, str], list[str]] = {}
         groups: dict[str, list[Piece]] = {}
@@ -221,8 +222,10 @@ class _PieceTexts:
         self.missing: dict[str, list[Piece]] = {}
         for group, members in groups.items():
             key = _piece_key(group, settings)
-            entry = _read_ahead.pop(key, None) or (self.store.get(key) if self.store is not None else None)
+            entry = self.store.get(key) if self.store is not None else None
             if entry is not None and all(piece.name in entry["pieces"] for piece in members):
+                assert self.store is not None
+                self.store.use(key, entry, made=False)
                 for piece in members:
                     self.texts[group, piece.name] = entry["pieces"][piece.name]
                     self.names[group, piece.name] = entry["names"][piece.name]
@@ -268,6 +271,9 @@ class _PieceTexts:
 
     def _keep(self, texts: Mapping[tuple[str, str], str]) -> None:
         self.texts.update(texts)
+
+    def save(self) -> None:
+        """Add the pieces made in this run to the cache."""
         if self.store is None:
             return
         for group, members in self.missing.items():
@@ -276,8 +282,8 @@ class _PieceTexts:
                     "pieces": {piece.name: self.texts[group, piece.name] for piece in members},
                     "names": {piece.name: self.names[group, piece.name] for piece in members},
                 }
-                self.store.put(_piece_key(group, self.settings), entry)
-        self.store.prune()
+                self.store.use(_piece_key(group, self.settings), entry, made=True)
+        self.store.close()
 
     def text(self, piece: Piece) -> str:
         return self.texts[piece.group, piece.name]

@@ -1,5 +1,6 @@
 """Each tool's IR (`build_ir.tool_ir`), kept in the user's cache by what it is built from: a run builds only the
-changed tools' IR, and never re-parses the model source of the others (`cache.py`, `tool-ir/`).
+changed tools' IR, and never re-parses the model source of the others (`cache.py`: one `tool-ir/` entry per
+server).
 
 A tool's IR is a pure function of its plan (its listing, the names given to it) and of its own models, which are
 themselves named by a hash of what they are made from (`ModelsOutput.sources`): those two make the key.
@@ -16,28 +17,32 @@ from typing import Any
 from mcp_codegen.diagnostics import Diagnostic, Level
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, tool_ir
-from mcp_codegen.generate.cache import ResultCache
+from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.models import ModelsOutput
 
 
-def tool_irs(plans: Sequence[ToolPlan], models: ModelsOutput) -> list[ToolIR]:
-    """`tool_ir` of every plan, in order: from the cache where it holds them, built (and kept) otherwise."""
+def open_store(server_name: str) -> ServerResults | None:
+    """The IR of `server_name`'s tools kept in the cache (None when it is off or unusable)."""
     from mcp_codegen.generate.fingerprint import generator_fingerprint
 
-    store = ResultCache.open("tool-ir", generator_fingerprint(), _valid)
+    return ServerResults.open("tool-ir", generator_fingerprint(), server_name, _valid)
+
+
+def tool_irs(plans: Sequence[ToolPlan], models: ModelsOutput, store: ServerResults | None) -> list[ToolIR]:
+    """`tool_ir` of every plan, in order: from `store` where it holds them, built (and added) otherwise."""
     parts = []
     for plan in plans:
-        key = _key(plan, models.sources.get(plan.wire_name, ""))
-        cached = _from_json(store.get(key)) if store is not None else None
-        if cached is not None:
+        key = _key(plan, models.sources.get(plan.wire_name, "")) if store is not None else ""
+        entry = store.get(key) if store is not None else None
+        cached = _from_json(entry)
+        if store is not None and entry is not None and cached is not None:
+            store.use(key, entry, made=False)
             parts.append(cached)
             continue
         part = tool_ir(plan, models)
         if store is not None:
-            store.put(key, _as_json(part))
+            store.use(key, _as_json(part), made=True)
         parts.append(part)
-    if store is not None:
-        store.prune()
     return parts
 
 

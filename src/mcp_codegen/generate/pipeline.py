@@ -20,12 +20,13 @@ from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, build_client_spec, plan_tools
 from mcp_codegen.generate.cli_table import cli_commands
 from mcp_codegen.generate.fingerprint import input_hash
-from mcp_codegen.generate.formatting import format_python, read_ahead_pieces
+from mcp_codegen.generate.formatting import format_python, open_piece_store
+from mcp_codegen.generate.ir_cache import open_store as open_ir_store
 from mcp_codegen.generate.ir_cache import tool_irs
 from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes
 from mcp_codegen.generate.models import ModelsOutput
 from mcp_codegen.generate.project import project_files, project_version
-from mcp_codegen.generate.render import header_line, piece_group, render_cli, render_package, render_server
+from mcp_codegen.generate.render import header_line, render_cli, render_package, render_server
 from mcp_codegen.generate.snapshot_text import snapshot_text as snapshot_text_of
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
@@ -56,17 +57,18 @@ def generate_files(
     snapshot = snapshot.read_back(snapshot_text)
     plans = plan_tools(snapshot, diagnostics, options.selection)
     # The IR of the tools whose models are cached is built while the model generator makes the others'.
+    ir_store = open_ir_store(snapshot.server_name)
     irs: dict[str, ToolIR] = {}
 
     def while_waiting(cached: Sequence[ToolPlan], cached_models: ModelsOutput) -> None:
-        parts = tool_irs(cached, cached_models)
-        irs.update(zip((plan.wire_name for plan in cached), parts, strict=True))
-        groups = (piece_group(part.tool, cached_models.class_module)[0] for part in parts)
-        read_ahead_pieces(groups, options.formatting())
+        irs.update(zip((plan.wire_name for plan in cached), tool_irs(cached, cached_models, ir_store), strict=True))
+        open_piece_store(snapshot.server_name, options.formatting())
 
     models = tool_models(plans, diagnostics, while_waiting=while_waiting)
     rest = [plan for plan in plans if plan.wire_name not in irs]
-    irs.update(zip((plan.wire_name for plan in rest), tool_irs(rest, models), strict=True))
+    irs.update(zip((plan.wire_name for plan in rest), tool_irs(rest, models, ir_store), strict=True))
+    if ir_store is not None:
+        ir_store.close()
     client_name = SERVER_CLIENT_PACKAGE if options.server else package_name
     spec = build_client_spec(
         snapshot,
@@ -86,7 +88,7 @@ def generate_files(
         rendered |= render_cli(
             spec, commands, header, shared_runtime=options.shared_runtime, parent_package=options.parent_package
         )
-    texts = format_python(rendered, options.formatting())
+    texts = format_python(rendered, options.formatting(), server=snapshot.server_name)
     if not options.shared_runtime:
         # Copied verbatim (its sources are kept black-clean at the default line length).
         texts |= runtime_files()

@@ -284,7 +284,7 @@ def _tool_pieces(
     templates = {kind: environment.get_template(f"pieces/{kind}.py.jinja") for kind in kinds}
     pieces: dict[str, list[Piece]] = {kind: [] for kind in kinds}
     for tool in tools:
-        group, qualified_names = piece_group(tool, model_names)
+        group, qualified_names = _piece_group(tool, model_names)
         for kind in kinds:
             render = functools.partial(_render_piece, templates[kind], tool, qualified_names)
             pieces[kind].append(Piece(group, kind, 0 if kind == "tool_spec" else 4, render))
@@ -301,7 +301,7 @@ def _piece_file(template: jinja2.Template, context: dict[str, Any], slots: dict[
     return PieceFile(skeleton, tuple(piece for group in slots.values() for piece in group), whole)
 
 
-def piece_group(tool: ir.Tool, model_names: Collection[str]) -> tuple[str, frozenset[str]]:
+def _piece_group(tool: ir.Tool, model_names: Collection[str]) -> tuple[str, frozenset[str]]:
     """The hash naming what a tool's pieces are rendered from, and the model classes among its types (all the
     pieces depend on of the package's models: they are written `models.Name`)."""
     from mcp_codegen.generate.fingerprint import generator_fingerprint
