@@ -6,6 +6,7 @@ distinct): deep request bodies, `$ref`s, enums, names that need renaming.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,13 @@ def _entries(cache: Path, kind: str = "models") -> list[Path]:
     return sorted(cache.glob(f"{kind}/*/*.json"))
 
 
+def _results(cache: Path, kind: str = "models") -> dict[str, Any]:
+    """The results of the one server's entry of `kind`, by key."""
+    [entry] = _entries(cache, kind)
+    results: dict[str, Any] = json.loads(entry.read_text(encoding="utf-8"))["results"]
+    return results
+
+
 def test_cached_and_parallel_runs_write_the_bytes_of_a_cold_run(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = merged_corpus()
     monkeypatch.setenv("MCP_CODEGEN_NO_CACHE", "1")
@@ -51,7 +59,7 @@ def test_cached_and_parallel_runs_write_the_bytes_of_a_cold_run(cache: Path, mon
     monkeypatch.delenv("MCP_CODEGEN_NO_CACHE")
     monkeypatch.setattr(tool_models, "PARALLEL_FROM", 1)  # every miss goes to two worker processes
     filling = _generate(snapshot)
-    assert len(_entries(cache)) == len(snapshot.tools)
+    assert len(_results(cache)) == len(snapshot.tools)
     monkeypatch.setattr(tool_models, "PARALLEL_FROM", 10**6)
     warm = _generate(snapshot)
     assert filling == cold
@@ -61,14 +69,14 @@ def test_cached_and_parallel_runs_write_the_bytes_of_a_cold_run(cache: Path, mon
 def test_one_changed_tool_is_the_only_one_generated_again(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     changed = f"{corpus_names()[0]}__{corpus_snapshot(corpus_names()[0]).tools[0]['name']}"
     _generate(merged_corpus())
-    before = set(_entries(cache))
+    before = set(_results(cache))
     generated: list[object] = []
     real = model_units.generate_unit
     monkeypatch.setattr(model_units, "generate_unit", lambda unit: generated.append(unit) or real(unit))
     formatted = _record_formatting(monkeypatch)
     incremental = _generate(merged_corpus(change=changed))
     assert len(generated) == 1
-    assert len(set(_entries(cache)) - before) == 1
+    assert len(set(_results(cache)) - before) == 1
     # Only that tool's models module, its pieces of the modules that list every tool (its two methods, its spec)
     # and the one skeleton that changed (the specs module lists the tools' schema hashes) are formatted again.
     assert sorted(path for path in formatted if not path.startswith("models/")) == [
@@ -96,7 +104,7 @@ def _record_formatting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_an_unchanged_listing_is_never_formatted_again(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = Snapshot(server_info={"name": "s"}, capabilities={"tools": {}}, tools=corpus_snapshot("github").tools)
     first = _generate(snapshot)
-    assert len(_entries(cache, "formatted")) == len([path for path in first[0] if path.endswith(".py")]) - len(
+    assert len(_results(cache, "formatted")) == len([path for path in first[0] if path.endswith(".py")]) - len(
         [path for path in first[0] if path.startswith("_runtime/")]
     )
     formatted = _record_formatting(monkeypatch)
@@ -104,18 +112,24 @@ def test_an_unchanged_listing_is_never_formatted_again(cache: Path, monkeypatch:
     assert formatted == []
 
 
-def test_a_corrupt_cache_only_costs_time(cache: Path) -> None:
+@pytest.mark.parametrize("damage", ["whole entries", "each result"])
+def test_a_corrupt_cache_only_costs_time(damage: str, cache: Path) -> None:
     snapshot = Snapshot(
         server_info={"name": "s"}, capabilities={"tools": {}}, tools=corpus_snapshot("github").tools[:12]
     )
     first = _generate(snapshot)
-    entries = _entries(cache)
-    formatted = _entries(cache, "formatted")
-    for index, path in enumerate(entries + formatted):
-        path.write_text(["{", "[]", '{"format": 1}', "\x00garbage", '{"text": 1}'][index % 5], encoding="utf-8")
+    entries = _entries(cache) + _entries(cache, "formatted")
+    for index, path in enumerate(entries):
+        if damage == "whole entries":
+            path.write_text(["{", "[]", '{"format": 1}', "\x00garbage"][index % 4], encoding="utf-8")
+            continue
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        for number, key in enumerate(sorted(entry["results"])):
+            entry["results"][key] = [{"format": 1}, [], {"text": 1}, None][number % 4]
+        path.write_text(json.dumps(entry), encoding="utf-8")
     assert _generate(snapshot) == first
-    assert all(path.read_text(encoding="utf-8").startswith('{"format": 2, ') for path in entries)  # rewritten
-    assert all(path.read_text(encoding="utf-8").startswith('{"text": "') for path in formatted)
+    assert all(result["format"] == 2 for result in _results(cache).values())  # made again and kept
+    assert all(isinstance(result["text"], str) for result in _results(cache, "formatted").values())
 
 
 def test_an_unusable_cache_directory_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -132,10 +146,9 @@ def test_the_cache_is_bounded_and_keeps_one_generator_version(cache: Path, monke
     stale.mkdir(parents=True)
     (stale / "x.json").write_text("{}")
     monkeypatch.setattr(cache_module, "MAX_ENTRIES", 5)
-    snapshot = Snapshot(
-        server_info={"name": "s"}, capabilities={"tools": {}}, tools=corpus_snapshot("github").tools[:9]
-    )
-    _generate(snapshot)
+    tools = corpus_snapshot("github").tools[:2]
+    for server in range(7):  # one entry per server
+        _generate(Snapshot(server_info={"name": f"s{server}"}, capabilities={"tools": {}}, tools=tools))
     assert len(_entries(cache)) == 5
     assert not stale.exists()
 

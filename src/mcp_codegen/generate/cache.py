@@ -1,11 +1,13 @@
-"""The user's cache of generation results: small JSON entries by content hash, bounded; any failure only costs time.
+"""The user's cache of generation results: JSON entries by content hash, bounded; any failure only costs time.
 
 It lives in `$MCP_CODEGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/mcp-codegen`, else `~/.cache/mcp-codegen`, with
-one folder per kind of result (`models/`, `formatted/`, `snapshot-items/`, `default-fits/`, `prepared/`) holding
-a folder per fingerprint of what makes the results (the generator's code, the formatter's version): a result of
-another fingerprint never matches again, so those folders are removed. Each kind keeps at most `MAX_ENTRIES`
-results, the least recently used removed first. `MCP_CODEGEN_NO_CACHE=1` turns the cache off. An unreadable,
-corrupt or unwritable cache is a miss, never an error.
+one folder per kind of result (`models/`, `prepared/`, `tool-ir/`, `formatted/`, `formatted-pieces-*/`,
+`snapshot-items/`, `default-fits/`) holding a folder per fingerprint of what makes the results (the generator's
+code, the formatter's version): a result of another fingerprint never matches again, so those folders are
+removed. Results made per tool are kept as one entry per server (`ServerResults`): creating a file costs about
+what making one of them does. Each kind keeps at most `MAX_ENTRIES` entries, the least recently used removed
+first. `MCP_CODEGEN_NO_CACHE=1` turns the cache off. An unreadable, corrupt or unwritable cache is a miss,
+never an error.
 """
 
 from __future__ import annotations
@@ -116,10 +118,13 @@ class ServerResults:
     #: Bumped when the entry's layout changes.
     FORMAT = 1
 
-    def __init__(self, cache: ResultCache, name: str, valid: Callable[[dict[str, Any]], bool]) -> None:
+    def __init__(
+        self, cache: ResultCache, name: str, valid: Callable[[dict[str, Any]], bool], rewrite_share: int | None
+    ) -> None:
         self.cache = cache
         self.name = name
         self.valid = valid
+        self.rewrite_share = rewrite_share
         entry = cache.get(name)
         self.known: dict[str, Any] = entry["results"] if entry is not None else {}
         #: The results this run used or made: what is written back (so the entry holds the server's tools only).
@@ -128,14 +133,21 @@ class ServerResults:
 
     @classmethod
     def open(
-        cls, kind: str, fingerprint: str, server_name: str, valid: Callable[[dict[str, Any]], bool]
+        cls,
+        kind: str,
+        fingerprint: str,
+        server_name: str,
+        valid: Callable[[dict[str, Any]], bool],
+        *,
+        rewrite_share: int | None = REWRITE_SHARE,
     ) -> ServerResults | None:
         """The `kind` results of `server_name`'s tools (None when the cache is off or cannot be used); `valid`
-        tells one tool's result this version wrote (it may also raise: a miss)."""
+        tells one tool's result this version wrote (it may also raise: a miss). The entry is written again once
+        one result in `rewrite_share` is new (None: whenever one is, for results that are slow to make again)."""
         cache = ResultCache.open(kind, fingerprint, _valid_server_entry)
         if cache is None:
             return None
-        return cls(cache, hashlib.sha256(server_name.encode()).hexdigest(), valid)
+        return cls(cache, hashlib.sha256(server_name.encode()).hexdigest(), valid, rewrite_share)
 
     def get(self, key: str) -> dict[str, Any] | None:
         result = self.known.get(key)
@@ -150,8 +162,9 @@ class ServerResults:
 
     def close(self) -> None:
         """Write the results back once enough are new: a few changed tools are made again on each run until they
-        are one in `REWRITE_SHARE` (rewriting the whole entry costs about that much)."""
-        if self.made and self.made * REWRITE_SHARE >= len(self.used):
+        are one in `rewrite_share` (rewriting the whole entry costs about that much)."""
+        share = self.rewrite_share
+        if self.made and (share is None or self.made * share >= len(self.used)):
             self.cache.put(self.name, {"format": self.FORMAT, "results": self.used})
             self.cache.prune()
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_codegen.errors import CodegenError
-from mcp_codegen.generate.cache import ResultCache, ServerResults
+from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.pieces import Piece, PieceFile, joined, names_used, slot_lines, split_joined
 from mcp_codegen.inputs.formatter import FormatterSettings
 
@@ -139,7 +139,9 @@ def format_python(
     else:
         python = {path: text for path, text in plain.items() if path.endswith(".py")}
         with_uses = {path: f.skeleton + _uses_line(pieces.names_used(f.pieces)) for path, f in piece_files.items()}
-        formatted = _formatted_files(python | with_uses, settings, frozenset(with_uses), pieces.rendered_missing())
+        formatted = _formatted_files(
+            python | with_uses, settings, frozenset(with_uses), pieces.rendered_missing(), server
+        )
         pieces.formatted(formatted)
         texts = {path: formatted.get(path, text) for path, text in plain.items()}
         skeletons = {path: formatted[path] for path in piece_files}
@@ -157,25 +159,28 @@ def _formatted_files(
     settings: FormatterSettings,
     skeletons: frozenset[str],
     joined_pieces: Mapping[str, str],
+    server: str,
 ) -> dict[str, str]:
-    """`python` formatted, each file's result taken from the cache when it holds it, and `joined_pieces` (new by
-    definition: not looked up) formatted in the same formatter run."""
+    """`python` formatted, each file's result taken from the cache when it holds it (one entry per server), and
+    `joined_pieces` (new by definition: not looked up) formatted in the same formatter run."""
     kind = "formatted" if settings.name == "ruff" else f"formatted-{settings.name}"
-    store = ResultCache.open(kind, _fingerprint(settings.name), _valid)
+    store = ServerResults.open(kind, _fingerprint(settings.name), server, _valid)
     keys = {path: _key(path, text, settings) for path, text in python.items()}
     formatted: dict[str, str] = {}
     if store is not None:
         for path, key in keys.items():
             if (entry := store.get(key)) is not None:
                 formatted[path] = entry["text"]
+                store.use(key, entry, made=False)
     missing = {path: text for path, text in python.items() if path not in formatted}
     if missing or joined_pieces:
         fresh = _run_formatter({**missing, **joined_pieces}, settings, skeletons & missing.keys())
         formatted |= fresh
         if store is not None:
             for path in missing:
-                store.put(keys[path], {"text": fresh[path]})
-            store.prune()
+                store.use(keys[path], {"text": fresh[path]}, made=True)
+    if store is not None:
+        store.close()
     return formatted
 
 

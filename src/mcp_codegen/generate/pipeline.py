@@ -64,7 +64,7 @@ def generate_files(
         irs.update(zip((plan.wire_name for plan in cached), tool_irs(cached, cached_models, ir_store), strict=True))
         open_piece_store(snapshot.server_name, options.formatting())
 
-    models = tool_models(plans, diagnostics, while_waiting=while_waiting)
+    models = tool_models(plans, diagnostics, server=snapshot.server_name, while_waiting=while_waiting)
     rest = [plan for plan in plans if plan.wire_name not in irs]
     irs.update(zip((plan.wire_name for plan in rest), tool_irs(rest, models, ir_store), strict=True))
     if ir_store is not None:

@@ -12,7 +12,7 @@ import hashlib
 import json
 from typing import Any
 
-from mcp_codegen.generate.cache import ResultCache
+from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.snapshot.model import Snapshot, sorted_keys
 
 #: The lists whose items are canonical already (sorting them again would sort their schemas' `properties`).
@@ -23,7 +23,9 @@ def snapshot_text(snapshot: Snapshot) -> str:
     """`snapshot.to_text()`, with the items' texts taken from (and added to) the user's cache."""
     from mcp_codegen.generate.fingerprint import generator_fingerprint
 
-    store = ResultCache.open("snapshot-items", generator_fingerprint(), lambda entry: isinstance(entry["text"], str))
+    store = ServerResults.open(
+        "snapshot-items", generator_fingerprint(), snapshot.server_name, lambda entry: isinstance(entry["text"], str)
+    )
     data = snapshot.canonical().as_json()
     members = []
     for key in sorted(data):
@@ -35,7 +37,7 @@ def snapshot_text(snapshot: Snapshot) -> str:
             text = _indented(json.dumps(sorted_keys(value), indent=2, ensure_ascii=False), "  ")
         members.append(f"  {json.dumps(key, ensure_ascii=False)}: {text}")
     if store is not None:
-        store.prune()
+        store.close()
     return "{\n" + ",\n".join(members) + "\n}\n"
 
 
@@ -44,14 +46,15 @@ def _indented(text: str, prefix: str) -> str:
     return text.replace("\n", "\n" + prefix)
 
 
-def _item_text(item: Any, store: ResultCache | None) -> str:
+def _item_text(item: Any, store: ServerResults | None) -> str:
     if store is None:
         return json.dumps(item, indent=2, ensure_ascii=False)
     compact = json.dumps(item, ensure_ascii=False, separators=(",", ":"))  # keys keep their order
     key = hashlib.sha256(compact.encode()).hexdigest()
     entry = store.get(key)
     if entry is not None:
+        store.use(key, entry, made=False)
         return str(entry["text"])
     text = json.dumps(item, indent=2, ensure_ascii=False)
-    store.put(key, {"text": text})
+    store.use(key, {"text": text}, made=True)
     return text

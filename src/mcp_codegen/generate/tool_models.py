@@ -12,8 +12,8 @@ That makes three things safe at once, with byte-identical output whatever happen
 * isolation: a tool the model generator cannot handle is found at once and made permissive (a warning),
   without re-running the others.
 
-The cache is `cache.py`'s (`models/` in the user's cache directory), one entry per tool result; the
-entries are made by `model_units.py`, here or in the workers.
+The cache is `cache.py`'s (`models/` in the user's cache directory), one entry per server holding each tool's
+result; the results are made by `model_units.py`, here or in the workers.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
 from mcp_codegen.generate.build_ir import ToolPlan, datamodel_document
-from mcp_codegen.generate.cache import ResultCache
+from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.model_units import ENTRY_FORMAT, field_from_json
 from mcp_codegen.generate.models import ModelsOutput
 from mcp_codegen.generate.workers import cores, run_units
@@ -40,24 +40,27 @@ def tool_models(
     diagnostics: Diagnostics,
     *,
     workers: int | None = None,
+    server: str = "",
     while_waiting: Callable[[Sequence[ToolPlan], ModelsOutput], None] | None = None,
 ) -> ModelsOutput:
     """The models of every tool of `plans`, merged in plan order (cache and workers as the module says).
 
     `workers` forces the number of worker processes (1: none); by default both cores are used when at least
-    `PARALLEL_FROM` tools miss the cache. `while_waiting(plans, models)` is given the tools found in the cache
+    `PARALLEL_FROM` tools miss the cache. The cache holds `server`'s tools' models as one entry.
+    `while_waiting(plans, models)` is given the tools found in the cache
     and their models while the others are made: the next stages' work on them overlaps the model generator's.
     """
     from mcp_codegen.generate.fingerprint import generator_fingerprint
 
-    store = ResultCache.open("models", generator_fingerprint(), _valid)
+    # Made again, a tool's models cost a worker's start: the entry is written whenever one is new.
+    store = ServerResults.open("models", generator_fingerprint(), server, _valid, rewrite_share=None)
     units = [_unit(plan) for plan in plans]
     keys = [_key(unit) for unit in units]
     found: dict[int, dict[str, Any]] = {}
     for index, key in enumerate(keys):
-        entry = store.get(key) if store is not None else None
-        if entry is not None:
+        if store is not None and (entry := store.get(key)) is not None:
             found[index] = entry
+            store.use(key, entry, made=False)
     missing = [index for index in range(len(plans)) if index not in found]
 
     def cached_ones() -> None:
@@ -71,9 +74,9 @@ def tool_models(
     for index, entry in zip(missing, generated, strict=True):
         found[index] = entry
         if store is not None:
-            store.put(keys[index], entry)
+            store.use(keys[index], entry, made=True)
     if store is not None:
-        store.prune()
+        store.close()
     merged = ModelsOutput()
     for index, plan in enumerate(plans):
         _merge(merged, found[index], plan, diagnostics, keys[index])
