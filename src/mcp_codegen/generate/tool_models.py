@@ -55,7 +55,8 @@ def tool_models(
     # Made again, a tool's models cost a worker's start: the entry is written whenever one is new.
     store = ServerResults.open("models", generator_fingerprint(), server, _valid, rewrite_share=None)
     units = [_unit(plan) for plan in plans]
-    keys = [_key(unit) for unit in units]
+    texts = [_text(unit) for unit in units]
+    keys = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
     found: dict[int, dict[str, Any]] = {}
     for index, key in enumerate(keys):
         if store is not None and (entry := store.get(key)) is not None:
@@ -70,7 +71,8 @@ def tool_models(
                 _merge(cached, found[index], plans[index], Diagnostics(), keys[index])
             while_waiting([plans[index] for index in sorted(found)], cached)
 
-    generated = _generate([units[i] for i in missing], workers, cached_ones)
+    # A tool's share of the work is about its schemas' size.
+    generated = _generate([units[i] for i in missing], workers, cached_ones, [len(texts[i]) for i in missing])
     for index, entry in zip(missing, generated, strict=True):
         found[index] = entry
         if store is not None:
@@ -99,16 +101,16 @@ def _unit(plan: ToolPlan) -> dict[str, Any]:
     }
 
 
-def _key(unit: dict[str, Any]) -> str:
-    text = json.dumps(unit, ensure_ascii=False, separators=(",", ":"))  # properties keep their order
-    return hashlib.sha256(text.encode()).hexdigest()
+def _text(unit: dict[str, Any]) -> str:
+    """The unit as the text its cache key hashes."""
+    return json.dumps(unit, ensure_ascii=False, separators=(",", ":"))  # properties keep their order
 
 
 def _generate(
-    units: Sequence[dict[str, Any]], workers: int | None, while_waiting: Callable[[], None]
+    units: Sequence[dict[str, Any]], workers: int | None, while_waiting: Callable[[], None], weights: Sequence[int]
 ) -> list[dict[str, Any]]:
     count = workers if workers is not None else (cores() if len(units) >= PARALLEL_FROM else 1)
-    return run_units(units, count, while_waiting)
+    return run_units(units, count, while_waiting, weights)
 
 
 def _merge(merged: ModelsOutput, entry: dict[str, Any], plan: ToolPlan, diagnostics: Diagnostics, key: str) -> None:

@@ -52,10 +52,16 @@ def warm_workers(count: int | None = None) -> Iterator[None]:
             worker.stop()
 
 
-def run_units(units: Sequence[Unit], count: int, while_waiting: Callable[[], None] = lambda: None) -> list[Entry]:
-    """`model_units.generate_units(units)`, split into `count` contiguous shares over worker processes (the
-    warm ones when a `warm_workers()` block is open); results come back in order whatever the split.
-    `while_waiting` runs once the shares are sent (or, without workers, first)."""
+def run_units(
+    units: Sequence[Unit],
+    count: int,
+    while_waiting: Callable[[], None] = lambda: None,
+    weights: Sequence[int] | None = None,
+) -> list[Entry]:
+    """`model_units.generate_units(units)`, split into `count` contiguous shares of about equal `weights` (what
+    each unit is expected to cost; equal by default) over worker processes (the warm ones when a
+    `warm_workers()` block is open); results come back in order whatever the split. `while_waiting` runs once the
+    shares are sent (or, without workers, first)."""
     from mcp_codegen.generate.model_units import generate_units
 
     if not units:
@@ -75,8 +81,7 @@ def run_units(units: Sequence[Unit], count: int, while_waiting: Callable[[], Non
         workers = started = [Worker(warm=False) for _ in range(count)]
     try:
         count = max(1, min(count, len(workers), len(units)))
-        size = -(-len(units) // count)
-        shares = [list(units[start : start + size]) for start in range(0, len(units), size)]
+        shares = _shares(units, count, weights if weights is not None else [1] * len(units))
         sent = [worker.send(share) for worker, share in zip(workers, shares, strict=False)]
         while_waiting()
         results: list[Entry] = []
@@ -87,6 +92,19 @@ def run_units(units: Sequence[Unit], count: int, while_waiting: Callable[[], Non
     finally:
         for worker in started:
             worker.stop()
+
+
+def _shares(units: Sequence[Unit], count: int, weights: Sequence[int]) -> list[list[Unit]]:
+    """`units` cut into at most `count` contiguous shares of about equal total weight, none empty."""
+    total, start, reached = sum(weights), 0, 0
+    shares: list[list[Unit]] = []
+    for index, weight in enumerate(weights):
+        reached += weight
+        if len(shares) < count - 1 and reached * count >= total * (len(shares) + 1):
+            shares.append(list(units[start : index + 1]))
+            start = index + 1
+    shares.append(list(units[start:]))
+    return [share for share in shares if share]
 
 
 def _start_method() -> str:
