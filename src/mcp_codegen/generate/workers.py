@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -43,11 +44,13 @@ def warm_workers(count: int | None = None) -> Iterator[None]:
     if _active is not None or cores() < 2:  # nested, or nothing to overlap with
         yield
         return
-    _active = [Worker(warm=True) for _ in range(max(1, min(count or cores(), cores())))]
+    workers: list[Worker] = []
+    _active = workers
     try:
+        _start(max(1, min(count or cores(), cores())), warm=True, into=workers)
         yield
     finally:
-        workers, _active = _active, None
+        _active = None
         for worker in workers:
             worker.stop()
 
@@ -71,15 +74,17 @@ def run_units(
     started: list[Worker] = []
     if workers is not None and len(workers) < min(count, cores()):
         # More to generate than the block expected: the others join (stopped with the block's).
-        workers.extend(Worker(warm=True) for _ in range(min(count, cores()) - len(workers)))
+        _start(min(count, cores()) - len(workers), warm=True, into=workers)
     if workers is None:
         if count <= 1:
             while_waiting()
             return generate_units(units)
         import datamodel_code_generator  # noqa: F401 - imported once here, inherited by forked workers
 
-        workers = started = [Worker(warm=False) for _ in range(count)]
+        workers = started
     try:
+        if workers is started:
+            _start(count, warm=False, into=started)
         count = max(1, min(count, len(workers), len(units)))
         shares = _shares(units, count, weights if weights is not None else [1] * len(units))
         sent = [worker.send(share) for worker, share in zip(workers, shares, strict=False)]
@@ -105,6 +110,26 @@ def _shares(units: Sequence[Unit], count: int, weights: Sequence[int]) -> list[l
             start = index + 1
     shares.append(list(units[start:]))
     return [share for share in shares if share]
+
+
+def _start(count: int, *, warm: bool, into: list[Worker]) -> None:
+    """Start `count` workers, each added to `into` before Ctrl-C can land (so whoever stops `into` stops every
+    one): SIGINT is held back across each start, and a forked worker ignores it before letting it through."""
+    for _ in range(count):
+        with _sigint_held():
+            into.append(Worker(warm=warm))
+
+
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _start_method() -> str:
@@ -148,10 +173,10 @@ class Worker:
 
 
 def _serve(connection: Connection, warm: bool) -> None:
-    import signal
-
     # Ctrl-C reaches the whole process group: the main process decides what it means and stops its workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held back while it was forked
     from mcp_codegen.generate.model_units import generate_units
 
     if warm:
