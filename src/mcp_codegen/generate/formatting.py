@@ -10,8 +10,10 @@ as rendered: valid, typed, not tidied.
 
 Every file is formatted on its own (the package imports itself by relative imports only), so a file's result
 depends on its path, text and the settings alone: results are kept in the user's cache (`cache.py`,
-`formatted/` for ruff, `formatted-black/` for black), and regenerating after one tool changed formats that
-tool's files and the few that list every tool.
+`formatted/` for ruff, `formatted-black/` for black). The client and specs modules come as a skeleton and one
+piece per tool (`pieces.py`): the skeleton's imports are tidied against the names the pieces use, and each
+tool's formatted pieces are kept too (`formatted-pieces-<formatter>/`). Regenerating after one tool changed
+formats that tool's models module, its pieces, and the skeletons only if they changed.
 """
 
 from __future__ import annotations
