@@ -20,9 +20,13 @@ def main() -> None:
         pause("start")
         from mcp_codegen.cli import main as run_cli
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        sys.stderr.write("mcp-codegen: interrupted; the previous output is unchanged\n")
-        sys.exit(130)
+        _interrupted_at_start()
+    except RuntimeError as error:  # how Python reports a Ctrl-C while an imported module makes a class
+        from mcp_codegen.interrupts import caused_by_interrupt
+
+        if not caused_by_interrupt(error):
+            raise
+        _interrupted_at_start()
     try:
         run_cli()
     except SystemExit as done:
@@ -32,6 +36,12 @@ def main() -> None:
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_now(code)
+
+
+def _interrupted_at_start() -> NoReturn:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stderr.write("mcp-codegen: interrupted; the previous output is unchanged\n")
+    sys.exit(130)
 
 
 def _exit_now(code: object) -> NoReturn:

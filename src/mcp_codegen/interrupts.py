@@ -78,4 +78,24 @@ def pause(point: str) -> None:
         time.sleep(float(os.environ.get("MCP_CODEGEN_TEST_PAUSE_SECONDS", "3")))
 
 
-__all__ = ["HeldInterrupt", "deferred_interrupts", "pause", "record_written", "written"]
+__all__ = [
+    "HeldInterrupt",
+    "caused_by_interrupt",
+    "deferred_interrupts",
+    "pause",
+    "record_written",
+    "written",
+]
+
+
+def caused_by_interrupt(error: BaseException) -> bool:
+    """Whether Ctrl-C is what this error wraps: Python turns a KeyboardInterrupt raised while a class is being
+    made (`__set_name__`, as a module is imported) into a RuntimeError caused by it."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False

@@ -107,3 +107,23 @@ def test_sigint_at_spread_out_moments(work: Path) -> None:
         _, stderr = process.communicate(timeout=60)
         states.append(_assert_truthful(work, process.returncode, stderr))
     assert "old" in states  # the early interrupts did stop the run
+
+
+def test_ctrl_c_that_python_reports_as_a_runtime_error_is_an_interrupt(capsys: pytest.CaptureFixture[str]) -> None:
+    from mcp_codegen.cli.common import run_command
+
+    class Interrupting:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise KeyboardInterrupt  # Ctrl-C while a module being imported makes a class
+
+    def action() -> None:
+        type("Made", (), {"field": Interrupting()})
+
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(SystemExit) as exited:
+            run_command(action)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert exited.value.code == 130
+    assert capsys.readouterr().err == "mcp-codegen: interrupted; the previous output is unchanged\n"

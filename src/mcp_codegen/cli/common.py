@@ -135,6 +135,10 @@ def run_command(action: Callable[[], None], *, error_code: int | None = None) ->
     except KeyboardInterrupt:
         interrupted()
     except Exception as error:  # a bug of ours: still one line, with a way to see the traceback
+        from mcp_codegen.interrupts import caused_by_interrupt
+
+        if caused_by_interrupt(error):
+            interrupted()
         if os.environ.get("MCP_CODEGEN_DEBUG"):
             raise
         click.echo(
