@@ -109,8 +109,13 @@ def test_sigint_at_spread_out_moments(work: Path) -> None:
     assert "old" in states  # the early interrupts did stop the run
 
 
-def test_ctrl_c_that_python_reports_as_a_runtime_error_is_an_interrupt(capsys: pytest.CaptureFixture[str]) -> None:
+def test_ctrl_c_that_python_reports_as_a_runtime_error_is_an_interrupt(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp_codegen import interrupts
     from mcp_codegen.cli.common import run_command
+
+    monkeypatch.setattr(interrupts, "_written", [])  # this process wrote nothing (other tests in it may have)
 
     class Interrupting:
         def __set_name__(self, owner: type, name: str) -> None:
