@@ -220,7 +220,10 @@ class _PieceTexts:
     def __init__(self, settings: FormatterSettings, pieces: Sequence[Piece], server: str) -> None:
         self.settings = settings
         opened = (settings.key(), server)
-        self.store = _opened.pop(opened) if opened in _opened else _piece_store(server, settings) if pieces else None
+        if opened in _opened:  # read ahead (`open_piece_store`)
+            self.store = _opened.pop(opened)
+        else:
+            self.store = _piece_store(server, settings) if pieces else None
         self.texts: dict[tuple[str, str], str] = {}
         self.names: dict[tuple[str, str], list[str]] = {}
         groups: dict[str, list[Piece]] = {}
@@ -244,7 +247,7 @@ class _PieceTexts:
                 text = self.rendered[piece.group, piece.name] = piece.render()
                 self.names[piece.group, piece.name] = names_used(text, piece.indent)
         if settings.name == "none":
-            self._keep(self.rendered)
+            self.texts.update(self.rendered)
 
     def names_used(self, pieces: Iterable[Piece]) -> list[str]:
         return sorted({name for piece in pieces for name in self.names[piece.group, piece.name]})
@@ -264,7 +267,7 @@ class _PieceTexts:
             texts = split_joined(formatted[_joined_path(indent)], indent, len(order))
             if texts is None:  # a piece's text mimics the separator: format these pieces one by one
                 texts = self._formatted_alone(order)
-            self._keep({(piece.group, piece.name): text for piece, text in zip(order, texts, strict=True)})
+            self.texts.update({(piece.group, piece.name): text for piece, text in zip(order, texts, strict=True)})
 
     def _formatted_alone(self, pieces: Sequence[Piece]) -> list[str]:
         alone = {f"piece_{n}.py": joined([self.rendered[p.group, p.name]], p.indent) for n, p in enumerate(pieces)}
@@ -275,9 +278,6 @@ class _PieceTexts:
             lines = results[f"piece_{n}.py"].split("\n")[1 if piece.indent else 0 :]
             texts.append("\n".join(lines).strip("\n"))
         return texts
-
-    def _keep(self, texts: Mapping[tuple[str, str], str]) -> None:
-        self.texts.update(texts)
 
     def save(self) -> None:
         """Add the pieces made in this run to the cache."""

@@ -55,6 +55,11 @@ def warm_workers(count: int | None = None) -> Iterator[None]:
             worker.stop()
 
 
+def warm() -> bool:
+    """Whether a `warm_workers()` block is open (a nested one starts nothing)."""
+    return _active is not None
+
+
 def run_units(
     units: Sequence[Unit],
     count: int,

@@ -126,8 +126,10 @@ def model_workers(output: Path) -> AbstractContextManager[None]:
     (a second would compete with this process for a core); otherwise one per core."""
     from mcp_codegen.generate.cache import has_results
     from mcp_codegen.generate.fingerprint import generator_fingerprint
-    from mcp_codegen.generate.workers import warm_workers
+    from mcp_codegen.generate.workers import warm, warm_workers
 
+    if warm():  # started early (`cli.generate`): the manifest and the cache need not be looked at again
+        return warm_workers()
     regenerating = (
         output.is_dir() and read_manifest(output) is not None and has_results("models", generator_fingerprint())
     )
