@@ -13,7 +13,7 @@ from rt_helpers import PYTHON, SERVER_SCRIPT, auth_app
 from rt_server import build_server
 from servers.helpers import HOST, serve_app, serve_sse
 
-from mcp_codegen.runtime import ConnectError, ConnectionClosedError
+from mcp_codegen.runtime import ConnectError, ConnectionClosedError, OutcomeUnknownError
 
 pytestmark = pytest.mark.anyio
 
@@ -41,13 +41,23 @@ def launch_client(launch: Mapping[str, Any] | None) -> type[AsyncClient]:
     return Launched
 
 
-async def test_stdio_calls_then_crash_mid_call_then_fast_failure() -> None:
+async def test_stdio_crash_mid_call_may_have_run_and_the_next_call_starts_the_server_again() -> None:
     async with AsyncClient.stdio(PYTHON, [SERVER_SCRIPT], timeout=30) as client:
         assert await client.add(a=1, b=2) == 3
-        assert client.server_info is not None and client.server_info.name == "rt-demo"
-        with pytest.raises(ConnectionClosedError) as crashed:
+        with pytest.raises(OutcomeUnknownError) as crashed:
             await client.crash()
-        assert type(crashed.value) is ConnectionClosedError
+        assert crashed.value.tool == "crash" and "may have run it" in str(crashed.value)
+        assert "exited with code 1" in str(crashed.value)
+        assert client.closed  # the connection is gone until a request needs it
+        assert await client.add(a=2, b=2) == 4  # a new server process
+        assert not client.closed
+
+
+async def test_stdio_crash_with_retries_off_fails_later_calls_fast() -> None:
+    async with AsyncClient.stdio(PYTHON, [SERVER_SCRIPT], timeout=30, retries=0) as client:
+        assert await client.add(a=1, b=2) == 3
+        with pytest.raises(OutcomeUnknownError):
+            await client.crash()
         started = time.monotonic()
         for _ in range(3):
             with pytest.raises(ConnectionClosedError) as later:

@@ -2,8 +2,9 @@
 
 A package is generated from the server's snapshot (taken with the CLI); its client hears
 `notifications/tools/list_changed` (re-lists, checks drift, calls `on_change`), fails at once with
-`ConnectionClosedError` when the server dies mid-call (exit code and stderr in the message, the call never
-replayed), and `reconnect()` starts the server again. Bounds are hang guards, not timing assertions.
+`OutcomeUnknownError` when the server dies mid-call (exit code and stderr in the message, the call never
+replayed), starts the server again for the next call, and `reconnect()` does so on demand. Bounds are hang
+guards, not timing assertions.
 """
 
 from __future__ import annotations
@@ -78,28 +79,29 @@ async def test_a_failing_on_change_handler_does_not_end_the_session(live: Module
         assert await client.echo(text="still here") == "still here"
 
 
-async def test_a_server_dying_mid_call_fails_the_call_at_once_and_reconnect_restarts_it(live: ModuleType) -> None:
+async def test_a_server_dying_mid_call_fails_the_call_at_once_and_the_next_call_restarts_it(live: ModuleType) -> None:
     async with live.AsyncClient.connect(timeout=60, stderr="discard") as client:
-        with anyio.fail_after(30), pytest.raises(live.ConnectionClosedError) as caught:
+        with anyio.fail_after(30), pytest.raises(live.OutcomeUnknownError) as caught:
             await client.crash(code=7)
         assert client.closed
-        with pytest.raises(live.ConnectionClosedError):
-            await client.echo(text="after the crash")
-        await client.reconnect()
+        assert await client.echo(text="after the crash") == "after the crash"  # a new process, by itself
         assert not client.closed
+        await client.reconnect()  # and on demand
         assert await client.echo(text="back") == "back"
         assert await client.with_options(timeout=10).echo(text="view") == "view"  # views use the new session
     message = str(caught.value)
+    assert "may have run it" in message
     assert "live_server.py" in message or "python" in message
     assert "exited with code 7" in message and "live-server: crashing with code 7" in message
 
 
 def test_the_blocking_client_reconnects_too(live: ModuleType) -> None:
     with live.Client.connect(timeout=60, stderr="discard") as client:
-        with pytest.raises(live.ConnectionClosedError):
+        with pytest.raises(live.OutcomeUnknownError):
             client.crash(code=3)
-        client.reconnect()
         assert client.echo(text="sync") == "sync"
+        client.reconnect()
+        assert client.echo(text="again") == "again"
 
 
 async def test_reconnect_reports_a_server_that_cannot_be_started(live: ModuleType, tmp_path: Path) -> None:
@@ -107,11 +109,13 @@ async def test_reconnect_reports_a_server_that_cannot_be_started(live: ModuleTyp
     moved.write_text(SERVER.read_text(encoding="utf-8"), encoding="utf-8")
     async with live.AsyncClient.stdio(sys.executable, [str(moved)], timeout=30, stderr="discard") as client:
         moved.unlink()
-        with pytest.raises(live.ConnectionClosedError):
+        with pytest.raises(live.OutcomeUnknownError):
             await client.crash(code=1)
         with pytest.raises(live.ConnectError, match="cannot reconnect"):
             await client.reconnect()
         assert client.closed
+        with anyio.fail_after(30), pytest.raises(live.ConnectionClosedError, match="reconnecting failed"):
+            await client.with_options(retries=1).echo(text="no server")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ def qualified(type_source: str, model_names: frozenset[str]) -> str:
 #: The errors every request can end with, after the call-specific ones (runtime/errors.py).
 _REQUEST_RAISES = (
     ("RequestTimeoutError", "The server did not answer in time."),
-    ("ConnectionClosedError", "The connection to the server is gone."),
+    ("ConnectionClosedError", "The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run)."),
 )
 #: Longest default shown in a docstring: defaults are server data, a long one would bury the line.
 DEFAULT_LIMIT = 60

@@ -1,0 +1,58 @@
+"""An MCP server that counts what it runs, for the retry tests (`python faults_server.py` serves it over stdio).
+
+`bump(key)` changes state (no annotations: not safe to repeat), `read_value(key)` is read-only and idempotent,
+`put(key, value)` idempotent only, `fail()` reports an error result, `pid()` names the process. `runs` counts
+every call that reached a handler, by tool and key, so a test can tell what ran and how often.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+
+def build_server(runs: Counter[str] | None = None) -> MCPServer:
+    counted: Counter[str] = runs if runs is not None else Counter()
+    values: dict[str, int] = {}
+    server = MCPServer("faults-demo", version="1.0.0")
+
+    @server.tool()
+    def bump(key: str) -> int:
+        """Add one to the counter `key` and return it."""
+        counted[f"bump:{key}"] += 1
+        values[key] = values.get(key, 0) + 1
+        return values[key]
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True, idempotent_hint=True))
+    def read_value(key: str) -> int:
+        """The counter `key`."""
+        counted[f"read_value:{key}"] += 1
+        return values.get(key, 0)
+
+    @server.tool(annotations=ToolAnnotations(idempotent_hint=True))
+    def put(key: str, value: int) -> int:
+        """Set the counter `key`."""
+        counted[f"put:{key}"] += 1
+        values[key] = value
+        return value
+
+    @server.tool()
+    def fail(key: str) -> str:
+        """Always reports an error."""
+        counted[f"fail:{key}"] += 1
+        raise ToolError(f"failed on purpose: {key}")
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def pid() -> int:
+        """This server's process id."""
+        return os.getpid()
+
+    return server
+
+
+if __name__ == "__main__":
+    build_server().run()

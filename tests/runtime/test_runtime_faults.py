@@ -1,0 +1,381 @@
+"""Failures in transit through a fault-injecting proxy (tests/servers/fault_proxy.py) in front of a real server.
+
+The server (tests/runtime/faults_server.py, streamable HTTP on 127.0.0.1, JSON and SSE answers) counts every
+call that reached a handler, so each test can say what ran and how often: what was not processed is retried
+for every request, what may have run only for read-only or idempotent tools (or those `Retries.repeatable`
+names), and a call that may have run and is not safe to repeat raises `OutcomeUnknownError` and is never sent
+twice. A failed request never ends the session. Bounds on durations are hang guards or the lower bound a
+`Retry-After` sets, never speed assertions.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import anyio
+import pytest
+from helpers import imported_package
+from servers.fault_proxy import (
+    FaultProxy,
+    drop_after,
+    drop_before,
+    drop_mid,
+    reset,
+    status,
+    status_after,
+)
+from servers.helpers import HOST, serve_app
+
+from faults_server import build_server
+from mcp_codegen.cli import cli
+
+pytestmark = pytest.mark.anyio
+
+SERVER = Path(__file__).resolve().parent / "faults_server.py"
+#: Short waits, so the tests spend their time on calls, not on backoff.
+FAST = {"initial_delay": 0.01, "max_delay": 0.05}
+
+
+@pytest.fixture(scope="module")
+def pkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    root = tmp_path_factory.mktemp("faults")
+    snapshot = root / "snapshot.json"
+    arguments = ["snapshot", "--stdio", f"{sys.executable} {SERVER}", "-o", str(snapshot), "-q"]
+    assert cli.main(args=arguments, standalone_mode=False) in (None, 0)
+    target = root / "faults_client"
+    arguments = ["generate", "--snapshot", str(snapshot), "-o", str(target), "-q"]
+    assert cli.main(args=arguments, standalone_mode=False) in (None, 0)
+    with imported_package(target) as package:
+        yield package
+
+
+class Served:
+    """The counting server behind the proxy: `runs` says what reached a handler."""
+
+    def __init__(self, runs: Counter[str], proxy: FaultProxy) -> None:
+        self.runs = runs
+        self.proxy = proxy
+
+
+@pytest.fixture(params=["sse", "json"])
+def served(request: pytest.FixtureRequest) -> Iterator[Served]:
+    runs: Counter[str] = Counter()
+    app = build_server(runs).streamable_http_app(host=HOST, json_response=request.param == "json")
+    with serve_app(app) as base, FaultProxy(base + "/mcp") as proxy:
+        yield Served(runs, proxy)
+
+
+def fast(pkg: ModuleType, **overrides: object) -> object:
+    return pkg.Retries(**{**FAST, **overrides})
+
+
+async def test_429_and_503_are_retried_for_every_tool_and_retry_after_is_waited(
+    pkg: ModuleType, served: Served
+) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.plan(status(503, retry_after=0), status(503, retry_after=0), tool="bump")
+        assert await client.bump(key="a") == 1
+        proxy.plan(status(429, retry_after=1), tool="bump")
+        started = time.monotonic()
+        assert await client.bump(key="a") == 2
+        assert time.monotonic() - started >= 0.95  # the Retry-After floor, not the 10 ms backoff
+    assert served.runs["bump:a"] == 2  # refused requests never reached the server
+    assert [entry.fault for entry in proxy.log] == ["status(503)", "status(503)", None, "status(429)", None]
+    assert proxy.reached("initialize") == 1  # one session throughout
+
+
+async def test_a_call_without_a_fault_costs_no_extra_attempt(pkg: ModuleType, served: Served) -> None:
+    async with pkg.AsyncClient.http(served.proxy.endpoint, transport="http", timeout=20) as client:
+        for _ in range(5):
+            await client.bump(key="once")
+    assert served.runs["bump:once"] == 5
+    assert served.proxy.reached("tools/call", "bump") == 5
+
+
+@pytest.mark.parametrize("fault", [drop_after, drop_mid, drop_before, reset, lambda: status_after(502)])
+async def test_a_read_only_tool_is_retried_after_any_dropped_connection(
+    pkg: ModuleType, served: Served, fault: object
+) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.plan(fault(), fault(), tool="read_value")  # type: ignore[operator]
+        assert await client.read_value(key="r") == 0
+        assert await client.put(key="r", value=3) == 3  # the session is still the same
+    assert proxy.reached("initialize") == 1
+
+
+@pytest.mark.parametrize("fault", [drop_after, drop_mid, lambda: status_after(504), lambda: status_after(502)])
+async def test_a_tool_that_ran_and_is_not_safe_to_repeat_is_never_sent_twice(
+    pkg: ModuleType, served: Served, fault: object
+) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.plan(fault(), tool="bump")  # type: ignore[operator]
+        with pytest.raises(pkg.OutcomeUnknownError) as caught:
+            await client.bump(key="b")
+        assert isinstance(caught.value, pkg.ConnectionClosedError)
+        assert caught.value.tool == "bump" and "may have run it" in str(caught.value)
+        assert served.runs["bump:b"] == 1  # it ran, once
+        assert await client.bump(key="b") == 2  # the session goes on
+        assert not client.closed
+    assert served.runs["bump:b"] == 2
+    assert proxy.reached("initialize") == 1
+
+
+async def test_a_request_dropped_before_the_server_saw_it_still_may_have_run_for_the_client(
+    pkg: ModuleType, served: Served
+) -> None:
+    """From the client's side a written request whose connection dropped is ambiguous: never repeated."""
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.plan(drop_before(), tool="bump")
+        with pytest.raises(pkg.OutcomeUnknownError):
+            await client.bump(key="c")
+        assert await client.bump(key="c") == 1
+    assert served.runs["bump:c"] == 1
+
+
+async def test_repeatable_overrides_the_annotations_both_ways(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    safe = fast(pkg, repeatable={"bump": True, "read_value": False})
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=safe) as client:
+        proxy.plan(drop_after(), tool="bump")
+        assert await client.bump(key="d") == 2  # the user said so: it ran twice
+        proxy.plan(drop_after(), tool="read_value")
+        with pytest.raises(pkg.OutcomeUnknownError):
+            await client.read_value(key="d")
+    assert served.runs["bump:d"] == 2
+
+
+async def test_errors_and_refusals_are_never_retried(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        with pytest.raises(pkg.ToolError):
+            await client.fail(key="e")
+        assert served.runs["fail:e"] == 1
+        for code in (400, 403, 500):
+            proxy.plan(status(code), tool="read_value")
+            with pytest.raises(pkg.HttpStatusError) as caught:
+                await client.read_value(key="e")
+            assert caught.value.status == code
+        with pytest.raises(pkg.ArgumentsValidationError):
+            await client.call("bump", {"key": 1})
+    assert proxy.reached("tools/call", "read_value") == 0  # the refused ones were never forwarded
+    assert [entry.fault for entry in proxy.log if entry.tool == "read_value"] == [
+        "status(400)",
+        "status(403)",
+        "status(500)",
+    ]
+
+
+async def test_retries_0_turns_retrying_off_and_a_spent_budget_keeps_the_status(
+    pkg: ModuleType, served: Served
+) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=0) as client:
+        proxy.plan(status(503, retry_after=0), tool="read_value")
+        with pytest.raises(pkg.HttpStatusError) as caught:
+            await client.read_value(key="f")
+        assert caught.value.status == 503
+        proxy.plan(*[status(429, retry_after=0)] * 3, tool="read_value")
+        with pytest.raises(pkg.HttpStatusError):
+            await client.with_options(retries=pkg.Retries(max_retries=2, **FAST)).read_value(key="f")
+        assert proxy.pending == 0  # the first try and two retries
+        assert await client.read_value(key="f") == 0
+
+
+async def test_a_retry_never_outlives_the_call_timeout(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20) as client:
+        proxy.plan(status(503, retry_after=30), tool="read_value")
+        started = time.monotonic()
+        with anyio.fail_after(10), pytest.raises(pkg.HttpStatusError):
+            await client.with_options(timeout=2).read_value(key="g")
+        assert time.monotonic() - started < 2  # a 30 s wait would end past the call's 2 s: not made
+        proxy.plan(*[status(503, retry_after=0)] * 50, tool="read_value")
+        started = time.monotonic()
+        with anyio.fail_after(10), pytest.raises(pkg.HttpStatusError):
+            await client.with_options(timeout=1.5, retries=50).read_value(key="g")
+        assert time.monotonic() - started < 1.5 + 0.5
+        proxy.clear()
+
+
+async def test_every_request_kind_is_retried_listings_reads_prompts_and_raw_calls(
+    pkg: ModuleType, served: Served
+) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.plan(drop_after(), method="tools/list")
+        assert {tool.name for tool in await client.list_tools()} >= {"bump", "read_value"}
+        proxy.plan(drop_after(), method="ping")
+        await client.ping()
+        proxy.plan(status(503, retry_after=0), tool="bump")
+        assert (await client.call_raw("bump", {"key": "h"})).structured == {"result": 1}
+        proxy.plan(drop_after(), tool="read_value")
+        assert await client.call("read_value", {"key": "h"}) == 1
+        proxy.plan(drop_after(), tool="bump")
+        with pytest.raises(pkg.OutcomeUnknownError):
+            await client.call_raw("bump", {"key": "h"})
+    assert served.runs["bump:h"] == 2
+
+
+async def test_agent_tools_are_retried_the_same_way(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        tools = client.tools()
+        proxy.plan(status(503, retry_after=0), drop_after(), tool="read_value")
+        assert await tools["read_value"].call({"key": "i"}) == 0
+        proxy.plan(drop_after(), tool="bump")
+        with pytest.raises(pkg.OutcomeUnknownError):
+            await tools["bump"].call({"key": "i"})
+    assert served.runs["bump:i"] == 1
+
+
+def test_the_blocking_client_retries_too(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    with pkg.Client.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.plan(status(503, retry_after=0), tool="bump")
+        assert client.bump(key="j") == 1
+        proxy.plan(drop_after(), tool="read_value")
+        assert client.read_value(key="j") == 1
+        proxy.plan(drop_after(), tool="bump")
+        with pytest.raises(pkg.OutcomeUnknownError):
+            client.bump(key="j")
+        assert client.bump(key="j") == 3
+    assert served.runs["bump:j"] == 3
+
+
+async def test_each_retry_is_logged_on_one_line(
+    pkg: ModuleType, served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    proxy = served.proxy
+    caplog.set_level(logging.INFO)
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.plan(status(503, retry_after=0), tool="read_value")
+        await client.read_value(key="k")
+    lines = [record.getMessage() for record in caplog.records if "retrying" in record.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].startswith("retrying tools/call request for tool 'read_value' (retry 1 of 5) after HTTP 503")
+    assert "\n" not in lines[0]
+
+
+async def test_a_restarted_http_server_takes_a_call_sent_while_it_was_down_and_runs_it_once(
+    pkg: ModuleType,
+) -> None:
+    runs: Counter[str] = Counter()
+    with serve_app(build_server(runs).streamable_http_app(host=HOST)) as base:
+        port = int(base.rsplit(":", 1)[1])
+        connection = pkg.AsyncClient.http(base + "/mcp", transport="http", timeout=30)
+        client = await connection.__aenter__()
+        try:
+            assert await client.bump(key="restart") == 1
+        except BaseException:
+            await connection.__aexit__(None, None, None)
+            raise
+    # Down now; back on the same port in 1.5 s, with none of its sessions.
+    back = threading.Event()
+    stop = threading.Event()
+
+    def serve_again() -> None:
+        time.sleep(1.5)
+        with serve_app(build_server(runs).streamable_http_app(host=HOST), port=port):
+            back.set()
+            stop.wait(60)
+
+    thread = threading.Thread(target=serve_again, daemon=True)
+    thread.start()
+    try:
+        with anyio.fail_after(30):
+            assert await client.bump(key="restart") == 1  # the new server's counter: it ran there once
+        assert back.is_set()
+        assert runs["bump:restart"] == 2  # once on each server
+    finally:
+        stop.set()
+        await connection.__aexit__(None, None, None)
+        thread.join(15)
+
+
+async def test_a_stdio_server_that_exited_between_calls_is_started_again(pkg: ModuleType) -> None:
+    import os
+    import signal
+
+    async with pkg.AsyncClient.stdio(sys.executable, [str(SERVER)], timeout=30, stderr="discard") as client:
+        first = await client.pid()
+        os.kill(first, signal.SIGKILL)
+        with anyio.fail_after(30):
+            await anyio.sleep(0.2)
+            assert await client.bump(key="s") == 1  # not processed by the dead one: sent to a new process
+            second = await client.pid()
+        assert second != first
+
+
+async def test_a_randomized_run_of_1000_calls_never_repeats_an_unsafe_call(pkg: ModuleType) -> None:
+    """Chaos on every tools/call; each `bump` uses its own key, so the server's counts show any repeat."""
+    runs: Counter[str] = Counter()
+    faults = [
+        status(503, retry_after=0),
+        status(429, retry_after=0),
+        drop_before(),
+        drop_after(),
+        drop_mid(),
+        status_after(502),
+        status_after(504),
+    ]
+    rng = random.Random(7)
+    timeout = 10.0
+    outcomes: Counter[str] = Counter()
+    bumped: dict[str, str] = {}
+    longest = 0.0
+    with serve_app(build_server(runs).streamable_http_app(host=HOST, json_response=True)) as base:
+        with FaultProxy(base + "/mcp") as proxy:
+            proxy.chaos(0.3, faults, seed=11)
+            async with pkg.AsyncClient.http(
+                proxy.endpoint, transport="http", timeout=timeout, retries=fast(pkg, max_retries=8)
+            ) as client:
+
+                async def one(index: int) -> None:
+                    nonlocal longest
+                    tool = rng.choice(["bump", "read_value", "put"])
+                    started = time.monotonic()
+                    try:
+                        if tool == "bump":
+                            await client.bump(key=f"k{index}")
+                        elif tool == "read_value":
+                            await client.read_value(key=f"k{index}")
+                        else:
+                            await client.put(key=f"k{index}", value=index)
+                        outcomes[f"{tool}:ok"] += 1
+                        if tool == "bump":
+                            bumped[f"bump:k{index}"] = "ok"
+                    except pkg.OutcomeUnknownError:
+                        assert tool == "bump", f"{tool} is safe to repeat"
+                        outcomes[f"{tool}:unknown"] += 1
+                    longest = max(longest, time.monotonic() - started)
+
+                for batch in range(100):
+                    async with anyio.create_task_group() as group:
+                        for index in range(batch * 10, batch * 10 + 10):
+                            group.start_soon(one, index)
+    bumps = {key: count for key, count in runs.items() if key.startswith("bump:")}
+    assert max(bumps.values()) == 1  # no unsafe call ran twice
+    for key, outcome in bumped.items():
+        if outcome == "ok":
+            assert runs[key] == 1, key  # answered: it ran exactly once
+    # Every call whose faults all said "not processed" (429, 503) succeeded: only a call that met a
+    # maybe-processed fault may end unknown.
+    maybe = {"drop_before", "drop_after", "drop_mid", "status_after(502)", "status_after(504)"}
+    hit = Counter(entry.tool for entry in proxy.log if entry.fault in maybe)
+    assert outcomes["bump:unknown"] <= hit["bump"]
+    assert outcomes["read_value:ok"] + outcomes["put:ok"] + outcomes["bump:ok"] + outcomes["bump:unknown"] == 1000
+    assert outcomes["bump:unknown"] > 0 and outcomes["bump:ok"] > 0  # both paths were exercised
+    assert longest < timeout + 1  # no call outlived its timeout (one second for the event loop's slack)
+    assert proxy.reached("initialize") == 1  # one session for the whole run

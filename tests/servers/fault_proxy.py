@@ -1,0 +1,620 @@
+"""A fault-injecting HTTP/1.1 reverse proxy for tests: production gateway failures, on 127.0.0.1 only.
+
+    from servers.fault_proxy import FaultProxy, status, drop_after
+
+    with serve_http(build_server()) as url, FaultProxy(url) as proxy:
+        proxy.plan(status(503, retry_after=0), drop_after(), tool="add")
+        ...  # the client talks to proxy.endpoint ("http://127.0.0.1:PROXYPORT/mcp")
+        assert proxy.reached("tools/call", "add") == 1     # the 503 never reached the server
+        assert [entry.fault for entry in proxy.log] == ["status(503)", "drop_after", None]
+
+Faults (module-level factories, each returns a `Fault`):
+
+* ``status(code, retry_after=None, body=None)``: answer with that status; the upstream never sees the request.
+* ``status_after(code, ...)``: forward, wait for the upstream's whole answer (the tool ran), answer `code` instead.
+* ``drop_before()``: read the request, close the connection without forwarding (FIN, no response).
+* ``reset()``: read the request, then reset the connection (RST, SO_LINGER 0); never forwarded. To reset a
+  connection before anything is read, use ``proxy.reset_connections(n)`` (it hits the next n TCP connections,
+  whatever they carry, since nothing can be matched before reading).
+* ``drop_after()``: forward, read the upstream's whole answer (the tool ran), close without sending any of it.
+* ``drop_mid()``: forward, send the response head and part of the body (every SSE event before the one carrying
+  the JSON-RPC response, then half of that one; half the bytes of any other body), then close.
+* ``delay(seconds)``: hold the request that long, then forward it (even if the client gave up meanwhile: the
+  request was already in flight).
+* ``passthrough()``: forward unchanged (a placeholder in a plan: ``plan(passthrough(), status(503))``).
+
+Selection: `plan()` queues faults for the next POSTs whose JSON-RPC body matches ``method`` (default
+"tools/call") and, if given, ``tool`` (``params.name``); each matching POST takes the first queued fault whose
+predicate it matches. With no planned fault left, `chaos()` (if set) picks a fault with probability `rate` from a
+seeded ``random.Random``. Everything else (initialize, notifications, the standing GET SSE stream, DELETE, other
+methods) is forwarded unchanged. `log` gets one `LogEntry(method, tool, fault)` per POST that matched a queued
+fault's or chaos's predicate or is a ``tools/call`` (``fault`` None when it went through unharmed).
+
+Forwarding: one upstream connection per request (``Connection: close`` upstream and to the client, so httpx
+opens a new connection per request); response bytes are piped through as they arrive (long-lived SSE streams
+too) until either side closes. If the upstream is down, the client gets 502 (what a gateway answers).
+
+Server down: `pause()` closes the listening socket (clients get ECONNREFUSED, i.e. ``httpx.ConnectError``) and
+aborts the open connections; `resume()` listens again on the same port. To restart the MCP server itself
+(losing its sessions), stop a ``serve_app(app, port=fixed)`` and serve again on the same port: the proxy
+answers 502 while it is down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import datetime
+import email.utils
+import json
+import random
+import socket
+import struct
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from http import HTTPStatus
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+__all__ = [
+    "HOST",
+    "Fault",
+    "FaultProxy",
+    "LogEntry",
+    "delay",
+    "drop_after",
+    "drop_before",
+    "drop_mid",
+    "passthrough",
+    "reset",
+    "status",
+    "status_after",
+]
+
+HOST = "127.0.0.1"
+START_TIMEOUT_SECONDS = 10.0
+MAX_HEAD_BYTES = 64 * 1024
+
+RetryAfter = int | float | str | datetime.datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Fault:
+    """One fault to inject; build it with the module-level factories (`status`, `drop_after`, ...)."""
+
+    kind: str
+    code: int | None = None
+    retry_after: RetryAfter = None
+    body: bytes | None = None
+    content_type: str = "text/plain; charset=utf-8"
+    seconds: float = 0.0
+
+    @property
+    def name(self) -> str:
+        """What `log` records: ``"status(503)"``, ``"status_after(504)"``, ``"delay(0.5)"``, ``"drop_after"``..."""
+        if self.kind in ("status", "status_after"):
+            return f"{self.kind}({self.code})"
+        if self.kind == "delay":
+            return f"delay({self.seconds:g})"
+        return self.kind
+
+
+class LogEntry(NamedTuple):
+    method: str
+    tool: str | None
+    fault: str | None  # Fault.name, or None when the request went through unharmed
+
+
+def _as_bytes(body: bytes | str | None) -> bytes | None:
+    return body.encode() if isinstance(body, str) else body
+
+
+def status(
+    code: int, retry_after: RetryAfter = None, body: bytes | str | None = None, content_type: str | None = None
+) -> Fault:
+    """Answer `code` (with ``Retry-After`` if given: seconds, or a datetime sent as an HTTP date) without forwarding."""
+    return Fault("status", code, retry_after, _as_bytes(body), content_type or Fault.content_type)
+
+
+def status_after(
+    code: int, retry_after: RetryAfter = None, body: bytes | str | None = None, content_type: str | None = None
+) -> Fault:
+    """Forward, wait for the upstream's whole answer (so the tool ran), then answer `code` instead."""
+    return Fault("status_after", code, retry_after, _as_bytes(body), content_type or Fault.content_type)
+
+
+def drop_before() -> Fault:
+    """Read the request, then close the connection without forwarding it or answering."""
+    return Fault("drop_before")
+
+
+def reset() -> Fault:
+    """Read the request, then reset the connection (RST) without forwarding it."""
+    return Fault("reset")
+
+
+def drop_after() -> Fault:
+    """Forward, read the upstream's whole answer, then close the client's connection without sending any of it."""
+    return Fault("drop_after")
+
+
+def drop_mid() -> Fault:
+    """Forward, send the response head and part of the body (not the JSON-RPC response), then close."""
+    return Fault("drop_mid")
+
+
+def delay(seconds: float) -> Fault:
+    """Hold the request `seconds` before forwarding it."""
+    return Fault("delay", seconds=seconds)
+
+
+def passthrough() -> Fault:
+    """Forward unchanged (to let a matching request through at a given place in a plan)."""
+    return Fault("passthrough")
+
+
+@dataclasses.dataclass
+class _Planned:
+    fault: Fault
+    method: str
+    tool: str | None
+
+
+@dataclasses.dataclass
+class _Chaos:
+    rate: float
+    faults: tuple[Fault, ...]
+    rng: random.Random
+    method: str
+    tool: str | None
+
+
+class _Request(NamedTuple):
+    method: str  # the HTTP method
+    target: str
+    version: str
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+class _Head(NamedTuple):
+    raw: bytes  # the status line and headers, without the blank line
+    headers: list[tuple[str, str]]
+
+
+def _header(headers: Sequence[tuple[str, str]], name: str) -> str | None:
+    for key, value in headers:
+        if key.lower() == name:
+            return value
+    return None
+
+
+def _rpc_key(body: bytes) -> tuple[str, str | None]:
+    """(JSON-RPC method, tool name) of a POST body; the first message of a batch; "<response>" for a reply."""
+    try:
+        message: Any = json.loads(body)
+    except ValueError:
+        return "<invalid>", None
+    if isinstance(message, list) and message:
+        message = message[0]
+    if not isinstance(message, dict):
+        return "<invalid>", None
+    method = message.get("method")
+    if not isinstance(method, str):
+        return "<response>", None
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    return method, name if isinstance(name, str) else None
+
+
+def _matches(method: str, tool: str | None, want_method: str, want_tool: str | None) -> bool:
+    return method == want_method and (want_tool is None or tool == want_tool)
+
+
+def _dechunk(raw: bytes) -> bytes:
+    """The payload of a chunked body (as much of it as is complete)."""
+    out = bytearray()
+    pos = 0
+    while True:
+        end = raw.find(b"\r\n", pos)
+        if end < 0:
+            break
+        size = int(raw[pos:end].split(b";")[0].strip() or b"0", 16)
+        if size == 0:
+            break
+        out += raw[end + 2 : end + 2 + size]
+        pos = end + 2 + size + 2
+    return bytes(out)
+
+
+def _partial(payload: bytes, content_type: str) -> bytes:
+    """The part of a response body `drop_mid` delivers: never the whole JSON-RPC response."""
+    if content_type.startswith("text/event-stream"):
+        normalized = payload.replace(b"\r\n", b"\n")
+        events = normalized.split(b"\n\n")
+        sent = bytearray()
+        for event in events:
+            if b'"result"' in event or b'"error"' in event:
+                return bytes(sent + event[: len(event) // 2])
+            sent += event + b"\n\n"
+    return payload[: len(payload) // 2]
+
+
+def _retry_after_value(value: RetryAfter) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=datetime.UTC)
+        return email.utils.format_datetime(value.astimezone(datetime.UTC), usegmt=True)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+def _status_response(code: int, retry_after: RetryAfter, body: bytes | None, content_type: str) -> bytes:
+    try:
+        reason = HTTPStatus(code).phrase
+    except ValueError:
+        reason = "Error"
+    payload = body if body is not None else f"{code} {reason}\n".encode()
+    lines = [f"HTTP/1.1 {code} {reason}", f"Content-Type: {content_type}", f"Content-Length: {len(payload)}"]
+    if (value := _retry_after_value(retry_after)) is not None:
+        lines.append(f"Retry-After: {value}")
+    lines += ["Connection: close", "", ""]
+    return "\r\n".join(lines).encode("latin-1") + payload
+
+
+_HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "content-length", "upgrade"}
+
+
+class FaultProxy:
+    """The proxy, as a context manager usable from sync (or async) test code; see the module docstring.
+
+    `upstream` is the server's base URL, or an endpoint URL whose path `endpoint` then keeps
+    (``FaultProxy("http://127.0.0.1:8000/mcp").endpoint == "http://127.0.0.1:PROXYPORT/mcp"``).
+    """
+
+    def __init__(self, upstream: str, *, port: int = 0) -> None:
+        parts = urlsplit(upstream)
+        if parts.scheme != "http" or not parts.hostname or not parts.port:
+            raise ValueError(f"upstream must be http://HOST:PORT[/path], got {upstream!r}")
+        self.upstream_host: str = parts.hostname
+        self.upstream_port: int = parts.port
+        self._path = parts.path.rstrip("/")
+        self._port = port
+        self._lock = threading.Lock()
+        self._plan: list[_Planned] = []
+        self._chaos: _Chaos | None = None
+        self._reset_connections = 0
+        self._reached: Counter[tuple[str, str | None]] = Counter()
+        self._log: list[LogEntry] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._clients: set[asyncio.StreamWriter] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+
+    def __enter__(self) -> FaultProxy:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        self._thread = threading.Thread(target=loop.run_forever, name=f"fault-proxy-{id(self):x}", daemon=True)
+        self._thread.start()
+        self._call(self._listen())
+
+    def stop(self) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        with contextlib.suppress(Exception):
+            self._call(self._shutdown())
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(START_TIMEOUT_SECONDS)
+        if not thread.is_alive():
+            loop.close()
+        self._loop = self._thread = None
+
+    def pause(self) -> None:
+        """Stop listening (new connections are refused) and abort the open ones: the server looks down."""
+        self._call(self._close_listener(abort_open=True))
+
+    def resume(self) -> None:
+        """Listen again, on the same port."""
+        self._call(self._listen())
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        return f"http://{HOST}:{self._port}"
+
+    @property
+    def endpoint(self) -> str:
+        """`url` plus the path of the upstream URL given (e.g. ``/mcp``)."""
+        return self.url + self._path
+
+    # -- fault selection and counters --------------------------------------------------------------------
+
+    def plan(self, *faults: Fault, method: str = "tools/call", tool: str | None = None) -> None:
+        """Queue `faults` for the next POSTs of JSON-RPC `method` (and tool `tool`, if given), one each, in order."""
+        with self._lock:
+            self._plan.extend(_Planned(fault, method, tool) for fault in faults)
+
+    def chaos(
+        self,
+        rate: float,
+        faults: Sequence[Fault],
+        seed: int = 0,
+        *,
+        method: str = "tools/call",
+        tool: str | None = None,
+    ) -> None:
+        """Each matching POST with no planned fault left gets one of `faults` with probability `rate` (seeded)."""
+        if not faults:
+            raise ValueError("chaos needs at least one fault")
+        with self._lock:
+            self._chaos = _Chaos(rate, tuple(faults), random.Random(seed), method, tool)
+
+    def reset_connections(self, count: int = 1) -> None:
+        """Reset (RST) the next `count` TCP connections at once, before reading anything from them."""
+        with self._lock:
+            self._reset_connections += count
+
+    def clear(self, *, counters: bool = False) -> None:
+        """Forget planned faults, chaos and pending connection resets (and counters and log if `counters`)."""
+        with self._lock:
+            self._plan.clear()
+            self._chaos = None
+            self._reset_connections = 0
+            if counters:
+                self._reached.clear()
+                self._log.clear()
+
+    @property
+    def pending(self) -> int:
+        """How many planned faults have not been applied yet."""
+        with self._lock:
+            return len(self._plan)
+
+    def reached(self, method: str, tool: str | None = None) -> int:
+        """How many requests of JSON-RPC `method` (and `tool`, if given) were forwarded to the upstream.
+
+        Non-POST requests count under their HTTP method ("GET", "DELETE"); JSON-RPC responses that the client
+        posts (e.g. to an elicitation) under "<response>"."""
+        with self._lock:
+            return sum(n for (m, t), n in self._reached.items() if _matches(m, t, method, tool))
+
+    @property
+    def log(self) -> list[LogEntry]:
+        """A copy of the log: one entry per request matched by a fault predicate, or per tools/call."""
+        with self._lock:
+            return list(self._log)
+
+    def _select(self, method: str, tool: str | None) -> Fault | None:
+        with self._lock:
+            fault: Fault | None = None
+            logged = method == "tools/call"
+            for index, planned in enumerate(self._plan):
+                if _matches(method, tool, planned.method, planned.tool):
+                    fault = planned.fault
+                    del self._plan[index]
+                    logged = True
+                    break
+            else:
+                chaos = self._chaos
+                if chaos is not None and _matches(method, tool, chaos.method, chaos.tool):
+                    logged = True
+                    if chaos.rng.random() < chaos.rate:
+                        fault = chaos.rng.choice(chaos.faults)
+            if fault is not None and fault.kind == "passthrough":
+                fault = None
+            if logged:
+                self._log.append(LogEntry(method, tool, fault.name if fault else None))
+            return fault
+
+    def _count(self, key: tuple[str, str | None]) -> None:
+        with self._lock:
+            self._reached[key] += 1
+
+    # -- the event loop side -----------------------------------------------------------------------------
+
+    def _call(self, coro: Any) -> Any:
+        assert self._loop is not None, "the proxy is not running"
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(START_TIMEOUT_SECONDS)
+
+    async def _listen(self) -> None:
+        if self._server is not None:
+            return
+        self._server = await asyncio.start_server(self._serve, HOST, self._port, reuse_address=True)
+        self._port = self._server.sockets[0].getsockname()[1]
+
+    async def _close_listener(self, *, abort_open: bool) -> None:
+        if self._server is not None:
+            self._server.close()  # not wait_closed(): on newer Pythons it waits for every connection to end
+            self._server = None
+        if abort_open:
+            for writer in list(self._clients):
+                writer.transport.abort()
+
+    async def _shutdown(self) -> None:
+        await self._close_listener(abort_open=True)
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=2)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        self._clients.add(writer)
+        try:
+            await self._handle(reader, writer)
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+            pass  # a client that went away or spoke garbage: nothing to answer
+        finally:
+            self._clients.discard(writer)
+            self._tasks.discard(task)
+            writer.close()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with self._lock:
+            reset_now = self._reset_connections > 0
+            self._reset_connections -= reset_now
+        if reset_now:
+            _abort_with_rst(writer)
+            return
+        request = await _read_request(reader)
+        if request is None:
+            return
+        key: tuple[str, str | None] = (request.method, None)
+        fault: Fault | None = None
+        if request.method == "POST":
+            key = _rpc_key(request.body)
+            fault = self._select(*key)
+        kind = fault.kind if fault else "passthrough"
+        if fault is not None and kind == "status":
+            assert fault.code is not None
+            writer.write(_status_response(fault.code, fault.retry_after, fault.body, fault.content_type))
+            await writer.drain()
+            return
+        if kind == "drop_before":
+            return
+        if kind == "reset":
+            _abort_with_rst(writer)
+            return
+        if fault is not None and kind == "delay":
+            await asyncio.sleep(fault.seconds)
+        try:
+            up_reader, up_writer = await asyncio.open_connection(self.upstream_host, self.upstream_port)
+        except OSError:
+            writer.write(_status_response(502, None, b"upstream unavailable\n", Fault.content_type))
+            await writer.drain()
+            return
+        try:
+            up_writer.write(_serialize_request(request))
+            await up_writer.drain()
+            self._count(key)
+            head = await _read_head(up_reader)
+            if head is None:
+                return  # the upstream closed without answering: so does the proxy
+            if kind in ("drop_after", "status_after", "drop_mid"):
+                rest = await up_reader.read()  # `Connection: close` upstream: the answer ends at EOF
+                if fault is not None and kind == "status_after":
+                    assert fault.code is not None
+                    writer.write(_status_response(fault.code, fault.retry_after, fault.body, fault.content_type))
+                elif kind == "drop_mid":
+                    writer.write(_client_head(head) + _truncated_body(head, rest))
+                await writer.drain()
+                return
+            writer.write(_client_head(head))
+            await writer.drain()
+            await _pipe_until_either_closes(up_reader, reader, writer)
+        finally:
+            up_writer.transport.abort()
+
+
+def _abort_with_rst(writer: asyncio.StreamWriter) -> None:
+    sock = writer.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+async def _read_head(reader: asyncio.StreamReader) -> _Head | None:
+    try:
+        raw = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:
+        return None
+    if len(raw) > MAX_HEAD_BYTES:
+        raise ValueError("head too large")
+    lines = raw[:-4].decode("latin-1").split("\r\n")
+    headers = []
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers.append((name.strip(), value.strip()))
+    return _Head(raw[:-4], headers)
+
+
+async def _read_request(reader: asyncio.StreamReader) -> _Request | None:
+    head = await _read_head(reader)
+    if head is None:
+        return None
+    method, target, version = head.raw.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
+    body = b""
+    if (_header(head.headers, "transfer-encoding") or "").lower() == "chunked":
+        chunks = bytearray()
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
+            if size == 0:
+                while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
+                    pass
+                break
+            chunks += await reader.readexactly(size)
+            await reader.readexactly(2)
+        body = bytes(chunks)
+    elif (length := _header(head.headers, "content-length")) is not None:
+        body = await reader.readexactly(int(length))
+    return _Request(method, target, version, head.headers, body)
+
+
+def _serialize_request(request: _Request) -> bytes:
+    lines = [f"{request.method} {request.target} HTTP/1.1"]
+    lines += [f"{name}: {value}" for name, value in request.headers if name.lower() not in _HOP_BY_HOP]
+    if request.body or request.method in ("POST", "PUT", "PATCH"):
+        lines.append(f"Content-Length: {len(request.body)}")
+    lines += ["Connection: close", "", ""]  # one upstream connection per request: its answer ends at EOF
+    return "\r\n".join(lines).encode("latin-1") + request.body
+
+
+def _client_head(head: _Head) -> bytes:
+    """The upstream's response head with ``Connection: close`` (the client opens a new connection next time)."""
+    lines = head.raw.split(b"\r\n")
+    kept = [line for line in lines[1:] if line.split(b":", 1)[0].strip().lower() not in (b"connection", b"keep-alive")]
+    return b"\r\n".join([lines[0], *kept, b"Connection: close", b"", b""])
+
+
+def _truncated_body(head: _Head, rest: bytes) -> bytes:
+    """Part of the body, framed as the head says, so the client sees a response cut short."""
+    content_type = _header(head.headers, "content-type") or ""
+    if (_header(head.headers, "transfer-encoding") or "").lower() == "chunked":
+        part = _partial(_dechunk(rest), content_type)
+        return b"%x\r\n%s\r\n" % (len(part), part) if part else b""
+    return _partial(rest, content_type)
+
+
+async def _pipe_until_either_closes(
+    up_reader: asyncio.StreamReader, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter
+) -> None:
+    async def upstream_to_client() -> None:
+        while chunk := await up_reader.read(65536):
+            client_writer.write(chunk)
+            await client_writer.drain()
+
+    async def client_gone() -> None:
+        # The client sends nothing more after its request (Connection: close); EOF means it hung up.
+        while await client_reader.read(65536):
+            pass
+
+    tasks = [asyncio.ensure_future(upstream_to_client()), asyncio.ensure_future(client_gone())]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
