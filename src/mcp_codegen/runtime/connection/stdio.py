@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import logging
 import os
 import sys
+import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
