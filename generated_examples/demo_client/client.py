@@ -90,7 +90,7 @@ class AsyncClient(AsyncClientBase):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._call_tool(_specs.add, {"a": a, "b": b})
 
@@ -120,7 +120,7 @@ class AsyncClient(AsyncClientBase):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._call_tool(
             _specs.draft_note,
@@ -146,7 +146,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._call_tool(_specs.forecast, {"city": city, "days": days})
 
@@ -165,7 +165,7 @@ class AsyncClient(AsyncClientBase):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._call_tool(_specs.get_note, {"note_id": note_id})
 
@@ -187,7 +187,7 @@ class AsyncClient(AsyncClientBase):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._call_tool(_specs.get_weather, {"city": city, "units": units})
 
@@ -209,7 +209,7 @@ class AsyncClient(AsyncClientBase):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._call_tool(_specs.list_notes, {"tag": tag, "limit": limit})
 
@@ -231,7 +231,7 @@ class AsyncClient(AsyncClientBase):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: search-notes
         """
@@ -253,7 +253,7 @@ class AsyncPrompts(AsyncPromptsBase):
             ArgumentsValidationError: A required argument is missing or not a string; nothing was sent.
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._get(_specs.PROMPTS["plan_trip"], {"city": city})
 
@@ -270,7 +270,7 @@ class AsyncPrompts(AsyncPromptsBase):
             ArgumentsValidationError: A required argument is missing or not a string; nothing was sent.
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._get(
             _specs.PROMPTS["summarize_note"], {"note_id": note_id, "style": style}
@@ -289,7 +289,7 @@ class AsyncResources(AsyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read(_specs.RESOURCES["config://app"])
 
@@ -302,7 +302,7 @@ class AsyncResources(AsyncResourcesBase):
             ArgumentsValidationError: A value is not a string, number or list of them; nothing was sent.
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read_template(
             _specs.TEMPLATES["notes://{note_id}"], {"note_id": note_id}
@@ -339,7 +339,7 @@ class Client(SyncClientBase[AsyncClient]):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._run(self._async.add, a=a, b=b)
 
@@ -369,7 +369,7 @@ class Client(SyncClientBase[AsyncClient]):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._run(
             self._async.draft_note,
@@ -391,7 +391,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._run(self._async.forecast, city=city, days=days)
 
@@ -410,7 +410,7 @@ class Client(SyncClientBase[AsyncClient]):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._run(self._async.get_note, note_id=note_id)
 
@@ -432,7 +432,7 @@ class Client(SyncClientBase[AsyncClient]):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._run(self._async.get_weather, city=city, units=units)
 
@@ -454,7 +454,7 @@ class Client(SyncClientBase[AsyncClient]):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._run(self._async.list_notes, tag=tag, limit=limit)
 
@@ -476,7 +476,7 @@ class Client(SyncClientBase[AsyncClient]):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: search-notes
         """
@@ -496,7 +496,7 @@ class Prompts(SyncPromptsBase):
             ArgumentsValidationError: A required argument is missing or not a string; nothing was sent.
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._get(_specs.PROMPTS["plan_trip"], {"city": city})
 
@@ -513,7 +513,7 @@ class Prompts(SyncPromptsBase):
             ArgumentsValidationError: A required argument is missing or not a string; nothing was sent.
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._get(
             _specs.PROMPTS["summarize_note"], {"note_id": note_id, "style": style}
@@ -532,7 +532,7 @@ class Resources(SyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read(_specs.RESOURCES["config://app"])
 
@@ -545,7 +545,7 @@ class Resources(SyncResourcesBase):
             ArgumentsValidationError: A value is not a string, number or list of them; nothing was sent.
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read_template(
             _specs.TEMPLATES["notes://{note_id}"], {"note_id": note_id}

@@ -89,7 +89,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._call_tool(_specs.echo, {"message": message})
 
@@ -110,7 +110,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-annotated-message
         """
@@ -126,7 +126,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-env
         """
@@ -145,7 +145,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-resource-links
         """
@@ -168,7 +168,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-resource-reference
         """
@@ -194,7 +194,7 @@ class AsyncClient(AsyncClientBase):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-structured-content
         """
@@ -214,7 +214,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-sum
         """
@@ -227,7 +227,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-tiny-image
         """
@@ -252,7 +252,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: gzip-file-as-resource
         """
@@ -275,7 +275,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: simulate-research-query
         """
@@ -290,7 +290,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: toggle-simulated-logging
         """
@@ -303,7 +303,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: toggle-subscriber-updates
         """
@@ -323,7 +323,7 @@ class AsyncClient(AsyncClientBase):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: trigger-long-running-operation
         """
@@ -348,7 +348,7 @@ class AsyncPrompts(AsyncPromptsBase):
             ArgumentsValidationError: A required argument is missing or not a string; nothing was sent.
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: args-prompt
         """
@@ -367,7 +367,7 @@ class AsyncPrompts(AsyncPromptsBase):
             ArgumentsValidationError: A required argument is missing or not a string; nothing was sent.
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: completable-prompt
         """
@@ -389,7 +389,7 @@ class AsyncPrompts(AsyncPromptsBase):
             ArgumentsValidationError: A required argument is missing or not a string; nothing was sent.
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: resource-prompt
         """
@@ -404,7 +404,7 @@ class AsyncPrompts(AsyncPromptsBase):
         Raises:
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: simple-prompt
         """
@@ -423,7 +423,7 @@ class AsyncResources(AsyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read(
             _specs.RESOURCES["demo://resource/static/document/architecture.md"]
@@ -438,7 +438,7 @@ class AsyncResources(AsyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read(
             _specs.RESOURCES["demo://resource/static/document/extension.md"]
@@ -453,7 +453,7 @@ class AsyncResources(AsyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read(
             _specs.RESOURCES["demo://resource/static/document/features.md"]
@@ -468,7 +468,7 @@ class AsyncResources(AsyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read(
             _specs.RESOURCES["demo://resource/static/document/how-it-works.md"]
@@ -483,7 +483,7 @@ class AsyncResources(AsyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read(
             _specs.RESOURCES["demo://resource/static/document/instructions.md"]
@@ -498,7 +498,7 @@ class AsyncResources(AsyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read(
             _specs.RESOURCES["demo://resource/static/document/startup.md"]
@@ -513,7 +513,7 @@ class AsyncResources(AsyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read(
             _specs.RESOURCES["demo://resource/static/document/structure.md"]
@@ -528,7 +528,7 @@ class AsyncResources(AsyncResourcesBase):
             ArgumentsValidationError: A value is not a string, number or list of them; nothing was sent.
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read_template(
             _specs.TEMPLATES["demo://resource/dynamic/blob/{resourceId}"],
@@ -544,7 +544,7 @@ class AsyncResources(AsyncResourcesBase):
             ArgumentsValidationError: A value is not a string, number or list of them; nothing was sent.
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return await self._read_template(
             _specs.TEMPLATES["demo://resource/dynamic/text/{resourceId}"],
@@ -581,7 +581,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._run(self._async.echo, message=message)
 
@@ -602,7 +602,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-annotated-message
         """
@@ -619,7 +619,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-env
         """
@@ -636,7 +636,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-resource-links
         """
@@ -659,7 +659,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-resource-reference
         """
@@ -686,7 +686,7 @@ class Client(SyncClientBase[AsyncClient]):
             ResultValidationError: The result does not match the tool's output schema.
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-structured-content
         """
@@ -704,7 +704,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-sum
         """
@@ -717,7 +717,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: get-tiny-image
         """
@@ -742,7 +742,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: gzip-file-as-resource
         """
@@ -767,7 +767,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: simulate-research-query
         """
@@ -782,7 +782,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: toggle-simulated-logging
         """
@@ -795,7 +795,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: toggle-subscriber-updates
         """
@@ -815,7 +815,7 @@ class Client(SyncClientBase[AsyncClient]):
             ToolError: The tool ran and reported failure (`isError`).
             ServerRequestError: The server answered with a JSON-RPC error.
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: trigger-long-running-operation
         """
@@ -839,7 +839,7 @@ class Prompts(SyncPromptsBase):
             ArgumentsValidationError: A required argument is missing or not a string; nothing was sent.
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: args-prompt
         """
@@ -856,7 +856,7 @@ class Prompts(SyncPromptsBase):
             ArgumentsValidationError: A required argument is missing or not a string; nothing was sent.
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: completable-prompt
         """
@@ -876,7 +876,7 @@ class Prompts(SyncPromptsBase):
             ArgumentsValidationError: A required argument is missing or not a string; nothing was sent.
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: resource-prompt
         """
@@ -891,7 +891,7 @@ class Prompts(SyncPromptsBase):
         Raises:
             PromptError: The server answered with an error (unknown prompt, bad argument).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
 
         Wire name: simple-prompt
         """
@@ -910,7 +910,7 @@ class Resources(SyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read(
             _specs.RESOURCES["demo://resource/static/document/architecture.md"]
@@ -925,7 +925,7 @@ class Resources(SyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read(
             _specs.RESOURCES["demo://resource/static/document/extension.md"]
@@ -940,7 +940,7 @@ class Resources(SyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read(
             _specs.RESOURCES["demo://resource/static/document/features.md"]
@@ -955,7 +955,7 @@ class Resources(SyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read(
             _specs.RESOURCES["demo://resource/static/document/how-it-works.md"]
@@ -970,7 +970,7 @@ class Resources(SyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read(
             _specs.RESOURCES["demo://resource/static/document/instructions.md"]
@@ -985,7 +985,7 @@ class Resources(SyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read(
             _specs.RESOURCES["demo://resource/static/document/startup.md"]
@@ -1000,7 +1000,7 @@ class Resources(SyncResourcesBase):
         Raises:
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read(
             _specs.RESOURCES["demo://resource/static/document/structure.md"]
@@ -1015,7 +1015,7 @@ class Resources(SyncResourcesBase):
             ArgumentsValidationError: A value is not a string, number or list of them; nothing was sent.
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read_template(
             _specs.TEMPLATES["demo://resource/dynamic/blob/{resourceId}"],
@@ -1031,7 +1031,7 @@ class Resources(SyncResourcesBase):
             ArgumentsValidationError: A value is not a string, number or list of them; nothing was sent.
             ResourceError: The server answered with an error (for example: no such resource).
             RequestTimeoutError: The server did not answer in time.
-            ConnectionClosedError: The connection to the server is gone.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
         """
         return self._read_template(
             _specs.TEMPLATES["demo://resource/dynamic/text/{resourceId}"],

@@ -1,7 +1,8 @@
 """An MCP server that counts what it runs, for the retry tests (`python faults_server.py` serves it over stdio).
 
 `bump(key)` changes state (no annotations: not safe to repeat), `read_value(key)` is read-only and idempotent,
-`put(key, value)` idempotent only, `fail()` reports an error result, `pid()` names the process. `runs` counts
+`put(key, value)` idempotent only, `fail()` reports an error result, `pid()` names the process, `crash()`
+exits the process mid-call. `runs` counts
 every call that reached a handler, by tool and key, so a test can tell what ran and how often.
 """
 
@@ -50,6 +51,11 @@ def build_server(runs: Counter[str] | None = None) -> MCPServer:
     def pid() -> int:
         """This server's process id."""
         return os.getpid()
+
+    @server.tool()
+    def crash() -> str:
+        """Exit the server process before answering."""
+        os._exit(3)
 
     return server
 

@@ -51,7 +51,7 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     arguments = ["snapshot", "--stdio", f"{sys.executable} {SERVER}", "-o", str(snapshot), "-q"]
     assert cli.main(args=arguments, standalone_mode=False) in (None, 0)
     target = root / "faults_client"
-    arguments = ["generate", "--snapshot", str(snapshot), "-o", str(target), "-q"]
+    arguments = ["generate", "--snapshot", str(snapshot), "-o", str(target), "-q", "--cli"]
     assert cli.main(args=arguments, standalone_mode=False) in (None, 0)
     with imported_package(target) as package:
         yield package
@@ -379,3 +379,34 @@ async def test_a_randomized_run_of_1000_calls_never_repeats_an_unsafe_call(pkg: 
     assert outcomes["bump:unknown"] > 0 and outcomes["bump:ok"] > 0  # both paths were exercised
     assert longest < timeout + 1  # no call outlived its timeout (one second for the event loop's slack)
     assert proxy.reached("initialize") == 1  # one session for the whole run
+
+
+def test_the_command_line_retries_and_says_when_a_call_may_have_run(pkg: ModuleType, served: Served) -> None:
+    import os
+    import subprocess
+
+    package = Path(pkg.__file__).parent
+    root = Path(__file__).resolve().parents[2]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package.parent), str(root / "src")])}
+        return subprocess.run(
+            [sys.executable, "-m", package.name, *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+
+    served.proxy.plan(status(503, retry_after=0), tool="bump")
+    ok = run("--url", served.proxy.endpoint, "bump", "--key", "cli")
+    assert ok.returncode == 0, ok.stderr
+    assert served.runs["bump:cli"] == 1
+    served.proxy.plan(status(503, retry_after=0), tool="bump")
+    refused = run("--url", served.proxy.endpoint, "--retries", "0", "bump", "--key", "cli")
+    assert refused.returncode == 3 and "503" in refused.stderr, refused.stderr
+    crashed = run("--stdio", f"{sys.executable} {SERVER}", "crash")
+    assert crashed.returncode == 5, crashed.stderr
+    assert "may have run it" in crashed.stderr and len(crashed.stderr.strip().splitlines()) == 1

@@ -367,3 +367,36 @@ def test_the_sdk_span_this_module_stands_in_for_is_where_it_was() -> None:
     assert "_tracer.start_as_current_span(" in inspect.getsource(_otel.otel_span)
     assert jsonrpc_dispatcher.otel_span is _otel.otel_span
     assert "inject_trace_context(out_meta)" in inspect.getsource(jsonrpc_dispatcher.JSONRPCDispatcher.send_raw_request)
+
+
+@pytest.mark.anyio
+async def test_retries_show_on_the_span_and_are_counted_by_cause(otel: Recorded, package: ModuleType) -> None:
+    from servers.fault_proxy import FaultProxy, status
+
+    fast = package.Retries(initial_delay=0.01, max_delay=0.02)
+    with serve_http(build_server()) as url, FaultProxy(url) as proxy:
+        async with package.AsyncClient.http(
+            proxy.endpoint, transport="http", drift_check=False, retries=fast
+        ) as client:
+            proxy.plan(status(503, retry_after=0), status(429, retry_after=0), tool="add")
+            assert await client.add(a=1, b=2) == 3
+            assert await client.add(a=2, b=2) == 4  # no fault: no retry on its span
+
+    first, second = [s for s in otel.ours() if s.name == "tools/call add"]
+    events = [event for event in first.events if event.name == "mcp.client.retry"]
+    assert [dict(event.attributes or {})["error.type"] for event in events] == ["http_503", "http_429"]
+    assert [dict(event.attributes or {})["mcp.client.retry.attempt"] for event in events] == [1, 2]
+    assert dict(first.attributes or {})["mcp.client.retry.count"] == 2
+    assert first.status.status_code is not StatusCode.ERROR
+    assert not second.events and "mcp.client.retry.count" not in dict(second.attributes or {})
+    data = otel.reader.get_metrics_data()
+    counted: dict[tuple[str, str], int] = {}
+    for resource in data.resource_metrics if data is not None else []:
+        for scope in resource.scope_metrics:
+            for item in scope.metrics:
+                if item.name == "mcp.client.retries":
+                    for point in item.data.data_points:  # type: ignore[union-attr]
+                        attributes = dict(point.attributes or {})
+                        key = (str(attributes["mcp.method.name"]), str(attributes["error.type"]))
+                        counted[key] = counted.get(key, 0) + int(point.value)  # type: ignore[union-attr]
+    assert counted == {("tools/call", "http_503"): 1, ("tools/call", "http_429"): 1}

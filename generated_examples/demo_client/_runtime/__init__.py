@@ -16,6 +16,7 @@ from .calls.errors import (
     ConnectionClosedError,
     HttpStatusError,
     McpClientError,
+    OutcomeUnknownError,
     PromptError,
     ProtocolError,
     RequestTimeoutError,
@@ -30,6 +31,7 @@ from .calls.errors import (
 )
 from .calls.options import CallOptions, ProgressCallback
 from .calls.results import PromptResult, ResourceResult, ToolResult
+from .calls.retries import Retries
 from .calls.sentinel import NOT_SENT, NotSent
 from .calls.specs import PromptSpec, ResourceSpec, SnapshotData, TemplateSpec, ToolSpec
 from .client.base import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
@@ -74,6 +76,7 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
     "LogMessage",
     "McpClientError",
     "NotSent",
+    "OutcomeUnknownError",
     "ProgressCallback",
     "PromptError",
     "PromptResult",
@@ -82,6 +85,7 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
     "ResourceError",
     "ResourceResult",
     "ResultValidationError",
+    "Retries",
     "Root",
     "SamplingMessage",
     "SamplingRequest",
@@ -173,6 +177,7 @@ __all__ = [
     "HttpStatusError",
     "McpClientError",
     "NotSent",
+    "OutcomeUnknownError",
     "PromptError",
     "PromptResult",
     "PromptSpec",
@@ -182,6 +187,7 @@ __all__ = [
     "ResourceResult",
     "ResourceSpec",
     "ResultValidationError",
+    "Retries",
     "ServerRequestError",
     "SnapshotData",
     "SnapshotError",

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ..agents.toolset import ToolSet
     from ..calls.options import CacheMode, ProgressCallback
     from ..calls.results import PromptResult, ResourceResult
+    from ..calls.retries import Retries
     from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec
     from ..server_requests import (
         ServerRequests,
@@ -254,6 +255,7 @@ class BlockingCore(Generic[AsyncT]):
         reset_timeout_on_progress: bool | None = None,
         max_timeout: float | None = None,
         cache_mode: CacheMode | None = None,
+        retries: int | Retries | None = None,
     ) -> Self:
         """A view of this client whose calls use these options: `client.with_options(timeout=5).add(a=1, b=2)`.
 
@@ -269,6 +271,7 @@ class BlockingCore(Generic[AsyncT]):
             reset_timeout_on_progress=reset_timeout_on_progress,
             max_timeout=max_timeout,
             cache_mode=cache_mode,
+            retries=retries,
         )
         return view
 

@@ -12,6 +12,7 @@ from typing import (
     Union,
 )
 
+from ..calls.retries import DEFAULT_RETRIES, Retries, retries_setting
 from ..calls.telemetry import Telemetry
 from ..connection.attempt import in_process_attempt
 from ..connection.cache import CacheSetting, evict_for_message, open_cache
@@ -117,8 +118,10 @@ class Connectors(ServerFeatures):
         cache: CacheSetting = True,
         cache_target: str | None = None,
         trace_content: bool = False,
+        retries: int | Retries = 5,
     ) -> AsyncConnection[Self]:
         made: list[Self] = []
+        policy = retries_setting(retries) or DEFAULT_RETRIES
         response_cache = open_cache(
             cache,
             target=cache_target,
@@ -133,7 +136,8 @@ class Connectors(ServerFeatures):
             client._server_requests = server_requests
             client._response_cache = response_cache
             client._telemetry = Telemetry(connection.peer, content=trace_content)
-            connection.on_close = client._mark_closed
+            client._retries = policy
+            connection.on_close = client._connection_ended
             made.append(client)
             return client
 
@@ -239,6 +243,7 @@ class Connectors(ServerFeatures):
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
         trace_content: bool = False,
+        retries: int | Retries = 5,
     ) -> AsyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
 
@@ -284,6 +289,13 @@ class Connectors(ServerFeatures):
         `mcp.client.operation.duration` metric; see the observability how-to). `trace_content=True`
         also records tool arguments and results and prompt variables on the spans (they may hold
         personal data, so they are left out by default).
+
+        `retries`: a request that failed in transit (a dropped connection, HTTP 429/503, a server
+        process that exited) is sent again with backoff, within its timeout, when it is safe: always
+        if the server cannot have processed it, else only for reads, listings and tools marked
+        `readOnlyHint` or `idempotentHint`. A number of retries (default 5; 0 turns retrying and
+        reconnecting off) or a `Retries` (delays, and tools known to be safe or unsafe to repeat).
+        A lost connection is opened again for the next request. See the "Failures and retries" page.
         """
         args = tuple(args)
         return cls._connection_for(
@@ -301,6 +313,7 @@ class Connectors(ServerFeatures):
             on_resource_updated=on_resource_updated,
             cache=cache,
             trace_content=trace_content,
+            retries=retries,
         )
 
     @classmethod
@@ -323,6 +336,7 @@ class Connectors(ServerFeatures):
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
         trace_content: bool = False,
+        retries: int | Retries = 5,
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
@@ -332,7 +346,8 @@ class Connectors(ServerFeatures):
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
         `drift_check`, `strict`, `client_info`, the server-request handlers
-        (`elicitation`, `sampling`, `roots`, `on_log`), `cache` and `trace_content`: see `stdio()`.
+        (`elicitation`, `sampling`, `roots`, `on_log`), `cache`, `trace_content` and `retries`:
+        see `stdio()`.
         """
         return cls._connection_for(
             lambda: http_attempts(
@@ -348,6 +363,7 @@ class Connectors(ServerFeatures):
             cache=cache,
             cache_target=url,
             trace_content=trace_content,
+            retries=retries,
         )
 
     @classmethod
@@ -371,6 +387,7 @@ class Connectors(ServerFeatures):
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
         trace_content: bool = False,
+        retries: int | Retries = 5,
     ) -> AsyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
@@ -385,8 +402,8 @@ class Connectors(ServerFeatures):
         (default) as recorded with `--dpop/--no-dpop`, else when the authorization server
         offers it (`auth=` builders take their own `dpop=`).
         `drift_check`, `strict`, `stderr` (a stdio server's), `client_info`, the
-        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`), `cache` and
-        `trace_content`: see `stdio()`.
+        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`), `cache`,
+        `trace_content` and `retries`: see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
@@ -409,6 +426,7 @@ class Connectors(ServerFeatures):
             cache=cache,
             cache_target=_recorded_url(launch),
             trace_content=trace_content,
+            retries=retries,
         )
 
     @classmethod
@@ -428,11 +446,12 @@ class Connectors(ServerFeatures):
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
         trace_content: bool = False,
+        retries: int | Retries = 5,
     ) -> AsyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
 
-        `drift_check`, `strict`, `client_info`, the server-request handlers, `cache` and
-        `trace_content`: see `stdio()`.
+        `drift_check`, `strict`, `client_info`, the server-request handlers, `cache`,
+        `trace_content` and `retries`: see `stdio()`.
         """
         return cls._connection_for(
             lambda: [in_process_attempt(server, timeout=timeout)],
@@ -445,4 +464,5 @@ class Connectors(ServerFeatures):
             on_resource_updated=on_resource_updated,
             cache=cache,
             trace_content=trace_content,
+            retries=retries,
         )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import math
+import time
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import (
@@ -17,8 +19,10 @@ from typing import (
 
 from ..calls.drift import list_session_tools
 from ..calls.errors import (
+    ConnectError,
     ConnectionClosedError,
     McpClientError,
+    OutcomeUnknownError,
     RequestTimeoutError,
     request_label,
     translate_error,
@@ -32,7 +36,8 @@ from ..calls.options import (
     merge_options,
     send_with_options,
 )
-from ..calls.telemetry import Telemetry, traced
+from ..calls.retries import DEFAULT_RETRIES, Fault, Retries, fault_of
+from ..calls.telemetry import Telemetry, record_retry, traced
 from ..calls.telemetry import active as telemetry_active
 from ..connection.attempt import mcp_error_code
 from ..connection.cache import LISTINGS, send_through
@@ -41,6 +46,7 @@ from ..connection.session import AsyncConnection
 if TYPE_CHECKING:
     from typing import Self
 
+    import anyio
     import mcp_types
     from mcp import Client, ClientSession
     from mcp.client.caching import ClientResponseCache
@@ -171,6 +177,14 @@ class ClientCore:
     _live_input_schemas: dict[str, SchemaCheck | dict[str, Any]] | None = None
     #: What the connection adds to its requests' OpenTelemetry spans (the connector's `trace_content=`).
     _telemetry: Telemetry = Telemetry({})
+    #: How requests that failed in transit are retried (the connector's `retries=`).
+    _retries: Retries = DEFAULT_RETRIES
+    #: The connection was lost (not closed by the user): the next request opens it again, retries allowing.
+    _lost: bool = False
+    #: Counts the sessions this client has had: a request knows whether its session was already renewed.
+    _generation: int = 0
+    #: Held while a lost session is opened again, so concurrent requests renew it once.
+    _renewing: anyio.Lock | None = None
 
     def __init__(self, session: Client | ClientSession) -> None:
         inner: Any = session
@@ -206,6 +220,7 @@ class ClientCore:
         reset_timeout_on_progress: bool | None = None,
         max_timeout: float | None = None,
         cache_mode: CacheMode | None = None,
+        retries: int | Retries | None = None,
     ) -> Self:
         """A view of this client whose requests use these options: `await client.with_options(timeout=5).add(a=1, b=2)`.
 
@@ -240,12 +255,32 @@ class ClientCore:
             reset_timeout_on_progress=reset_timeout_on_progress,
             max_timeout=max_timeout,
             cache_mode=cache_mode,
+            retries=retries,
         )
         return view
 
     def _mark_closed(self, reason: str) -> None:
         if self._closed_reason is None:
             self._closed_reason = reason
+
+    def _connection_lost(self, reason: str) -> None:
+        """The server went away under the client (not `aclose()`): later requests open it again."""
+        if self._closed_reason is None:
+            self._closed_reason = reason
+            self._lost = self._connection is not None
+
+    def _connection_ended(self, reason: str, lost: bool) -> None:
+        """`AsyncConnection.on_close`."""
+        if lost:
+            self._connection_lost(reason)
+        else:
+            self._mark_closed(reason)
+
+    def _retry_policy(self) -> Retries:
+        options = self._call_options
+        if options is not None and options.retries is not None:
+            return options.retries
+        return self._retries
 
     def _closed_error(self) -> ConnectionClosedError:
         return ConnectionClosedError(self._closed_reason or "the connection is closed")
@@ -293,10 +328,12 @@ class ClientCore:
         """Connect again the way this client connected (a stdio server is started again; an HTTP
         server gets a new session), after the server exited, restarted or dropped the session.
 
-        Calls in flight on the old session fail with `ConnectionClosedError` (never replayed); later
-        calls use the new session, as do `with_options()` views. The drift guard runs again.
-        Raises `ConnectError` when the server cannot be reached (the client stays closed), and
-        RuntimeError for a client made by `from_session()` (its session is yours).
+        Requests do this by themselves when their connection was lost (unless `retries=0`); call
+        it to start afresh on purpose. Calls in flight on the old session fail with
+        `ConnectionClosedError`, or are sent again where that is safe; later calls use the new
+        session, as do `with_options()` views. The drift guard runs again. Raises `ConnectError`
+        when the server cannot be reached (the client stays closed), and RuntimeError for a
+        client made by `from_session()` (its session is yours).
         """
         connection = self._connection
         if connection is None:
@@ -304,8 +341,14 @@ class ClientCore:
                 "a client made by from_session() cannot reconnect: open a new session"
             )
         self._mark_closed("the client is reconnecting")
-        self._session = await connection.reconnect()
+        try:
+            self._session = await connection.reconnect()
+        except ConnectError as error:
+            self._closed_reason, self._lost = str(error), True
+            raise
+        self._generation += 1
         self._closed_reason = None
+        self._lost = False
         cache = self._response_cache
         # A restarted server may list other things; entries of reads keep their TTL.
         if cache is not None:
@@ -337,11 +380,12 @@ class ClientCore:
         uri: str | None = None,
         prompt: str | None = None,
         subject: str | None = None,
+        tool: str | None = None,
     ) -> _PageT:
         if self._closed_reason is not None:
-            raise self._closed_error()
+            await self._reopen(timeout)
         try:
-            return await self._send(request, result_type, timeout, method)
+            return await self._send(request, result_type, timeout, method, tool)
         except Exception as error:  # noqa: BLE001 - translated and re-raised
             self._after_failure(
                 error,
@@ -358,18 +402,229 @@ class ClientCore:
         result_type: type[_PageT],
         timeout: float | None,
         method: str,
+        tool: str | None = None,
     ) -> _PageT:
         """Send a request: every request of the client goes through here, in its OpenTelemetry span when
-        the application set a provider (`calls.telemetry`), else directly."""
+        the application set a provider (`calls.telemetry`), else directly. `tool` names the tool of a
+        `tools/call` (whether it is safe to repeat)."""
         if not telemetry_active():
-            return await self._send_retrying(request, result_type, timeout, method)
+            return await self._send_recovering(
+                request, result_type, timeout, method, tool
+            )
         return await traced(
             self._telemetry,
             request,
             method,
             self._session.protocol_version,
-            lambda: self._send_retrying(request, result_type, timeout, method),
+            lambda: self._send_recovering(request, result_type, timeout, method, tool),
         )
+
+    async def _send_recovering(
+        self,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+        tool: str | None,
+    ) -> _PageT:
+        """Send a request; one that failed in transit is sent again where that is safe (`calls.retries`)."""
+        started = time.monotonic()
+        generation = self._generation
+        try:
+            return await self._send_retrying(request, result_type, timeout, method)
+        except Exception as error:
+            fault = await self._fault(error, started)
+            if fault is None:
+                raise
+            failure: Exception = error
+        return await self._retry(
+            request,
+            result_type,
+            timeout,
+            method,
+            tool,
+            failure,
+            fault,
+            started,
+            generation,
+        )
+
+    async def _fault(self, error: Exception, sent: float) -> Fault | None:
+        """The transit fault behind a failed request sent at `sent` (see `calls.retries`), or None for any
+        other failure."""
+        found = fault_of(unwrap_exception_group(error))
+        if found is not None:
+            return found
+        connection = self._connection
+        if connection is None:
+            return None
+        if _closed_under_us(error):
+            # The connection itself ended (a stdio server exited, a transport broke) with the request in flight.
+            detail = self._closed_detail = await connection.closed_detail()
+            self._connection_lost(detail or "the connection to the MCP server was lost")
+            if connection.ended_before(sent):
+                return Fault("not_processed", "the server had exited", new_session=True)
+            return Fault("maybe_processed", "connection lost", new_session=True)
+        if _session_gone(connection.explain(error, None)):
+            return Fault(
+                "not_processed",
+                "the server no longer knows the session",
+                status=404,
+                new_session=True,
+            )
+        return None
+
+    async def _retry(
+        self,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+        tool: str | None,
+        error: Exception,
+        fault: Fault,
+        started: float,
+        generation: int,
+    ) -> _PageT:
+        """Send a request that failed in transit again while it is safe, attempts are left and the call's
+        timeout allows; else raise what the last failure means."""
+        policy = self._retry_policy()
+        limit = self._applied_timeout(timeout)
+        deadline = started + limit if limit is not None else math.inf
+        retry = 0
+        while True:
+            if fault.kind == "maybe_processed" and not policy.may_repeat(
+                method, tool, self._tool_annotations(tool)
+            ):
+                raise self._outcome_unknown(method, tool, fault, retry) from None
+            retry += 1
+            # Opening a session the server forgot is what every client did before retries existed.
+            allowed = policy.max_retries or (
+                1 if fault.new_session and fault.kind == "not_processed" else 0
+            )
+            wait = (
+                0.0
+                if retry == 1 and fault.new_session
+                else policy.delay(retry, fault.retry_after)
+            )
+            if retry > allowed or time.monotonic() + wait >= deadline:
+                raise self._given_up(error, method, tool, fault, retry - 1)
+            _log.info(
+                "retrying %s (retry %d of %d) after %s; waiting %.2f s",
+                request_label(method, f"tool {tool!r}" if tool else None),
+                retry,
+                allowed,
+                fault.cause,
+                wait,
+            )
+            if telemetry_active():
+                record_retry(method, retry, fault.cause, wait)
+            import anyio
+
+            await anyio.sleep(wait)
+            if self._closed_reason is not None or fault.new_session:
+                try:
+                    await self._renew(generation)
+                except ConnectError as failure:
+                    error, fault = failure, Fault(
+                        "not_processed", "cannot reconnect", new_session=True
+                    )
+                    continue
+                generation = self._generation
+            sent = time.monotonic()
+            try:
+                attempt_timeout = deadline - sent if limit is not None else timeout
+                return await self._send_retrying(
+                    request, result_type, attempt_timeout, method
+                )
+            except Exception as failure:
+                next_fault = await self._fault(failure, sent)
+                if next_fault is None:
+                    raise
+                error, fault = failure, next_fault
+
+    def _tool_annotations(self, tool: str | None) -> Mapping[str, Any] | None:
+        spec = self._tools.get(tool) if tool is not None else None
+        return spec.annotations if spec is not None else None
+
+    def _outcome_unknown(
+        self, method: str, tool: str | None, fault: Fault, retries: int
+    ) -> OutcomeUnknownError:
+        label = request_label(method, f"tool {tool!r}" if tool else None)
+        detail, self._closed_detail = self._closed_detail, None
+        why = (
+            "it is not marked read-only or idempotent, so it was not sent again"
+            if method == "tools/call"
+            else "it is not safe to repeat, so it was not sent again"
+        )
+        if retries:
+            why = f"gave up after {retries} retries"
+        text = f"{label}: {fault.cause} after the request was sent; the server may have run it ({why})"
+        if detail:
+            text += f"; {detail}"
+        return OutcomeUnknownError(text, method=method, tool=tool)
+
+    def _given_up(
+        self,
+        error: Exception,
+        method: str,
+        tool: str | None,
+        fault: Fault,
+        retries: int,
+    ) -> Exception:
+        """What a request that failed in transit raises once no retry is left."""
+        if fault.kind == "maybe_processed":
+            return self._outcome_unknown(method, tool, fault, retries)
+        connection = self._connection
+        explained = (
+            connection.explain(error, method) if connection is not None else None
+        )
+        if explained is not None and not _session_gone(explained):
+            return explained  # an HTTP status: HttpStatusError, as without retries
+        label = request_label(method, f"tool {tool!r}" if tool else None)
+        tries = f" (after {retries} retries)" if retries else ""
+        why = f": {error}" if isinstance(error, ConnectError) else ""
+        return ConnectionClosedError(
+            f"{label} failed: {fault.cause}{why}; the server did not get it{tries}"
+        )
+
+    async def _reopen(self, timeout: float | None) -> None:
+        """Before a request on a client whose connection was lost: open it again, retries allowing."""
+        if not self._lost or self._retry_policy().max_retries == 0:
+            raise self._closed_error()
+        limit = self._applied_timeout(timeout)
+        deadline = time.monotonic() + limit if limit is not None else math.inf
+        policy = self._retry_policy()
+        generation = self._generation
+        for attempt in range(policy.max_retries + 1):
+            try:
+                await self._renew(generation)
+                return
+            except ConnectError as error:
+                wait = policy.delay(attempt + 1, None)
+                if attempt == policy.max_retries or time.monotonic() + wait >= deadline:
+                    raise ConnectionClosedError(
+                        f"{self._closed_reason or 'the connection was lost'}; reconnecting failed: {error}"
+                    ) from None
+                _log.info(
+                    "reconnecting to the MCP server failed; retrying in %.2f s", wait
+                )
+                import anyio
+
+                await anyio.sleep(wait)
+
+    async def _renew(self, generation: int) -> None:
+        """Open a new session unless another request already did since `generation`."""
+        import anyio
+
+        lock = self._renewing
+        if lock is None:
+            lock = self._renewing = anyio.Lock()
+        async with lock:
+            if self._closed_reason is not None and not self._lost:
+                raise self._closed_error()  # closed by the user meanwhile
+            if self._generation == generation:
+                await self.reconnect()
 
     async def _send_retrying(
         self,
@@ -387,18 +642,7 @@ class ClientCore:
                 # its `Mcp-Param-*` headers could not be sent; list the tools and send it once more.
                 await list_session_tools(self._session)
                 return await self._send_answered(request, result_type, timeout, method)
-            connection = self._connection
-            if connection is None:
-                raise
-            if _closed_under_us(error):
-                self._closed_detail = await connection.closed_detail()
-                raise
-            if not _session_gone(connection.explain(error, method)):
-                raise
-        # The HTTP server no longer knows the session (it expired, or the server restarted): the
-        # request never reached a handler, so it is sent once more, on a new session.
-        await self.reconnect()
-        return await self._send_answered(request, result_type, timeout, method)
+            raise
 
     async def _send_answered(
         self,
@@ -469,6 +713,8 @@ class ClientCore:
         subject: str | None = None,
         timeout: float | None = None,
     ) -> NoReturn:
+        if isinstance(error, ConnectionClosedError):
+            raise error  # the retries' verdict: the connection's state is already recorded
         connection = self._connection
         if connection is not None:
             better = connection.explain(error, method)
@@ -486,9 +732,9 @@ class ClientCore:
         except ConnectionClosedError as closed:
             detail, self._closed_detail = self._closed_detail, None
             if detail is None:
-                self._mark_closed(str(closed))
+                self._connection_lost(str(closed))
                 raise
-            self._mark_closed(detail)
+            self._connection_lost(detail)
             raise ConnectionClosedError(detail) from None
 
     def _applied_timeout(self, timeout: float | None) -> float | None:

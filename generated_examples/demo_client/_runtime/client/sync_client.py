@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from ..calls.drift import DriftSummary
     from ..calls.results import PromptResult, ResourceResult, ToolResult
+    from ..calls.retries import Retries
     from ..calls.specs import ToolSpec
     from ..calls.tracing import CallHook
     from ..connection.cache import CacheSetting
@@ -71,6 +72,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
         trace_content: bool = False,
+        retries: int | Retries = 5,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
@@ -116,6 +118,13 @@ class SyncClientBase(BlockingCore[AsyncT]):
         `mcp.client.operation.duration` metric; see the observability how-to). `trace_content=True`
         also records tool arguments and results and prompt variables on the spans (they may hold
         personal data, so they are left out by default).
+
+        `retries`: a request that failed in transit (a dropped connection, HTTP 429/503, a server
+        process that exited) is sent again with backoff, within its timeout, when it is safe: always
+        if the server cannot have processed it, else only for reads, listings and tools marked
+        `readOnlyHint` or `idempotentHint`. A number of retries (default 5; 0 turns retrying and
+        reconnecting off) or a `Retries` (delays, and tools known to be safe or unsafe to repeat).
+        A lost connection is opened again for the next request. See the "Failures and retries" page.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -138,6 +147,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_resource_updated=on_resource_updated,
                 cache=cache,
                 trace_content=trace_content,
+                retries=retries,
             ),
         )
 
@@ -161,6 +171,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
         trace_content: bool = False,
+        retries: int | Retries = 5,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
@@ -170,7 +181,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
         `drift_check`, `strict`, `client_info`, the server-request handlers
-        (`elicitation`, `sampling`, `roots`, `on_log`), `cache` and `trace_content`: see `stdio()`.
+        (`elicitation`, `sampling`, `roots`, `on_log`), `cache`, `trace_content` and `retries`:
+        see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -192,6 +204,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_resource_updated=on_resource_updated,
                 cache=cache,
                 trace_content=trace_content,
+                retries=retries,
             ),
         )
 
@@ -216,6 +229,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
         trace_content: bool = False,
+        retries: int | Retries = 5,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
@@ -230,8 +244,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
         (default) as recorded with `--dpop/--no-dpop`, else when the authorization server
         offers it (`auth=` builders take their own `dpop=`).
         `drift_check`, `strict`, `stderr` (a stdio server's), `client_info`, the
-        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`), `cache` and
-        `trace_content`: see `stdio()`.
+        server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`), `cache`,
+        `trace_content` and `retries`: see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -254,6 +268,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_resource_updated=on_resource_updated,
                 cache=cache,
                 trace_content=trace_content,
+                retries=retries,
             ),
         )
 
@@ -274,11 +289,12 @@ class SyncClientBase(BlockingCore[AsyncT]):
         on_resource_updated: ResourceUpdatedHandler | None = None,
         cache: CacheSetting = True,
         trace_content: bool = False,
+        retries: int | Retries = 5,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `with Client.in_process(srv)`.
 
-        `drift_check`, `strict`, `client_info`, the server-request handlers, `cache` and
-        `trace_content`: see `stdio()`.
+        `drift_check`, `strict`, `client_info`, the server-request handlers, `cache`,
+        `trace_content` and `retries`: see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -297,6 +313,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 on_resource_updated=on_resource_updated,
                 cache=cache,
                 trace_content=trace_content,
+                retries=retries,
             ),
         )
 
@@ -319,10 +336,12 @@ class SyncClientBase(BlockingCore[AsyncT]):
         """Connect again the way this client connected (a stdio server is started again; an HTTP
         server gets a new session), after the server exited, restarted or dropped the session.
 
-        Calls in flight on the old session fail with `ConnectionClosedError` (never replayed); later
-        calls use the new session, as do `with_options()` views. The drift guard runs again.
-        Raises `ConnectError` when the server cannot be reached (the client stays closed), and
-        RuntimeError for a client made by `from_session()` (its session is yours).
+        Requests do this by themselves when their connection was lost (unless `retries=0`); call
+        it to start afresh on purpose. Calls in flight on the old session fail with
+        `ConnectionClosedError`, or are sent again where that is safe; later calls use the new
+        session, as do `with_options()` views. The drift guard runs again. Raises `ConnectError`
+        when the server cannot be reached (the client stays closed), and RuntimeError for a
+        client made by `from_session()` (its session is yours).
         """
         self._run(self._async.reconnect)
 

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ..agents.protocols import ToolCaller
     from ..agents.tool import AgentTool
     from ..agents.toolset import ToolSet
+    from ..calls.retries import Retries
     from ..connection.stdio import StderrTarget
     from ..server_requests import (
         ElicitationHandler,
@@ -130,6 +131,7 @@ class ToolkitBase:
         roots: Sequence[RootLike] | None = None,
         on_log: LogHandler | None = None,
         lazy: bool = False,
+        retries: int | Retries = 5,
     ) -> None:
         """`connectors` replaces how some servers are reached (default: each client's `connect()`, the
         launch recorded at generation, with `env`/`headers` per server name added); `disabled` servers
@@ -140,6 +142,8 @@ class ToolkitBase:
         reached through its recorded launch (see `AsyncClient.stdio`); each server gets its
         own roots (so `set_roots()` is per client: `kit.clients()[name].set_roots(...)`).
         `lazy=True`: a server connects on its first use, not when the toolkit opens.
+        `retries`: how each server's requests that failed in transit are sent again (see
+        `AsyncClient.stdio`; 0 turns it off).
         """
         known = set(self.CLIENTS) | set(connectors or {})
         for name in [*disabled, *(env or {}), *(headers or {})]:
@@ -150,6 +154,7 @@ class ToolkitBase:
         off = set(disabled)
         self._lazy = lazy
         self._timeout = timeout
+        self._retries = retries
         self._stderr: StderrTarget = stderr
         self._handlers: dict[str, Any] = {
             "elicitation": elicitation,
@@ -181,6 +186,7 @@ class ToolkitBase:
             headers=headers,
             timeout=self._timeout,
             stderr=self._stderr,
+            retries=self._retries,
             **self._handlers,
         )
 

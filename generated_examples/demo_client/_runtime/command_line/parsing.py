@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 from ..text import one_line, printable
 from .table import EXIT_CODES, Command, CommandLine, CommandRow, Option, UsageError
 
-_GLOBAL_VALUES = frozenset({"--stdio", "--url", "--header", "--env", "--timeout"})
+_GLOBAL_VALUES = frozenset(
+    {"--stdio", "--url", "--header", "--env", "--timeout", "--retries"}
+)
 
 
 _GLOBAL_FLAGS = frozenset({"--raw", "-v", "--verbose", "-h", "--help"})
@@ -103,6 +105,13 @@ def global_parser(line: CommandLine, commands: Sequence[CommandRow]) -> Parser:
         default=60.0,
         metavar="SECONDS",
         help="for connecting and for the call (default 60)",
+    )
+    server.add_argument(
+        "--retries",
+        type=int,
+        default=5,
+        metavar="N",
+        help="send a call that failed in transit again up to N times where it is safe (default 5; 0: never)",
     )
     output = parser.add_argument_group("output")
     output.add_argument(

@@ -28,6 +28,7 @@ from .table import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_OUTCOME_UNKNOWN,
     EXIT_SERVER,
     EXIT_TOOL_ERROR,
     EXIT_USAGE,
@@ -260,20 +261,32 @@ def _connection(line: CommandLine, options: argparse.Namespace) -> Any:
             raise UsageError("--stdio: the command is empty")
         env = dict(pairs(options.env, "--env", "="))
         return client.stdio(
-            words[0], words[1:], env=env, timeout=options.timeout, stderr=stderr
+            words[0],
+            words[1:],
+            env=env,
+            timeout=options.timeout,
+            stderr=stderr,
+            retries=options.retries,
         )
     if options.url:
         headers = {
             k.strip(): v.strip() for k, v in pairs(options.header, "--header", ":")
         }
-        return client.http(options.url, headers=headers, timeout=options.timeout)
+        return client.http(
+            options.url,
+            headers=headers,
+            timeout=options.timeout,
+            retries=options.retries,
+        )
     if options.header or options.env:
         raise UsageError("--header goes with --url, --env with --stdio")
     if line.launch is None:
         raise UsageError(
             "this package recorded no server launch: give --stdio CMD or --url URL"
         )
-    return client.connect(timeout=options.timeout, stderr=stderr)
+    return client.connect(
+        timeout=options.timeout, stderr=stderr, retries=options.retries
+    )
 
 
 def _connected(
@@ -294,7 +307,9 @@ def _connected(
         ArgumentsValidationError,
         ConnectError,
         ConnectionClosedError,
+        HttpStatusError,
         McpClientError,
+        OutcomeUnknownError,
         RequestTimeoutError,
     )
 
@@ -303,6 +318,17 @@ def _connected(
     except ArgumentsValidationError as error:
         print(f"{line.prog}: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_USAGE
+    except OutcomeUnknownError as error:
+        print(f"{line.prog}: {one_line(str(error))}", file=sys.stderr)
+        return EXIT_OUTCOME_UNKNOWN
+    except HttpStatusError as error:
+        if error.status not in _UNAVAILABLE:
+            print(f"{line.prog}: server error: {one_line(str(error))}", file=sys.stderr)
+            return EXIT_SERVER
+        print(
+            f"{line.prog}: server unavailable: {one_line(str(error))}", file=sys.stderr
+        )
+        return EXIT_CONNECTION
     except (ConnectError, ConnectionClosedError, RequestTimeoutError) as error:
         print(
             f"{line.prog}: cannot reach the server: {one_line(str(error))}",
@@ -312,6 +338,10 @@ def _connected(
     except McpClientError as error:
         print(f"{line.prog}: server error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_SERVER
+
+
+#: Statuses that say the server (or a gateway before it) could not take the call now: retries were spent.
+_UNAVAILABLE = frozenset({408, 429, 502, 503, 504})
 
 
 def _dump(model: Any) -> object:

@@ -25,12 +25,18 @@ EXIT_TOOL_ERROR = 1
 EXIT_USAGE = 2
 
 
-#: The server could not be started or reached, or the connection failed or timed out.
+#: The server could not be started or reached, or the connection failed or timed out (retries spent): the
+#: call was not processed, or (a timeout) it may still be running.
 EXIT_CONNECTION = 3
 
 
 #: The server answered with an error (unknown tool, resource or prompt, a protocol error).
 EXIT_SERVER = 4
+
+
+#: The connection failed after the call was sent and no answer came: the tool may have run. It was not sent
+#: again, as it is not marked read-only or idempotent; check the server's state before running it again.
+EXIT_OUTCOME_UNKNOWN = 5
 
 
 #: A bug (an unexpected exception): one line naming it.
@@ -45,8 +51,16 @@ EXIT_CODES: dict[int, str] = {
     EXIT_OK: "success: the result on stdout",
     EXIT_TOOL_ERROR: "the tool ran and reported an error (`isError`): its text on stderr",
     EXIT_USAGE: "bad command line or arguments (the parameter is named): nothing was sent",
-    EXIT_CONNECTION: "the server could not be started or reached, or the connection failed or timed out",
+    EXIT_CONNECTION: (
+        "the server could not be started or reached, was unavailable (HTTP 408, 429, 502, 503, 504), or the"
+        " connection failed or timed out, retries spent"
+        " (the call was not processed; after a timeout it may still be running)"
+    ),
     EXIT_SERVER: "the server answered with an error (unknown tool, resource or prompt; protocol error)",
+    EXIT_OUTCOME_UNKNOWN: (
+        "the connection failed after the call was sent: the tool may have run (not sent again, as it is"
+        " not read-only or idempotent); check before running it again"
+    ),
     EXIT_INTERNAL: "an unexpected error (a bug): one line naming it",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }

@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..calls.errors import ConnectError, HttpStatusError, http_status_message
+from ..calls.retries import FAULT_CODE, fault_of
 from ..calls.telemetry import http_peer
 from .attempt import (
     Attempt,
@@ -150,6 +151,8 @@ def _http_client(
 ) -> Any:
     import httpx2
 
+    from .resilient_http import post_response_hook
+
     if auth is not None:
         watch.with_auth = True
         auth = _tagged_auth(auth, watch)
@@ -157,7 +160,7 @@ def _http_client(
         headers=dict(headers),
         timeout=httpx2.Timeout(timeout, read=max(timeout, _HTTP_READ_TIMEOUT)),
         auth=auth,
-        event_hooks={"response": [_status_hook(watch)]},
+        event_hooks={"response": [post_response_hook, _status_hook(watch)]},
     )
 
 
@@ -169,11 +172,11 @@ async def _streamable_transport(
     watch: HttpWatch,
     auth: Any = None,
 ) -> AsyncGenerator[Any, None]:
-    from mcp.client.streamable_http import streamable_http_client
+    from .resilient_http import resilient_streamable_http
 
     async with (
         _http_client(headers, timeout, watch, auth) as http_client,
-        streamable_http_client(url, http_client=http_client) as streams,
+        resilient_streamable_http(url, http_client=http_client) as streams,
     ):
         yield streams
 
@@ -229,6 +232,15 @@ def http_transport(
     return cast(
         "AbstractAsyncContextManager[Any]", maker(url, headers, timeout, watch, auth)
     )
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 def _auth_failure(error: BaseException, shown: str) -> str:
@@ -300,6 +312,16 @@ def http_attempts(
             if isinstance(watch.auth_error, ConnectError):
                 found, watch.auth_error = watch.auth_error, None
                 return found
+            fault = fault_of(error)
+            if fault is not None and fault.status is not None:
+                return HttpStatusError(
+                    FAULT_CODE,
+                    status=fault.status,
+                    reason=_reason(fault.status),
+                    url=shown,
+                    headers_sent=credentials(),
+                    method=method,
+                )
             failure = watch.last
             code = mcp_error_code(error)
             if failure is None or code is None:

@@ -24,6 +24,7 @@ __all__ = [
     "ConnectionClosedError",
     "HttpStatusError",
     "McpClientError",
+    "OutcomeUnknownError",
     "PromptError",
     "ProtocolError",
     "RequestTimeoutError",
@@ -81,7 +82,28 @@ class AuthRequiredError(ConnectError):
 
 
 class ConnectionClosedError(McpClientError):
-    """The connection to the server is gone; every later call on the client fails fast with this error."""
+    """The connection failed under a request and it could not complete (retries, if any, are spent).
+
+    The client is not ended by it: a later call opens the connection again (a stdio server is started
+    again), unless retries are off (`retries=0`), where a lost connection fails every later call fast.
+    """
+
+
+class OutcomeUnknownError(ConnectionClosedError):
+    """The request was sent and its answer never came: the server may have run it.
+
+    Raised for a tool call that is not safe to repeat (neither `readOnlyHint` nor `idempotentHint`,
+    and not named in `Retries.repeatable`): it is never sent a second time. Check the server's state
+    before calling again. `method` and `tool` say which request it was.
+    """
+
+    method: str
+    tool: str | None
+
+    def __init__(self, message: str, *, method: str, tool: str | None = None) -> None:
+        super().__init__(message)
+        self.method = method
+        self.tool = tool
 
 
 class RequestTimeoutError(McpClientError, TimeoutError):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from .errors import RequestTimeoutError
+from .retries import Retries, retries_setting
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -51,6 +52,8 @@ class CallOptions:
     reset_timeout_on_progress: bool = False
     max_timeout: float | None = None
     cache_mode: CacheMode = "use"
+    #: How requests that failed in transit are retried; None: the connector's `retries=`.
+    retries: Retries | None = None
 
 
 def _positive(name: str, value: float | None) -> float | None:
@@ -74,6 +77,7 @@ def merge_options(
     reset_timeout_on_progress: bool | None,
     max_timeout: float | None,
     cache_mode: CacheMode | None = None,
+    retries: int | Retries | None = None,
 ) -> CallOptions:
     """`current` with the given (non-None) options replaced: what chained `with_options()` calls build."""
     base = current if current is not None else CallOptions()
@@ -91,6 +95,7 @@ def merge_options(
             else _positive("max_timeout", max_timeout)
         ),
         cache_mode=base.cache_mode if cache_mode is None else _cache_mode(cache_mode),
+        retries=base.retries if retries is None else retries_setting(retries),
     )
 
 

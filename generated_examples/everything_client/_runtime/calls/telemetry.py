@@ -29,13 +29,14 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from opentelemetry.metrics import Histogram
+    from opentelemetry.metrics import Counter, Histogram
     from opentelemetry.trace import Span, Tracer
 
 __all__ = [
     "Telemetry",
     "active",
     "http_peer",
+    "record_retry",
     "record_session",
     "traced",
 ]
@@ -107,6 +108,7 @@ class _Api:
         self.ours_key = context.create_key("mcp-codegen-request-span")
         self._tracer: tuple[object, Tracer] | None = None
         self._histograms: tuple[object, Histogram, Histogram] | None = None
+        self._retries: tuple[object, Counter] | None = None
 
     def tracer(self) -> Tracer:
         provider = self.trace.get_tracer_provider()
@@ -139,6 +141,19 @@ class _Api:
                 ),
             )
         return cached[1], cached[2]
+
+    def retries(self) -> Counter:
+        """`mcp.client.retries` of the current meter provider."""
+        provider = self.metrics.get_meter_provider()
+        cached = self._retries
+        if cached is None or cached[0] is not provider:
+            counter = provider.get_meter(SCOPE, _version()).create_counter(
+                "mcp.client.retries",
+                unit="{retry}",
+                description="Requests sent again after they failed in transit, by method and cause.",
+            )
+            cached = self._retries = (provider, counter)
+        return cached[1]
 
 
 _api: _Api | None = None
@@ -296,6 +311,26 @@ async def traced(
         metric = {key: attributes[key] for key in _METRIC_KEYS if key in attributes}
         metric.update(failure)
         api.histograms()[0].record(elapsed, metric)
+
+
+def record_retry(method: str, retry: int, cause: str, wait: float) -> None:
+    """Note a retry on the request's span (an event, and the count so far) and in `mcp.client.retries`
+    (when `active()`). `cause` is the fault's short phrase ("HTTP 503", "connection dropped").
+    """
+    api = _the_api()
+    kind = cause.lower().replace(" ", "_")
+    span = api.trace.get_current_span()
+    if span.is_recording():
+        span.add_event(
+            "mcp.client.retry",
+            {
+                "mcp.client.retry.attempt": retry,
+                "error.type": kind,
+                "mcp.client.retry.wait": wait,
+            },
+        )
+        span.set_attribute("mcp.client.retry.count", retry)
+    api.retries().add(1, {"mcp.method.name": method, "error.type": kind})
 
 
 def record_session(

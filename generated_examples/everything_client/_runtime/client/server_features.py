@@ -60,7 +60,7 @@ class ServerFeatures(ClientCore):
                 "this client does not offer roots; connect with roots=[...] (may be empty)"
             )
         if self._closed_reason is not None:
-            raise self._closed_error()
+            await self._reopen(None)
         try:
             await requests.set_roots(self._session, roots)
         except RuntimeError:
@@ -135,7 +135,7 @@ class ServerFeatures(ClientCore):
         )
 
         if self._closed_reason is not None:
-            raise self._closed_error()
+            await self._reopen(None)
         cache = self._response_cache
 
         async def evict(event: ServerEvent) -> None:

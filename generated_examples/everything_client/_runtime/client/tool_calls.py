@@ -96,16 +96,16 @@ class ToolCalls(ClientCore):
         extra: Mapping[str, object] | None = None,
     ) -> mcp_types.CallToolResult:
         """Send `tools/call` with the wire arguments (`_wire_arguments`)."""
-        if self._closed_reason is not None:
-            raise self._closed_error()
         payload = self._wire_arguments(spec, arguments, extra)
+        if self._closed_reason is not None:
+            await self._reopen(timeout)
         types = lazy_mcp_types()
         request = types.CallToolRequest(
             params=types.CallToolRequestParams(name=spec.name, arguments=payload)
         )
         try:
             return await self._send(
-                request, types.CallToolResult, timeout, "tools/call"
+                request, types.CallToolResult, timeout, "tools/call", spec.name
             )
         except Exception as error:  # noqa: BLE001 - translated and re-raised
             self._after_failure(
@@ -246,6 +246,7 @@ class ToolCalls(ClientCore):
             method="tools/call",
             timeout=timeout,
             subject=f"tool {name!r}",
+            tool=name,
         )
         return ToolResult(raw)
 

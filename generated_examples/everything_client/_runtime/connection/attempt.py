@@ -46,6 +46,7 @@ class Attempt:
         "closed_detail",
         "connected",
         "diagnose",
+        "ended_at",
         "explain",
         "fall_through",
         "label",
@@ -66,6 +67,7 @@ class Attempt:
         explain: Callable[[BaseException, str | None], Exception | None] = _as_is,
         auth_failure: Callable[[], BaseException | None] = _nothing,
         closed_detail: Callable[[], Awaitable[str | None]] | None = None,
+        ended_at: Callable[[], float | None] = _nothing,
         peer: Mapping[str, str | int] | None = None,
     ) -> None:
         self.label = label
@@ -86,6 +88,9 @@ class Attempt:
         self.explain = explain
         #: Why the connection closed under a request (a stdio server's exit code and stderr), or None.
         self.closed_detail = closed_detail
+        #: When (`time.monotonic()`) the server stopped answering for good (a stdio server's stdout
+        #: ended), or None: a request sent later never reached it.
+        self.ended_at = ended_at
 
 
 def sdk_client(

@@ -64,15 +64,16 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         self._failures: list[str] = []
         self._auth_required: AuthRequiredError | None = None
         self._entered = False
-        #: Called once when the connection ends (closed, or lost after it was up).
-        self.on_close: Callable[[str], None] | None = None
+        #: Called once when the connection ends: `(reason, lost)`, lost when it ended after it was up
+        #: without being closed.
+        self.on_close: Callable[[str, bool], None] | None = None
         #: An error the connection ended with after it was up (a transport crash), kept for diagnostics.
         self.error: BaseException | None = None
 
-    def _closed(self, reason: str) -> None:
+    def _closed(self, reason: str, *, lost: bool = False) -> None:
         hook, self.on_close = self.on_close, None
         if hook is not None:
-            hook(reason)
+            hook(reason, lost)
 
     def explain(self, error: BaseException, method: str | None) -> Exception | None:
         """A better error than the SDK's for a request that failed on this connection, or None."""
@@ -124,7 +125,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                             return
         finally:
             if self._session is not None and not self._stop.is_set():
-                self._closed("the connection to the MCP server was lost")
+                self._closed("the connection to the MCP server was lost", lost=True)
             self._ready.set()
             self._done.set()
 
@@ -216,6 +217,12 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         if attempt is None or attempt.closed_detail is None:
             return None
         return await attempt.closed_detail()
+
+    def ended_before(self, moment: float) -> bool:
+        """Whether the server had stopped answering for good before `moment` (`time.monotonic()`)."""
+        attempt = self._attempt
+        ended = attempt.ended_at() if attempt is not None else None
+        return ended is not None and ended < moment
 
     def spawn(self, fn: Callable[..., Coroutine[Any, Any, object]], *args: Any) -> None:
         """Run `fn(*args)` in this connection's task group (work a notification starts); dropped once closed."""

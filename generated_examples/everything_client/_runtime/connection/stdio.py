@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -35,7 +36,14 @@ _KILL_GRACE = 2.0
 class ProcessWatch:
     """What the stdio transport saw of its child, for error messages (the generator reads it too)."""
 
-    __slots__ = ("garbage", "garbage_count", "initialized", "process", "tail")
+    __slots__ = (
+        "garbage",
+        "garbage_count",
+        "initialized",
+        "process",
+        "stdout_ended",
+        "tail",
+    )
 
     def __init__(self) -> None:
         self.process: anyio.abc.Process | None = None
@@ -46,6 +54,8 @@ class ProcessWatch:
         #: Lines on stdout that are not JSON-RPC (skipped, like the SDK does): how many, the first few.
         self.garbage_count = 0
         self.garbage: list[str] = []
+        #: When (`time.monotonic()`) the server's stdout ended: a request sent after it never reached the server.
+        self.stdout_ended: float | None = None
 
     def mark_initialized(self) -> None:
         self.initialized = True
@@ -258,6 +268,7 @@ async def stdio_transport(
                             return
                 # stdout ended: the child is most likely exiting. A moment to reap it lets the
                 # failure message carry its real exit code.
+                watch.stdout_ended = time.monotonic()
                 await wait_exit(1.0)
         except (
             anyio.ClosedResourceError,
@@ -423,5 +434,6 @@ def stdio_attempt(
         diagnose=diagnose,
         connected=watch.mark_initialized,
         closed_detail=closed_detail,
+        ended_at=lambda: watch.stdout_ended,
         peer=STDIO_PEER,
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 __all__ = [
     "DEFAULT_RETRIES",
@@ -87,28 +87,39 @@ class Retries:
     initial_delay: float = 0.25
     max_delay: float = 8.0
     multiplier: float = 2.0
-    repeatable: Mapping[str, bool] = field(default_factory=dict)
+    repeatable: Mapping[str, bool] = field(default_factory=dict[str, bool])
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
+        given = cast(
+            object, self.max_retries
+        )  # callers without a type checker may pass anything
+        if isinstance(given, bool) or not isinstance(given, int):
             raise TypeError("max_retries must be an int")
         if self.max_retries < 0:
             raise ValueError(f"max_retries must be 0 or more, not {self.max_retries}")
         for name in ("initial_delay", "max_delay"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not value >= 0:
-                raise ValueError(f"{name} must be a number of seconds >= 0, not {value!r}")
+                raise ValueError(
+                    f"{name} must be a number of seconds >= 0, not {value!r}"
+                )
         if not self.multiplier >= 1:
             raise ValueError(f"multiplier must be >= 1, not {self.multiplier!r}")
 
-    def delay(self, retry: int, floor: float | None, rng: random.Random | None = None) -> float:
+    def delay(
+        self, retry: int, floor: float | None, rng: random.Random | None = None
+    ) -> float:
         """Seconds to wait before retry number `retry` (1 for the first)."""
-        ceiling = min(self.max_delay, self.initial_delay * self.multiplier ** (retry - 1))
+        ceiling = min(
+            self.max_delay, self.initial_delay * self.multiplier ** (retry - 1)
+        )
         draw = (rng or random).random()
         wait = ceiling / 2 + ceiling / 2 * draw
         return max(wait, floor) if floor is not None else wait
 
-    def may_repeat(self, method: str, tool: str | None, annotations: Mapping[str, Any] | None) -> bool:
+    def may_repeat(
+        self, method: str, tool: str | None, annotations: Mapping[str, Any] | None
+    ) -> bool:
         """Whether a request that may already have run is safe to send again."""
         if method != "tools/call":
             return method in SAFE_METHODS
@@ -116,7 +127,10 @@ class Retries:
             return bool(self.repeatable[tool])
         if not annotations:
             return False
-        return annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
+        return (
+            annotations.get("readOnlyHint") is True
+            or annotations.get("idempotentHint") is True
+        )
 
 
 #: What a client retries with unless told otherwise.
@@ -129,8 +143,11 @@ def retries_setting(value: int | Retries | None) -> Retries | None:
     """`retries=` as given to a connector or `with_options()`: an int is `max_retries`; None keeps the default."""
     if value is None or isinstance(value, Retries):
         return value
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"retries must be an int or a Retries, not {type(value).__name__}")
+    given = cast(object, value)
+    if isinstance(given, bool) or not isinstance(given, int):
+        raise TypeError(
+            f"retries must be an int or a Retries, not {type(given).__name__}"
+        )
     if value == 0:
         return NO_RETRIES
     if value == DEFAULT_RETRIES.max_retries:
@@ -180,19 +197,30 @@ def fault_of(error: BaseException) -> Fault | None:
     """The transit fault an SDK error carries (see `fault_error_data`), or None."""
     if getattr(error, "code", None) != FAULT_CODE:
         return None
-    data = getattr(error, "data", None)
-    found = data.get(_FAULT_KEY) if isinstance(data, dict) else None
+    data = cast(object, getattr(error, "data", None))
+    found = (
+        cast("dict[str, object]", data).get(_FAULT_KEY)
+        if isinstance(data, dict)
+        else None
+    )
     if not isinstance(found, dict):
         return None
-    kind = found.get("kind")
-    if kind not in ("not_processed", "maybe_processed"):
+    fields = cast("dict[str, object]", found)
+    kind: FaultKind
+    if fields.get("kind") == "not_processed":
+        kind = "not_processed"
+    elif fields.get("kind") == "maybe_processed":
+        kind = "maybe_processed"
+    else:
         return None
-    retry_after = found.get("retry_after")
-    status = found.get("status")
+    retry_after = fields.get("retry_after")
+    status = fields.get("status")
     return Fault(
         kind=kind,
-        cause=str(found.get("cause") or "transport error"),
-        retry_after=float(retry_after) if isinstance(retry_after, int | float) else None,
+        cause=str(fields.get("cause") or "transport error"),
+        retry_after=(
+            float(retry_after) if isinstance(retry_after, int | float) else None
+        ),
         status=status if isinstance(status, int) else None,
-        new_session=found.get("new_session") is True,
+        new_session=fields.get("new_session") is True,
     )

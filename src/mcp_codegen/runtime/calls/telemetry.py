@@ -315,14 +315,19 @@ async def traced(
 
 def record_retry(method: str, retry: int, cause: str, wait: float) -> None:
     """Note a retry on the request's span (an event, and the count so far) and in `mcp.client.retries`
-    (when `active()`). `cause` is the fault's short phrase ("HTTP 503", "connection dropped")."""
+    (when `active()`). `cause` is the fault's short phrase ("HTTP 503", "connection dropped").
+    """
     api = _the_api()
     kind = cause.lower().replace(" ", "_")
     span = api.trace.get_current_span()
     if span.is_recording():
         span.add_event(
             "mcp.client.retry",
-            {"mcp.client.retry.attempt": retry, "error.type": kind, "mcp.client.retry.wait": wait},
+            {
+                "mcp.client.retry.attempt": retry,
+                "error.type": kind,
+                "mcp.client.retry.wait": wait,
+            },
         )
         span.set_attribute("mcp.client.retry.count", retry)
     api.retries().add(1, {"mcp.method.name": method, "error.type": kind})

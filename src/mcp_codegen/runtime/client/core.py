@@ -91,7 +91,9 @@ def raise_translated(
     subject: str | None = None,
     limit: float | None = None,
 ) -> NoReturn:
-    translated = translate_error(error, method=method, uri=uri, prompt=prompt, subject=subject, limit=limit)
+    translated = translate_error(
+        error, method=method, uri=uri, prompt=prompt, subject=subject, limit=limit
+    )
     if subject is not None and isinstance(translated, RequestTimeoutError):
         # A timeout of `with_options()` names the method only: add which tool it was.
         plain, named = request_label(method), request_label(method, subject)
@@ -124,7 +126,10 @@ def _param_headers_unknown(error: BaseException, session: ClientSession) -> bool
     from mcp_types import HEADER_MISMATCH
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    return mcp_error_code(error) == HEADER_MISMATCH and session.protocol_version in MODERN_PROTOCOL_VERSIONS
+    return (
+        mcp_error_code(error) == HEADER_MISMATCH
+        and session.protocol_version in MODERN_PROTOCOL_VERSIONS
+    )
 
 
 def _closed_under_us(error: BaseException) -> bool:
@@ -332,7 +337,9 @@ class ClientCore:
         """
         connection = self._connection
         if connection is None:
-            raise RuntimeError("a client made by from_session() cannot reconnect: open a new session")
+            raise RuntimeError(
+                "a client made by from_session() cannot reconnect: open a new session"
+            )
         self._mark_closed("the client is reconnecting")
         try:
             self._session = await connection.reconnect()
@@ -401,7 +408,9 @@ class ClientCore:
         the application set a provider (`calls.telemetry`), else directly. `tool` names the tool of a
         `tools/call` (whether it is safe to repeat)."""
         if not telemetry_active():
-            return await self._send_recovering(request, result_type, timeout, method, tool)
+            return await self._send_recovering(
+                request, result_type, timeout, method, tool
+            )
         return await traced(
             self._telemetry,
             request,
@@ -428,7 +437,17 @@ class ClientCore:
             if fault is None:
                 raise
             failure: Exception = error
-        return await self._retry(request, result_type, timeout, method, tool, failure, fault, started, generation)
+        return await self._retry(
+            request,
+            result_type,
+            timeout,
+            method,
+            tool,
+            failure,
+            fault,
+            started,
+            generation,
+        )
 
     async def _fault(self, error: Exception, sent: float) -> Fault | None:
         """The transit fault behind a failed request sent at `sent` (see `calls.retries`), or None for any
@@ -447,7 +466,12 @@ class ClientCore:
                 return Fault("not_processed", "the server had exited", new_session=True)
             return Fault("maybe_processed", "connection lost", new_session=True)
         if _session_gone(connection.explain(error, None)):
-            return Fault("not_processed", "the server no longer knows the session", status=404, new_session=True)
+            return Fault(
+                "not_processed",
+                "the server no longer knows the session",
+                status=404,
+                new_session=True,
+            )
         return None
 
     async def _retry(
@@ -469,12 +493,20 @@ class ClientCore:
         deadline = started + limit if limit is not None else math.inf
         retry = 0
         while True:
-            if fault.kind == "maybe_processed" and not policy.may_repeat(method, tool, self._tool_annotations(tool)):
+            if fault.kind == "maybe_processed" and not policy.may_repeat(
+                method, tool, self._tool_annotations(tool)
+            ):
                 raise self._outcome_unknown(method, tool, fault, retry) from None
             retry += 1
             # Opening a session the server forgot is what every client did before retries existed.
-            allowed = policy.max_retries or (1 if fault.new_session and fault.kind == "not_processed" else 0)
-            wait = 0.0 if retry == 1 and fault.new_session else policy.delay(retry, fault.retry_after)
+            allowed = policy.max_retries or (
+                1 if fault.new_session and fault.kind == "not_processed" else 0
+            )
+            wait = (
+                0.0
+                if retry == 1 and fault.new_session
+                else policy.delay(retry, fault.retry_after)
+            )
             if retry > allowed or time.monotonic() + wait >= deadline:
                 raise self._given_up(error, method, tool, fault, retry - 1)
             _log.info(
@@ -494,13 +526,17 @@ class ClientCore:
                 try:
                     await self._renew(generation)
                 except ConnectError as failure:
-                    error, fault = failure, Fault("not_processed", "cannot reconnect", new_session=True)
+                    error, fault = failure, Fault(
+                        "not_processed", "cannot reconnect", new_session=True
+                    )
                     continue
                 generation = self._generation
             sent = time.monotonic()
             try:
                 attempt_timeout = deadline - sent if limit is not None else timeout
-                return await self._send_retrying(request, result_type, attempt_timeout, method)
+                return await self._send_retrying(
+                    request, result_type, attempt_timeout, method
+                )
             except Exception as failure:
                 next_fault = await self._fault(failure, sent)
                 if next_fault is None:
@@ -511,7 +547,9 @@ class ClientCore:
         spec = self._tools.get(tool) if tool is not None else None
         return spec.annotations if spec is not None else None
 
-    def _outcome_unknown(self, method: str, tool: str | None, fault: Fault, retries: int) -> OutcomeUnknownError:
+    def _outcome_unknown(
+        self, method: str, tool: str | None, fault: Fault, retries: int
+    ) -> OutcomeUnknownError:
         label = request_label(method, f"tool {tool!r}" if tool else None)
         detail, self._closed_detail = self._closed_detail, None
         why = (
@@ -526,18 +564,29 @@ class ClientCore:
             text += f"; {detail}"
         return OutcomeUnknownError(text, method=method, tool=tool)
 
-    def _given_up(self, error: Exception, method: str, tool: str | None, fault: Fault, retries: int) -> Exception:
+    def _given_up(
+        self,
+        error: Exception,
+        method: str,
+        tool: str | None,
+        fault: Fault,
+        retries: int,
+    ) -> Exception:
         """What a request that failed in transit raises once no retry is left."""
         if fault.kind == "maybe_processed":
             return self._outcome_unknown(method, tool, fault, retries)
         connection = self._connection
-        explained = connection.explain(error, method) if connection is not None else None
+        explained = (
+            connection.explain(error, method) if connection is not None else None
+        )
         if explained is not None and not _session_gone(explained):
             return explained  # an HTTP status: HttpStatusError, as without retries
         label = request_label(method, f"tool {tool!r}" if tool else None)
         tries = f" (after {retries} retries)" if retries else ""
         why = f": {error}" if isinstance(error, ConnectError) else ""
-        return ConnectionClosedError(f"{label} failed: {fault.cause}{why}; the server did not get it{tries}")
+        return ConnectionClosedError(
+            f"{label} failed: {fault.cause}{why}; the server did not get it{tries}"
+        )
 
     async def _reopen(self, timeout: float | None) -> None:
         """Before a request on a client whose connection was lost: open it again, retries allowing."""
@@ -557,7 +606,9 @@ class ClientCore:
                     raise ConnectionClosedError(
                         f"{self._closed_reason or 'the connection was lost'}; reconnecting failed: {error}"
                     ) from None
-                _log.info("reconnecting to the MCP server failed; retrying in %.2f s", wait)
+                _log.info(
+                    "reconnecting to the MCP server failed; retrying in %.2f s", wait
+                )
                 import anyio
 
                 await anyio.sleep(wait)
@@ -604,10 +655,14 @@ class ClientCore:
         if speaks_multi_round(session):
             send = functools.partial(self._send_once, timeout=timeout, method=method)
             return await resolve_input_required(session, request, result_type, send)
-        sent: _PageT = await self._send_once(request, result_type, timeout=timeout, method=method)
+        sent: _PageT = await self._send_once(
+            request, result_type, timeout=timeout, method=method
+        )
         return sent
 
-    async def _send_once(self, request: Any, result_type: Any, *, timeout: float | None, method: str) -> Any:
+    async def _send_once(
+        self, request: Any, result_type: Any, *, timeout: float | None, method: str
+    ) -> Any:
         """One request and its answer, through the response cache for a listing or a read."""
         cache = self._response_cache
         if cache is None or not (method in LISTINGS or method == "resources/read"):
@@ -617,7 +672,11 @@ class ClientCore:
         if options is not None:
             # A request asking for progress must reach the server: it refreshes the entry.
             asks_progress = options.on_progress is not None
-            mode = "refresh" if asks_progress and options.cache_mode == "use" else options.cache_mode
+            mode = (
+                "refresh"
+                if asks_progress and options.cache_mode == "use"
+                else options.cache_mode
+            )
         return await send_through(
             cache,
             method,
@@ -626,7 +685,9 @@ class ClientCore:
             lambda: self._send_wire(request, result_type, timeout, method),
         )
 
-    async def _send_wire(self, request: Any, result_type: Any, timeout: float | None, method: str) -> Any:
+    async def _send_wire(
+        self, request: Any, result_type: Any, timeout: float | None, method: str
+    ) -> Any:
         """One request on the wire: the SDK's own timeout, or this view's `with_options()`."""
         options = self._call_options
         if options is not None:
@@ -638,7 +699,9 @@ class ClientCore:
                 timeout,
                 what=f"{method} request",
             )
-        return await self._session.send_request(request, result_type, request_read_timeout_seconds=timeout)
+        return await self._session.send_request(
+            request, result_type, request_read_timeout_seconds=timeout
+        )
 
     def _after_failure(
         self,
@@ -680,7 +743,9 @@ class ClientCore:
             return timeout
         options = self._call_options
         if options is not None:
-            limits = [t for t in (options.timeout, options.max_timeout) if t is not None]
+            limits = [
+                t for t in (options.timeout, options.max_timeout) if t is not None
+            ]
             if limits:
                 return min(limits)
         default = getattr(self._session, "_session_read_timeout_seconds", None)
@@ -698,8 +763,14 @@ class ClientCore:
         cursor: str | None = None
         seen: set[str] = set()
         for _ in range(_MAX_PAGES):
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            page = await self._request(request_class(params=params), result_class, method=method)
+            params = (
+                types.PaginatedRequestParams(cursor=cursor)
+                if cursor is not None
+                else None
+            )
+            page = await self._request(
+                request_class(params=params), result_class, method=method
+            )
             found.extend(items(page))
             cursor = getattr(page, "next_cursor", None)
             if not cursor or cursor in seen:
@@ -710,7 +781,9 @@ class ClientCore:
     async def ping(self, *, timeout: float | None = None) -> None:
         """Check that the server answers (MCP `ping`); raises `RequestTimeoutError` after `timeout` s."""
         types = lazy_mcp_types()
-        await self._request(types.PingRequest(), types.EmptyResult, method="ping", timeout=timeout)
+        await self._request(
+            types.PingRequest(), types.EmptyResult, method="ping", timeout=timeout
+        )
 
     def _translated(self, error: Exception, method: str | None) -> BaseException:
         """What a request's failure is raised as (see `_after_failure`), without raising it."""

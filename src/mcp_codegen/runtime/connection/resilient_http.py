@@ -81,20 +81,37 @@ async def post_response_hook(response: httpx2.Response) -> None:
         answer.retry_after = response.headers.get("retry-after")
 
 
-def _status_fault(status: int, retry_after: str | None, had_session: bool) -> Fault | None:
+def _status_fault(
+    status: int, retry_after: str | None, had_session: bool
+) -> Fault | None:
     if status in _NOT_PROCESSED_STATUSES:
-        return Fault("not_processed", f"HTTP {status}", retry_after_seconds(retry_after), status)
+        return Fault(
+            "not_processed", f"HTTP {status}", retry_after_seconds(retry_after), status
+        )
     if status in _MAYBE_PROCESSED_STATUSES:
-        return Fault("maybe_processed", f"HTTP {status}", retry_after_seconds(retry_after), status)
+        return Fault(
+            "maybe_processed",
+            f"HTTP {status}",
+            retry_after_seconds(retry_after),
+            status,
+        )
     if status == 404 and had_session:
-        return Fault("not_processed", "the server no longer knows the session", None, 404, new_session=True)
+        return Fault(
+            "not_processed",
+            "the server no longer knows the session",
+            None,
+            404,
+            new_session=True,
+        )
     return None
 
 
 def _transit_fault(error: BaseException) -> Fault:
     if isinstance(error, _UNSENT):
         cause = (
-            "cannot connect" if isinstance(error, httpx2.ConnectError | httpx2.ConnectTimeout) else "request not sent"
+            "cannot connect"
+            if isinstance(error, httpx2.ConnectError | httpx2.ConnectTimeout)
+            else "request not sent"
         )
         return Fault("not_processed", cause)
     if isinstance(error, httpx2.TimeoutException):
@@ -103,7 +120,9 @@ def _transit_fault(error: BaseException) -> Fault:
 
 
 def _fault_message(request_id: Any, fault: Fault) -> SessionMessage:
-    error = ErrorData(code=FAULT_CODE, message=fault.cause, data=fault_error_data(fault))
+    error = ErrorData(
+        code=FAULT_CODE, message=fault.cause, data=fault_error_data(fault)
+    )
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
@@ -112,7 +131,9 @@ class _Rewriter:
 
     __slots__ = ("_answer", "_had_session", "_inner", "_request_id")
 
-    def __init__(self, inner: Any, request_id: Any, answer: _PostAnswer, had_session: bool) -> None:
+    def __init__(
+        self, inner: Any, request_id: Any, answer: _PostAnswer, had_session: bool
+    ) -> None:
         self._inner = inner
         self._request_id = request_id
         self._answer = answer
@@ -149,30 +170,49 @@ class ResilientTransport(StreamableHTTPTransport):
                 if request_id is not None:
                     raise
                 # A notification or an answer to the server: lost, but the session goes on.
-                _log.debug("a POST without a response to wait for failed: %s", type(error).__name__)
+                _log.debug(
+                    "a POST without a response to wait for failed: %s",
+                    type(error).__name__,
+                )
             return
         answer = _PostAnswer()
         token = _post_answer.set(answer)
-        writer: Any = _Rewriter(ctx.read_stream_writer, request_id, answer, self.session_id is not None)
+        writer: Any = _Rewriter(
+            ctx.read_stream_writer, request_id, answer, self.session_id is not None
+        )
         try:
-            await super()._handle_post_request(dataclasses.replace(ctx, read_stream_writer=writer))
+            await super()._handle_post_request(
+                dataclasses.replace(ctx, read_stream_writer=writer)
+            )
         except Exception as error:
             fault = _transit_fault(error)
-            _log.debug("POST failed in transit (%s): %s", fault.cause, type(error).__name__)
-            await self._resolve(ctx.read_stream_writer, _fault_message(request_id, fault))
+            _log.debug(
+                "POST failed in transit (%s): %s", fault.cause, type(error).__name__
+            )
+            await self._resolve(
+                ctx.read_stream_writer, _fault_message(request_id, fault)
+            )
         finally:
             _post_answer.reset(token)
 
     async def _resolve_abandoned_request(
-        self, read_stream_writer: Any, request_id: Any, message: str, *, code: int = CONNECTION_CLOSED
+        self,
+        read_stream_writer: Any,
+        request_id: Any,
+        message: str,
+        *,
+        code: int = CONNECTION_CLOSED,
     ) -> None:
         if code != CONNECTION_CLOSED:
-            await super()._resolve_abandoned_request(read_stream_writer, request_id, message, code=code)
+            await super()._resolve_abandoned_request(
+                read_stream_writer, request_id, message, code=code
+            )
             return
         # An answer stream that ended before the response (and could not be resumed): the request was
         # delivered, so it may have run.
         await self._resolve(
-            read_stream_writer, _fault_message(request_id, Fault("maybe_processed", "answer stream ended"))
+            read_stream_writer,
+            _fault_message(request_id, Fault("maybe_processed", "answer stream ended")),
         )
 
     @staticmethod
@@ -180,9 +220,12 @@ class ResilientTransport(StreamableHTTPTransport):
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             await writer.send(item)
 
-    async def handle_get_stream(self, client: httpx2.AsyncClient, read_stream_writer: Any) -> None:
+    async def handle_get_stream(
+        self, client: httpx2.AsyncClient, read_stream_writer: Any
+    ) -> None:
         """The standing GET stream, reopened after any break for as long as the session lives (with
-        `Last-Event-ID` where the server gives ids); ended for good when the server refuses it."""
+        `Last-Event-ID` where the server gives ids); ended for good when the server refuses it.
+        """
         last_event_id: str | None = None
         retry_ms: int | None = None
         wait = _GET_FIRST_WAIT
@@ -192,7 +235,10 @@ class ResilientTransport(StreamableHTTPTransport):
                 headers[LAST_EVENT_ID] = last_event_id
             try:
                 async with sse_within_origin(
-                    client, self.url, headers=headers, max_event_size=self.max_sse_event_size
+                    client,
+                    self.url,
+                    headers=headers,
+                    max_event_size=self.max_sse_event_size,
                 ) as events:
                     status = events.response.status_code
                     if status >= 300:
@@ -209,7 +255,11 @@ class ResilientTransport(StreamableHTTPTransport):
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 return  # the session is closing
             except Exception as error:  # noqa: BLE001 - any break: reconnect
-                _log.debug("GET stream broke (%s); reconnecting in %.1f s", type(error).__name__, wait)
+                _log.debug(
+                    "GET stream broke (%s); reconnecting in %.1f s",
+                    type(error).__name__,
+                    wait,
+                )
             pause = retry_ms / 1000 if retry_ms is not None else wait
             await anyio.sleep(pause)
             wait = min(wait * 2, _GET_MAX_WAIT)
@@ -220,17 +270,30 @@ async def resilient_streamable_http(
     url: str, *, http_client: httpx2.AsyncClient, terminate_on_close: bool = True
 ) -> AsyncGenerator[Any, None]:
     """`mcp.client.streamable_http.streamable_http_client` with `ResilientTransport`; `http_client`
-    must carry `post_response_hook` among its response hooks (the caller owns the client)."""
+    must carry `post_response_hook` among its response hooks (the caller owns the client).
+    """
     transport = ResilientTransport(url)
     read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, write_reader = create_context_streams[SessionMessage](0)
-    async with read_writer, read_stream, write_stream, write_reader, anyio.create_task_group() as group:
+    async with (
+        read_writer,
+        read_stream,
+        write_stream,
+        write_reader,
+        anyio.create_task_group() as group,
+    ):
 
         def start_get_stream() -> None:
             group.start_soon(transport.handle_get_stream, http_client, read_writer)
 
         group.start_soon(
-            transport.post_writer, http_client, write_reader, read_writer, write_stream, start_get_stream, group
+            transport.post_writer,
+            http_client,
+            write_reader,
+            read_writer,
+            write_stream,
+            start_get_stream,
+            group,
         )
         try:
             yield read_stream, write_stream

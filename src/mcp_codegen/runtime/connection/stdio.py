@@ -36,7 +36,14 @@ _KILL_GRACE = 2.0
 class ProcessWatch:
     """What the stdio transport saw of its child, for error messages (the generator reads it too)."""
 
-    __slots__ = ("garbage", "garbage_count", "initialized", "process", "stdout_ended", "tail")
+    __slots__ = (
+        "garbage",
+        "garbage_count",
+        "initialized",
+        "process",
+        "stdout_ended",
+        "tail",
+    )
 
     def __init__(self) -> None:
         self.process: anyio.abc.Process | None = None
