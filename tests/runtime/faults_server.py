@@ -2,7 +2,7 @@
 
 `bump(key)` changes state (no annotations: not safe to repeat), `read_value(key)` is read-only and idempotent,
 `put(key, value)` idempotent only, `fail()` reports an error result, `pid()` names the process, `crash()`
-exits the process mid-call. `runs` counts
+exits the process mid-call, `announce()` sends `notifications/tools/list_changed`. `runs` counts
 every call that reached a handler, by tool and key, so a test can tell what ran and how often.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
@@ -51,6 +51,12 @@ def build_server(runs: Counter[str] | None = None) -> MCPServer:
     def pid() -> int:
         """This server's process id."""
         return os.getpid()
+
+    @server.tool(annotations=ToolAnnotations(idempotent_hint=True))
+    async def announce(ctx: Context) -> str:
+        """Tell the client the tool list changed (a notification on the standing GET stream over HTTP)."""
+        await ctx.session.send_tool_list_changed()
+        return "announced"
 
     @server.tool()
     def crash() -> str:

@@ -410,3 +410,30 @@ def test_the_command_line_retries_and_says_when_a_call_may_have_run(pkg: ModuleT
     crashed = run("--stdio", f"{sys.executable} {SERVER}", "crash")
     assert crashed.returncode == 5, crashed.stderr
     assert "may have run it" in crashed.stderr and len(crashed.stderr.strip().splitlines()) == 1
+
+
+async def test_the_standing_get_stream_comes_back_after_the_server_was_unreachable(pkg: ModuleType) -> None:
+    """The SDK's transport gives the GET stream up after two tries a second apart; this one keeps trying."""
+    runs: Counter[str] = Counter()
+    heard = anyio.Event()
+
+    def on_change(_event: object) -> None:
+        heard.set()
+
+    app = build_server(runs).streamable_http_app(host=HOST, json_response=True)
+    with serve_app(app) as base, FaultProxy(base + "/mcp") as proxy:
+        async with pkg.AsyncClient.http(
+            proxy.endpoint, transport="http", timeout=20, on_change=on_change, drift_check=False
+        ) as client:
+            with anyio.fail_after(10):
+                while proxy.reached("GET") < 1:
+                    await anyio.sleep(0.05)
+            proxy.pause()  # the GET stream breaks and every reconnect is refused, for 4 s
+            await anyio.sleep(4)
+            opened = proxy.reached("GET")
+            proxy.resume()
+            with anyio.fail_after(20):
+                while proxy.reached("GET") == opened:
+                    await anyio.sleep(0.05)
+                assert await client.announce() == "announced"
+                await heard.wait()  # the notification came on the reopened stream
