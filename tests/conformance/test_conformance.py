@@ -66,6 +66,8 @@ _KNOWN_HTTP_PARAMETERS = {
     "cache",
     # OpenTelemetry's opt-in content stays off (its default): no scenario is about tracing.
     "trace_content",
+    # Retries stay at their default (on): every scenario passes with them, as a user's client runs.
+    "retries",
 }
 #: Seconds a whole harness run may take (the harness stops the client after 30 s itself).
 _HARNESS_TIMEOUT = 120
