@@ -133,9 +133,8 @@ def test_sync_connect_errors() -> None:
 def test_body_exception_and_crash_over_sync() -> None:
     with pytest.raises(KeyError), Client.stdio(PYTHON, [SERVER_SCRIPT], timeout=30) as client:
         with pytest.raises(ConnectionClosedError):
-            client.crash()
-        with pytest.raises(ConnectionClosedError):
-            client.add(a=1, b=1)
+            client.crash()  # OutcomeUnknownError: it may have run
+        assert client.add(a=1, b=1) == 2  # on a new server process
         raise KeyError("body")
 
 
