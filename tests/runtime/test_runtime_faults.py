@@ -318,6 +318,27 @@ async def test_a_stdio_server_that_exited_between_calls_is_started_again(pkg: Mo
         assert second != first
 
 
+async def test_calls_in_flight_when_a_stdio_server_dies_share_one_new_process(pkg: ModuleType) -> None:
+    import os
+    import signal
+
+    async with pkg.AsyncClient.stdio(sys.executable, [str(SERVER)], timeout=30, stderr="discard") as client:
+        first = await client.pid()
+        pids: list[int] = []
+
+        async def napping() -> None:
+            pids.append(await client.nap(seconds=2))
+
+        with anyio.fail_after(40):
+            async with anyio.create_task_group() as group:
+                for _ in range(5):
+                    group.start_soon(napping)
+                await anyio.sleep(0.5)
+                os.kill(first, signal.SIGKILL)  # all five are in flight: read-only, so each is sent again
+        assert len(pids) == 5 and len(set(pids)) == 1 and pids[0] != first
+        assert await client.pid() == pids[0]
+
+
 async def test_a_randomized_run_of_1000_calls_never_repeats_an_unsafe_call(pkg: ModuleType) -> None:
     """Chaos on every tools/call; each `bump` uses its own key, so the server's counts show any repeat."""
     runs: Counter[str] = Counter()

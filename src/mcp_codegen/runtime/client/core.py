@@ -440,7 +440,7 @@ class ClientCore:
             )
         except Exception as error:
             failure = error
-        fault = await self._fault(failure, started, method)
+        fault = await self._fault(failure, started, method, generation)
         if fault is None:
             raise failure
         return await self._retry(
@@ -455,9 +455,12 @@ class ClientCore:
             generation,
         )
 
-    async def _fault(self, error: Exception, sent: float, method: str) -> Fault | None:
+    async def _fault(
+        self, error: Exception, sent: float, method: str, generation: int
+    ) -> Fault | None:
         """The transit fault behind a failed request sent at `sent` (see `calls.retries`), or None for any
-        other failure; raises the connection's better error for it (an HTTP status, an auth error) instead."""
+        other failure; raises the connection's better error for it (an HTTP status, an auth error) instead.
+        """
         found = fault_of(unwrap_exception_group(error))
         if found is not None:
             return found
@@ -466,6 +469,10 @@ class ClientCore:
             return None
         if _closed_under_us(error):
             # The connection itself ended (a stdio server exited, a transport broke) with the request in flight.
+            if (
+                generation != self._generation
+            ):  # another request already opened a new session
+                return Fault("maybe_processed", "connection lost", new_session=True)
             detail = self._closed_detail = await connection.closed_detail()
             self._connection_lost(detail or "the connection to the MCP server was lost")
             if connection.ended_before(sent):
@@ -547,7 +554,7 @@ class ClientCore:
                     request, result_type, attempt_timeout, method
                 )
             except Exception as failure:
-                next_fault = await self._fault(failure, sent, method)
+                next_fault = await self._fault(failure, sent, method, generation)
                 if next_fault is None:
                     raise
                 error, fault = failure, next_fault
