@@ -102,15 +102,20 @@ async def test_a_call_without_a_fault_costs_no_extra_attempt(pkg: ModuleType, se
 
 
 @pytest.mark.parametrize("fault", [drop_after, drop_mid, drop_before, reset, lambda: status_after(502)])
-async def test_a_read_only_tool_is_retried_after_any_dropped_connection(
-    pkg: ModuleType, served: Served, fault: object
+@pytest.mark.parametrize("tool", ["read_value", "put"])  # readOnlyHint + idempotentHint; idempotentHint alone
+async def test_a_tool_safe_to_repeat_is_retried_after_any_dropped_connection(
+    pkg: ModuleType, served: Served, fault: object, tool: str
 ) -> None:
     proxy = served.proxy
     async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
-        proxy.plan(fault(), fault(), tool="read_value")  # type: ignore[operator]
-        assert await client.read_value(key="r") == 0
-        assert await client.put(key="r", value=3) == 3  # the session is still the same
+        proxy.plan(fault(), fault(), tool=tool)  # type: ignore[operator]
+        if tool == "read_value":
+            assert await client.read_value(key="r") == 0
+        else:
+            assert await client.put(key="r", value=3) == 3
+        assert await client.bump(key="r2") == 1  # the session is still the same
     assert proxy.reached("initialize") == 1
+    assert [entry.fault for entry in proxy.log if entry.tool == tool][-1] is None  # the third try went through
 
 
 @pytest.mark.parametrize("fault", [drop_after, drop_mid, lambda: status_after(504), lambda: status_after(502)])
