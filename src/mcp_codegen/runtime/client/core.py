@@ -335,16 +335,32 @@ class ClientCore:
         when the server cannot be reached (the client stays closed), and RuntimeError for a
         client made by `from_session()` (its session is yours).
         """
-        connection = self._connection
-        if connection is None:
+        if self._connection is None:
             raise RuntimeError(
                 "a client made by from_session() cannot reconnect: open a new session"
             )
+        async with self._renewal_lock():
+            await self._reconnect_now()
+
+    def _renewal_lock(self) -> anyio.Lock:
+        lock = self._renewing
+        if lock is None:
+            import anyio
+
+            lock = self._renewing = anyio.Lock()
+        return lock
+
+    async def _reconnect_now(self) -> None:
+        """`reconnect()`, with the renewal lock held."""
+        connection = self._connection
+        assert connection is not None
+        # Requests arriving meanwhile wait for the new session (`_reopen`).
         self._mark_closed("the client is reconnecting")
+        self._lost = True
         try:
             self._session = await connection.reconnect()
         except ConnectError as error:
-            self._closed_reason, self._lost = str(error), True
+            self._closed_reason = str(error)
             raise
         self._generation += 1
         self._closed_reason = None
@@ -631,16 +647,11 @@ class ClientCore:
 
     async def _renew(self, generation: int) -> None:
         """Open a new session unless another request already did since `generation`."""
-        import anyio
-
-        lock = self._renewing
-        if lock is None:
-            lock = self._renewing = anyio.Lock()
-        async with lock:
+        async with self._renewal_lock():
             if self._closed_reason is not None and not self._lost:
                 raise self._closed_error()  # closed by the user meanwhile
             if self._generation == generation:
-                await self.reconnect()
+                await self._reconnect_now()
 
     async def _send_retrying(
         self,
