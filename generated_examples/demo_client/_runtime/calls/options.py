@@ -1,4 +1,5 @@
-"""Per-call options (`client.with_options(...)`): timeout, progress callback, timeout reset on progress, cache mode.
+"""Per-call options (`client.with_options(...)`): timeout, progress callback, timeout reset on progress, cache mode,
+exact verdicts on results.
 
 A client made by `with_options()` is a view of the same session; its requests go through
 `send_with_options` instead of a plain `send_request`. Cancellation needs nothing here: the SDK
@@ -51,6 +52,9 @@ class CallOptions:
     reset_timeout_on_progress: bool = False
     max_timeout: float | None = None
     cache_mode: CacheMode = "use"
+    #: Check each typed result against the tool's output schema with `jsonschema` too (docs: "How results
+    #: are checked").
+    check_results: bool = False
 
 
 def _positive(name: str, value: float | None) -> float | None:
@@ -74,6 +78,7 @@ def merge_options(
     reset_timeout_on_progress: bool | None,
     max_timeout: float | None,
     cache_mode: CacheMode | None = None,
+    check_results: bool | None = None,
 ) -> CallOptions:
     """`current` with the given (non-None) options replaced: what chained `with_options()` calls build."""
     base = current if current is not None else CallOptions()
@@ -91,6 +96,9 @@ def merge_options(
             else _positive("max_timeout", max_timeout)
         ),
         cache_mode=base.cache_mode if cache_mode is None else _cache_mode(cache_mode),
+        check_results=(
+            base.check_results if check_results is None else bool(check_results)
+        ),
     )
 
 

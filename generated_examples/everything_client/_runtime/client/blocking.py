@@ -254,6 +254,7 @@ class BlockingCore(Generic[AsyncT]):
         reset_timeout_on_progress: bool | None = None,
         max_timeout: float | None = None,
         cache_mode: CacheMode | None = None,
+        check_results: bool | None = None,
     ) -> Self:
         """A view of this client whose calls use these options: `client.with_options(timeout=5).add(a=1, b=2)`.
 
@@ -269,6 +270,7 @@ class BlockingCore(Generic[AsyncT]):
             reset_timeout_on_progress=reset_timeout_on_progress,
             max_timeout=max_timeout,
             cache_mode=cache_mode,
+            check_results=check_results,
         )
         return view
 

@@ -144,7 +144,9 @@ class SchemaCheck:
 
     __slots__ = ("_plain", "_unexpected", "_validator", "properties", "schema")
 
-    def __init__(self, schema: Mapping[str, Any], *, key_noun: str = "an argument") -> None:
+    def __init__(
+        self, schema: Mapping[str, Any], *, key_noun: str = "an argument"
+    ) -> None:
         self.schema = schema
         #: What a key the schema does not allow is called in messages ("an argument", "a key").
         self._unexpected = f"is not {key_noun} the schema allows"
