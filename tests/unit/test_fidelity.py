@@ -59,6 +59,24 @@ SHAPES = {
         "bad_pattern": {"type": "string", "pattern": "(?<!unclosed"},
     },
 }
+#: Combinations the model generator merges: an `allOf` of inline objects keeps the keys they leave open, and
+#: members that take any value (keywords of objects without `type`) make no class that drops keys.
+MERGED = {
+    "type": "object",
+    "properties": {
+        "inline": {
+            "allOf": [
+                {"type": "object", "properties": {"b": {"type": "integer"}}},
+                {"type": "object", "properties": {"c": {"type": "integer"}}},
+            ]
+        },
+        "untyped": {
+            "allOf": [{"$ref": "#/$defs/Loose"}, {"properties": {"b": True}}, {"oneOf": [{"required": ["x"]}, {}]}],
+            "unevaluatedProperties": False,
+        },
+    },
+    "$defs": {"Loose": {"properties": {"a": True}}},
+}
 CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     (
         "person",
@@ -73,6 +91,8 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         {"shape": {"kind": "square", "side": 2}, "when": "2024-01-01T00:00:00+00:00", "site": "http://x"},
     ),
     ("shapes", SHAPES, {"either": "s", "merged": {"a": 1, "b": "c"}, "maybe": None, "bad_pattern": "(("}),
+    ("merged", MERGED, {"inline": {"b": 1, "c": 2, "d": 3}, "untyped": {"a": 1, "x": 1}}),
+    ("merged", MERGED, {"untyped": 5}),
 ]
 
 
@@ -82,6 +102,7 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Any:
     tools = [
         {"name": "person", "inputSchema": PERSON, "outputSchema": PERSON},
         {"name": "shapes", "inputSchema": SHAPES, "outputSchema": SHAPES},
+        {"name": "merged", "inputSchema": MERGED, "outputSchema": MERGED},
     ]
     diagnostics = generate_into(root, snapshot_of(tools), "fidelity_pkg")
     assert any("pattern" in d.location for d in diagnostics), "the invalid pattern is reported"

@@ -92,6 +92,8 @@ class _Hoister:
         self.claim = claim
         self.hoisted: dict[str, str] = {}  # JSON pointer -> class name
         self.definitions: dict[str, JsonSchema] = {}
+        #: Definitions whose body is being prepared (a recursive ref to one of them is not yet known).
+        self.preparing: set[str] = set()
         #: Draft-07 or older (`$schema`): a `$ref` ignores its siblings.
         self.legacy = is_legacy_dialect(root.get("$schema"))
         #: The result's hoister shares the arguments' definitions that are the same schema (see `schema_names`).
@@ -124,8 +126,22 @@ class _Hoister:
         self.hoisted[pointer] = name
         # Registered before preparing its body, so recursive refs inside it resolve to this name.
         self.definitions[name] = {}
+        self.preparing.add(name)
         self.definitions[name] = prepare_schema(target, self, f"{self.location}.{pointer.lstrip('#/')}", name)
+        self.preparing.discard(name)
         return name
+
+    def accepts_anything(self, schema: Any) -> bool:
+        """Whether a prepared (sub)schema takes every value: annotations at most, or a ref to such a definition."""
+        if not isinstance(schema, dict):
+            return False
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and set(schema) == {"$ref"} and ref.startswith("#/$defs/"):
+            name = ref.removeprefix("#/$defs/")
+            if name in self.preparing or name not in self.definitions:
+                return False
+            schema = self.definitions[name]
+        return set(schema) <= set(ANNOTATIONS)
 
 
 def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: str = "") -> JsonSchema:
@@ -177,6 +193,11 @@ def prepare_schema(schema: Any, hoister: _Hoister, location: str, class_path: st
             result[key] = copy.deepcopy(value)
     if "$ref" in result and isinstance(result["$ref"], dict):
         result.pop("$ref")
+    result = _without_members_of_any_value(result, hoister)
+    if "allOf" in result and "additionalProperties" not in result and any(map(_is_object, result["allOf"])):
+        # The model generator merges an `allOf` of inline objects into one class and keeps only this level's
+        # `additionalProperties`: without it, the keys its members leave open would be dropped.
+        result["additionalProperties"] = True
     result = _widened(result)
     result = _discriminated(result, hoister, class_path)
     _drop_unfit_default(result, location, hoister.diagnostics, lambda value: default_fits(value, schema, hoister.root))
@@ -195,6 +216,27 @@ _UNTYPED_KEYWORDS = (
 #: Keywords that fix which JSON types a schema without `type` takes (the others take any type).
 _TYPE_DECIDING = ("type", "$ref", "enum", "const", "anyOf", "oneOf", "allOf", "not")
 _JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
+
+
+def _without_members_of_any_value(schema: JsonSchema, hoister: _Hoister) -> JsonSchema:
+    """`schema` less the `allOf` members that take any value (they add nothing), and less an `anyOf`/`oneOf` with
+    such a member (it then takes any value; `oneOf`'s "only one" is a condition no type says).
+
+    Members often take any value once widened (`{"properties": {...}}` without `type`: see `_widened`). Left in,
+    the model generator makes an `allOf` of them a class with no fields that drops every key and refuses every
+    value that is not an object.
+    """
+    members = schema.get("allOf")
+    if isinstance(members, list) and any(hoister.accepts_anything(member) for member in members):
+        kept = [member for member in members if not hoister.accepts_anything(member)]
+        schema = {key: value for key, value in schema.items() if key != "allOf"}
+        if kept:
+            schema["allOf"] = kept
+    for key in ("anyOf", "oneOf"):
+        members = schema.get(key)
+        if isinstance(members, list) and any(hoister.accepts_anything(member) for member in members):
+            schema = {name: value for name, value in schema.items() if name != key}
+    return schema
 
 
 def _widened(schema: JsonSchema) -> JsonSchema:

@@ -140,12 +140,16 @@ def json_value(value: object, location: tuple[str | int, ...] = ()) -> object:
 
 
 class SchemaCheck:
-    """One input schema, compiled once in its own dialect: `problems(arguments)` lists what it refuses."""
+    """One input (or output) schema, compiled once in its own dialect: `problems(value)` lists what it refuses."""
 
-    __slots__ = ("_plain", "_validator", "properties", "schema")
+    __slots__ = ("_plain", "_unexpected", "_validator", "properties", "schema")
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
+    def __init__(
+        self, schema: Mapping[str, Any], *, key_noun: str = "an argument"
+    ) -> None:
         self.schema = schema
+        #: What a key the schema does not allow is called in messages ("an argument", "a key").
+        self._unexpected = f"is not {key_noun} the schema allows"
         listed: object = schema.get("properties")
         #: The wire names the schema lists.
         self.properties: frozenset[str] = frozenset(
@@ -154,8 +158,9 @@ class SchemaCheck:
         self._validator: Any = _compiled(schema)
         self._plain = _PlainObject.of(schema) if self._validator is not None else None
 
-    def problems(self, arguments: Mapping[str, object]) -> list[ErrorDetails]:
-        """The schema's verdict on `arguments` (wire names, JSON values): empty when it accepts them.
+    def problems(self, arguments: object) -> list[ErrorDetails]:
+        """The schema's verdict on `arguments` (wire names, JSON values; or a structured result): empty when it
+        accepts them.
 
         A schema the validator cannot read, or a `$ref` it cannot resolve here (a remote one), gives no
         verdict: the arguments are sent and the server decides.
@@ -164,7 +169,11 @@ class SchemaCheck:
         if validator is None:
             return []
         plain = self._plain
-        if plain is not None and plain.accepts(arguments):
+        if (
+            plain is not None
+            and type(arguments) is dict
+            and plain.accepts(cast("dict[str, object]", arguments))
+        ):
             return []
         try:
             if validator.is_valid(arguments):
@@ -174,7 +183,7 @@ class SchemaCheck:
             return []
         errors: list[ErrorDetails] = []
         for error in found:
-            errors.extend(_details(error))
+            errors.extend(_details(error, self._unexpected))
             if len(errors) >= _PROBLEMS_KEPT:
                 break
         return errors[:_PROBLEMS_KEPT]
@@ -309,7 +318,7 @@ def _error_order(error: Any) -> tuple[int, str]:
     )
 
 
-def _details(error: Any) -> Iterator[ErrorDetails]:
+def _details(error: Any, unexpected: str) -> Iterator[ErrorDetails]:
     """One validator error as `ErrorDetails`; its message names the schema's rule, never the value given."""
     location = tuple(error.absolute_path)
     keyword = str(error.validator)
@@ -328,7 +337,7 @@ def _details(error: Any) -> Iterator[ErrorDetails]:
             yield _error(
                 keyword,
                 (*location, name) if name else location,
-                "is not an argument the schema allows",
+                unexpected,
                 given.get(name),
             )
         return

@@ -221,6 +221,7 @@ class ClientCore:
         max_timeout: float | None = None,
         cache_mode: CacheMode | None = None,
         retries: int | Retries | None = None,
+        check_results: bool | None = None,
     ) -> Self:
         """A view of this client whose requests use these options: `await client.with_options(timeout=5).add(a=1, b=2)`.
 
@@ -242,6 +243,14 @@ class ClientCore:
           `cache=`): `"use"` (default) answers from an entry the server said is still fresh,
           `"refresh"` asks the server and stores its answer, `"bypass"` leaves the cache alone.
           A request that asks for progress always reaches the server.
+        - `check_results`: also check each typed result (typed methods and `call()`) against the
+          tool's output schema with `jsonschema`, in the schema's dialect: a result the schema
+          refuses raises `ResultValidationError` even where the result model accepts it (the
+          model may accept more than the schema, never less). Off by default: the model decides.
+        - `retries`: how a request that failed in transit is sent again (overrides the connector's
+          `retries=`): a number of retries (`0` turns retrying off) or a `Retries` (its
+          `repeatable` names tools safe to repeat whatever their annotations say). See the
+          "Failures and retries" page.
 
         When a timeout passes, the server is sent `notifications/cancelled` for the request and
         `RequestTimeoutError` is raised; cancelling the awaiting task sends the same notification.
@@ -256,6 +265,7 @@ class ClientCore:
             max_timeout=max_timeout,
             cache_mode=cache_mode,
             retries=retries,
+            check_results=check_results,
         )
         return view
 
@@ -335,16 +345,32 @@ class ClientCore:
         when the server cannot be reached (the client stays closed), and RuntimeError for a
         client made by `from_session()` (its session is yours).
         """
-        connection = self._connection
-        if connection is None:
+        if self._connection is None:
             raise RuntimeError(
                 "a client made by from_session() cannot reconnect: open a new session"
             )
+        async with self._renewal_lock():
+            await self._reconnect_now()
+
+    def _renewal_lock(self) -> anyio.Lock:
+        lock = self._renewing
+        if lock is None:
+            import anyio
+
+            lock = self._renewing = anyio.Lock()
+        return lock
+
+    async def _reconnect_now(self) -> None:
+        """`reconnect()`, with the renewal lock held."""
+        connection = self._connection
+        assert connection is not None
+        # Requests arriving meanwhile wait for the new session (`_reopen`).
         self._mark_closed("the client is reconnecting")
+        self._lost = True
         try:
             self._session = await connection.reconnect()
         except ConnectError as error:
-            self._closed_reason, self._lost = str(error), True
+            self._closed_reason = str(error)
             raise
         self._generation += 1
         self._closed_reason = None
@@ -431,12 +457,18 @@ class ClientCore:
         started = time.monotonic()
         generation = self._generation
         try:
-            return await self._send_retrying(request, result_type, timeout, method)
+            return await self._send_answered(request, result_type, timeout, method)
         except Exception as error:
-            fault = await self._fault(error, started)
-            if fault is None:
-                raise
             failure: Exception = error
+        try:
+            return await self._resend_listed(
+                failure, request, result_type, timeout, method
+            )
+        except Exception as error:
+            failure = error
+        fault = await self._fault(failure, started, method, generation)
+        if fault is None:
+            raise failure
         return await self._retry(
             request,
             result_type,
@@ -449,9 +481,12 @@ class ClientCore:
             generation,
         )
 
-    async def _fault(self, error: Exception, sent: float) -> Fault | None:
+    async def _fault(
+        self, error: Exception, sent: float, method: str, generation: int
+    ) -> Fault | None:
         """The transit fault behind a failed request sent at `sent` (see `calls.retries`), or None for any
-        other failure."""
+        other failure; raises the connection's better error for it (an HTTP status, an auth error) instead.
+        """
         found = fault_of(unwrap_exception_group(error))
         if found is not None:
             return found
@@ -460,12 +495,19 @@ class ClientCore:
             return None
         if _closed_under_us(error):
             # The connection itself ended (a stdio server exited, a transport broke) with the request in flight.
+            if (
+                generation != self._generation
+            ):  # another request already opened a new session
+                return Fault("maybe_processed", "connection lost", new_session=True)
             detail = self._closed_detail = await connection.closed_detail()
             self._connection_lost(detail or "the connection to the MCP server was lost")
             if connection.ended_before(sent):
                 return Fault("not_processed", "the server had exited", new_session=True)
             return Fault("maybe_processed", "connection lost", new_session=True)
-        if _session_gone(connection.explain(error, None)):
+        explained = connection.explain(error, method)
+        if explained is not None and not _session_gone(explained):
+            raise explained from None  # the failure as the caller sees it (an HTTP status, an auth error)
+        if explained is not None:
             return Fault(
                 "not_processed",
                 "the server no longer knows the session",
@@ -538,7 +580,7 @@ class ClientCore:
                     request, result_type, attempt_timeout, method
                 )
             except Exception as failure:
-                next_fault = await self._fault(failure, sent)
+                next_fault = await self._fault(failure, sent, method, generation)
                 if next_fault is None:
                     raise
                 error, fault = failure, next_fault
@@ -615,16 +657,11 @@ class ClientCore:
 
     async def _renew(self, generation: int) -> None:
         """Open a new session unless another request already did since `generation`."""
-        import anyio
-
-        lock = self._renewing
-        if lock is None:
-            lock = self._renewing = anyio.Lock()
-        async with lock:
+        async with self._renewal_lock():
             if self._closed_reason is not None and not self._lost:
                 raise self._closed_error()  # closed by the user meanwhile
             if self._generation == generation:
-                await self.reconnect()
+                await self._reconnect_now()
 
     async def _send_retrying(
         self,
@@ -637,12 +674,25 @@ class ClientCore:
         try:
             return await self._send_answered(request, result_type, timeout, method)
         except Exception as error:
-            if method == "tools/call" and _param_headers_unknown(error, self._session):
-                # The spec's recovery: the tool was not listed on this session (or changed since), so
-                # its `Mcp-Param-*` headers could not be sent; list the tools and send it once more.
-                await list_session_tools(self._session)
-                return await self._send_answered(request, result_type, timeout, method)
-            raise
+            return await self._resend_listed(
+                error, request, result_type, timeout, method
+            )
+
+    async def _resend_listed(
+        self,
+        error: Exception,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+    ) -> _PageT:
+        """Raise `error`, unless it is a 2026-07-28 server's refusal of a tool call for missing `Mcp-Param-*`
+        headers: the spec's recovery is to list the tools (the tool was not listed on this session, or changed
+        since) and send it once more."""
+        if method == "tools/call" and _param_headers_unknown(error, self._session):
+            await list_session_tools(self._session)
+            return await self._send_answered(request, result_type, timeout, method)
+        raise error
 
     async def _send_answered(
         self,

@@ -166,6 +166,13 @@ class ToolCalls(ClientCore):
                     result=ToolResult(raw),
                     reason="the result has no structured content",
                 )
+        options = self._call_options
+        if options is not None and options.check_results:
+            problems = spec.result_check().problems(structured)
+            if problems:
+                raise ResultValidationError(
+                    problems, tool=spec.name, result=ToolResult(raw)
+                )
         try:
             validated: BaseModel = result_model.model_validate(structured)
         except ValidationError as error:

@@ -1,4 +1,5 @@
-"""Per-call options (`client.with_options(...)`): timeout, progress callback, timeout reset on progress, cache mode.
+"""Per-call options (`client.with_options(...)`): timeout, progress callback, timeout reset on progress, cache mode,
+exact verdicts on results.
 
 A client made by `with_options()` is a view of the same session; its requests go through
 `send_with_options` instead of a plain `send_request`. Cancellation needs nothing here: the SDK
@@ -54,6 +55,9 @@ class CallOptions:
     cache_mode: CacheMode = "use"
     #: How requests that failed in transit are retried; None: the connector's `retries=`.
     retries: Retries | None = None
+    #: Check each typed result against the tool's output schema with `jsonschema` too (docs: "How results
+    #: are checked").
+    check_results: bool = False
 
 
 def _positive(name: str, value: float | None) -> float | None:
@@ -78,6 +82,7 @@ def merge_options(
     max_timeout: float | None,
     cache_mode: CacheMode | None = None,
     retries: int | Retries | None = None,
+    check_results: bool | None = None,
 ) -> CallOptions:
     """`current` with the given (non-None) options replaced: what chained `with_options()` calls build."""
     base = current if current is not None else CallOptions()
@@ -96,6 +101,9 @@ def merge_options(
         ),
         cache_mode=base.cache_mode if cache_mode is None else _cache_mode(cache_mode),
         retries=base.retries if retries is None else retries_setting(retries),
+        check_results=(
+            base.check_results if check_results is None else bool(check_results)
+        ),
     )
 
 

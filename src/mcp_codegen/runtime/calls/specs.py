@@ -195,6 +195,7 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         "_wire_names",
         "_resolved",
         "_result_field",
+        "_result_check",
         "_result_model",
         "arguments_class",
         "models_module",
@@ -239,6 +240,7 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         self._result_model: type[BaseModel] | None = None
         self._result_field: str | None = None
         self._arguments_check: SchemaCheck | None = None
+        self._result_check: SchemaCheck | None = None
         self._wire_names: dict[str, str] | None = None
 
     def _resolve(self) -> None:
@@ -293,6 +295,20 @@ class ToolSpec(Generic[ArgsT, ResultT]):
             from .arguments import SchemaCheck
 
             check = self._arguments_check = SchemaCheck(self.input_schema_view())
+        return check
+
+    def result_check(self) -> SchemaCheck:
+        """The listed output schema, compiled once: the exact verdict on results (`with_options(check_results=True)`).
+
+        A tool without an output schema has an empty one, which accepts every result.
+        """
+        check = self._result_check
+        if check is None:
+            from .arguments import SchemaCheck
+
+            check = self._result_check = SchemaCheck(
+                self.output_schema_view() or {}, key_noun="a key"
+            )
         return check
 
     def wire_names(self) -> dict[str, str]:

@@ -256,6 +256,7 @@ class BlockingCore(Generic[AsyncT]):
         max_timeout: float | None = None,
         cache_mode: CacheMode | None = None,
         retries: int | Retries | None = None,
+        check_results: bool | None = None,
     ) -> Self:
         """A view of this client whose calls use these options: `client.with_options(timeout=5).add(a=1, b=2)`.
 
@@ -272,6 +273,7 @@ class BlockingCore(Generic[AsyncT]):
             max_timeout=max_timeout,
             cache_mode=cache_mode,
             retries=retries,
+            check_results=check_results,
         )
         return view
 

@@ -221,6 +221,7 @@ class ClientCore:
         max_timeout: float | None = None,
         cache_mode: CacheMode | None = None,
         retries: int | Retries | None = None,
+        check_results: bool | None = None,
     ) -> Self:
         """A view of this client whose requests use these options: `await client.with_options(timeout=5).add(a=1, b=2)`.
 
@@ -242,6 +243,14 @@ class ClientCore:
           `cache=`): `"use"` (default) answers from an entry the server said is still fresh,
           `"refresh"` asks the server and stores its answer, `"bypass"` leaves the cache alone.
           A request that asks for progress always reaches the server.
+        - `check_results`: also check each typed result (typed methods and `call()`) against the
+          tool's output schema with `jsonschema`, in the schema's dialect: a result the schema
+          refuses raises `ResultValidationError` even where the result model accepts it (the
+          model may accept more than the schema, never less). Off by default: the model decides.
+        - `retries`: how a request that failed in transit is sent again (overrides the connector's
+          `retries=`): a number of retries (`0` turns retrying off) or a `Retries` (its
+          `repeatable` names tools safe to repeat whatever their annotations say). See the
+          "Failures and retries" page.
 
         When a timeout passes, the server is sent `notifications/cancelled` for the request and
         `RequestTimeoutError` is raised; cancelling the awaiting task sends the same notification.
@@ -256,6 +265,7 @@ class ClientCore:
             max_timeout=max_timeout,
             cache_mode=cache_mode,
             retries=retries,
+            check_results=check_results,
         )
         return view
 
