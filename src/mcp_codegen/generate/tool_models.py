@@ -54,9 +54,27 @@ def tool_models(
 
     # Made again, a tool's models cost a worker's start: the entry is written whenever one is new.
     store = ServerResults.open("models", generator_fingerprint(), server, _valid, rewrite_share=None)
-    units = [_unit(plan) for plan in plans]
-    texts = [_text(unit) for unit in units]
-    keys = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
+    # A tool's unit key (and size) by what its plan is made from: a tool whose plan is replayed is not encoded.
+    known = ServerResults.open("model-keys", generator_fingerprint(), server, _valid_key) if store else None
+    units: list[dict[str, Any] | None] = []
+    keys: list[str] = []
+    weights: list[int] = []
+    for plan in plans:
+        memo = _memo_key(plan) if known is not None and plan.prepared_key else ""
+        recorded = known.get(memo) if known is not None and memo else None
+        if recorded is None:
+            unit = _unit(plan)
+            text = _text(unit)
+            recorded = {"key": hashlib.sha256(text.encode()).hexdigest(), "weight": len(text)}
+            units.append(unit)
+        else:
+            units.append(None)
+        if known is not None and memo:
+            known.use(memo, recorded, made=units[-1] is not None)
+        keys.append(recorded["key"])
+        weights.append(recorded["weight"])
+    if known is not None:
+        known.close()
     found: dict[int, dict[str, Any]] = {}
     for index, key in enumerate(keys):
         if store is not None and (entry := store.get(key)) is not None:
@@ -72,7 +90,8 @@ def tool_models(
             while_waiting([plans[index] for index in sorted(found)], cached)
 
     # A tool's share of the work is about its schemas' size.
-    generated = _generate([units[i] for i in missing], workers, cached_ones, [len(texts[i]) for i in missing])
+    to_make = [made if (made := units[i]) is not None else _unit(plans[i]) for i in missing]
+    generated = _generate(to_make, workers, cached_ones, [weights[i] for i in missing])
     for index, entry in zip(missing, generated, strict=True):
         found[index] = entry
         if store is not None:
@@ -99,6 +118,16 @@ def _unit(plan: ToolPlan) -> dict[str, Any]:
         "nullable": {plan.arguments_class: sorted(plan.nullable)},
         "permissive": {plan.arguments_class: {"type": "object", "additionalProperties": True}},
     }
+
+
+def _memo_key(plan: ToolPlan) -> str:
+    """What a tool's unit is made from, digested: its prepared schemas' inputs and granted names (in
+    `prepared_key`, with its class prefix) and its module; the rest of the plan follows from those."""
+    return hashlib.sha256(f"{plan.prepared_key}\0{plan.models_module}".encode()).hexdigest()
+
+
+def _valid_key(entry: dict[str, Any]) -> bool:
+    return isinstance(entry["key"], str) and isinstance(entry["weight"], int)
 
 
 def _text(unit: dict[str, Any]) -> str:
