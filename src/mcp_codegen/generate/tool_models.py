@@ -47,8 +47,8 @@ def tool_models(
 
     `workers` forces the number of worker processes (1: none); by default both cores are used when at least
     `PARALLEL_FROM` tools miss the cache. The cache holds `server`'s tools' models as one entry.
-    `while_waiting(plans, models)` is given the tools found in the cache
-    and their models while the others are made: the next stages' work on them overlaps the model generator's.
+    `while_waiting(plans, models)` is given the tools found in the cache and their models while the others are
+    made, then the made ones as they come back: the next stages' work on them overlaps the model generator's.
     """
     from mcp_codegen.generate.fingerprint import generator_fingerprint
 
@@ -89,9 +89,18 @@ def tool_models(
                 _merge(cached, found[index], plans[index], Diagnostics(), keys[index])
             while_waiting([plans[index] for index in sorted(found)], cached)
 
+    def made_ones(start: int, entries: list[dict[str, Any]]) -> None:
+        if while_waiting is not None:  # as the workers answer: the next stages' work on them overlaps the rest
+            made = ModelsOutput()
+            indices = missing[start : start + len(entries)]
+            for index, entry in zip(indices, entries, strict=True):
+                _merge(made, entry, plans[index], Diagnostics(), keys[index])
+            while_waiting([plans[index] for index in indices], made)
+
     # A tool's share of the work is about its schemas' size.
     to_make = [made if (made := units[i]) is not None else _unit(plans[i]) for i in missing]
-    generated = _generate(to_make, workers, cached_ones, [weights[i] for i in missing])
+    count = workers if workers is not None else (cores() if len(to_make) >= PARALLEL_FROM else 1)
+    generated = run_units(to_make, count, cached_ones, [weights[i] for i in missing], made_ones)
     for index, entry in zip(missing, generated, strict=True):
         found[index] = entry
         if store is not None:
@@ -133,13 +142,6 @@ def _valid_key(entry: dict[str, Any]) -> bool:
 def _text(unit: dict[str, Any]) -> str:
     """The unit as the text its cache key hashes."""
     return json.dumps(unit, ensure_ascii=False, separators=(",", ":"))  # properties keep their order
-
-
-def _generate(
-    units: Sequence[dict[str, Any]], workers: int | None, while_waiting: Callable[[], None], weights: Sequence[int]
-) -> list[dict[str, Any]]:
-    count = workers if workers is not None else (cores() if len(units) >= PARALLEL_FROM else 1)
-    return run_units(units, count, while_waiting, weights)
 
 
 def _merge(merged: ModelsOutput, entry: dict[str, Any], plan: ToolPlan, diagnostics: Diagnostics, key: str) -> None:

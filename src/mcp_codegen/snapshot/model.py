@@ -216,6 +216,9 @@ def item_text_digest(text: str) -> str:
 _TOOLS_OPEN, _TOOLS_CLOSE = '  "tools": [\n', "\n  ]\n}\n"
 #: Between two items of a top-level list: lines at that depth are only the items' own braces.
 _ITEM_SEPARATOR = ",\n    {\n"
+#: A file is recognised tool by tool when at most one tool in this many is new (each new one is written again
+#: to be checked, in pure Python): else it is read the usual way, and its text made while the models are.
+_MOSTLY_KNOWN = 4
 
 
 def _canonical_file(
@@ -249,15 +252,16 @@ def _canonical_file(
     if known is None:
         return None
     try:
-        for index, (tool, piece) in enumerate(zip(tools, pieces, strict=True)):
-            piece = piece if index == 0 else "    {\n" + piece
-            digest = item_text_digest(piece)
-            if digest in known:
-                continue
-            canonical = json.dumps(_canonical_tool(tool), indent=2, ensure_ascii=False).replace("\n", "\n    ")
-            if "    " + canonical != piece:
+        pieces = [pieces[0], *("    {\n" + piece for piece in pieces[1:])]
+        digests = [item_text_digest(piece) for piece in pieces]
+        new = [index for index, digest in enumerate(digests) if digest not in known]
+        if len(new) * _MOSTLY_KNOWN > len(tools):
+            return None  # a new server, or most tools changed: the usual way, and the text while the models are made
+        for index in new:
+            canonical = json.dumps(_canonical_tool(tools[index]), indent=2, ensure_ascii=False)
+            if "    " + canonical.replace("\n", "\n    ") != pieces[index]:
                 return None
-            known.add(digest)
+            known.add(digests[index])
     finally:
         known.close()
     # Each tool's text is the canonical text of the tool it reads as, so that tool is canonical (keys in order).
