@@ -77,7 +77,7 @@ class ToolPlan:
     description_override: str | None = None
     #: A digest of what the prepared schemas are made from (`prepared_cache.prepared_tool_keyed`; with the names,
     #: all the tool's models are made from): empty without a cache.
-    prepared_key: str = ""
+    prepared_key: str = field(default="", compare=False)
 
     @property
     def models_module(self) -> str:
