@@ -15,16 +15,34 @@ alternates:
   schema, regenerated into that directory (the cache holds the other tools' models from the cold run);
 * ours, unchanged: the same command again (the manifest says it is up to date).
 
+Two real large listings are measured the same way (issue 39), from the snapshots `mcp-codegen snapshot` wrote
+(`data/*.snapshot.json.gz`, canonical files; the changed snapshot is written in the same canonical form):
+
+* `ms365`: `@softeria/ms-365-mcp-server` 0.155.0 with `--org-mode`, 344 tools, 2.2 MB of tool JSON (the largest
+  tool 89 KB), 27 recursive schemas;
+* `azure`: `@azure/mcp` 2.0.5 with `server start --mode all` (every tool apart), 235 tools, 0.6 MB.
+
+Both list their tools over stdio without credentials; to take them again:
+
+    npm install --prefix /tmp/bigsrv @softeria/ms-365-mcp-server@0.155.0 @azure/mcp@2.0.5
+    mcp-codegen snapshot --stdio 'npx -y @softeria/ms-365-mcp-server@0.155.0 --org-mode' -o ms365.json
+    mcp-codegen snapshot --stdio 'npx -y @azure/mcp@2.0.5 server start --mode all' -o azure.json
+    gzip -9 -n ms365.json azure.json   # -> data/ms365_0.155.0.snapshot.json.gz, data/azure_mcp_2.0.5...
+
+`--before SRC` also runs ours with `PYTHONPATH=SRC` (the sources of another revision, e.g. a `git archive` of
+main's `src/`), interleaved in every rep, with a cache of its own: before and after side by side in one run.
+
 Targets: cold <= 0.9x the floor, two tools changed <= 1.5x the floor on the changed tools alone, unchanged
 <= 0.1x the floor.
 
-    python benchmarks/bench_real.py [--reps 3] [--sizes 171 360] [--json FILE]
+    python benchmarks/bench_real.py [--reps 3] [--listings 171 360 ms365 azure] [--before SRC] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import gzip
 import json
 import shutil
 import sys
@@ -39,7 +57,12 @@ from bench_generate import floor_command, ours_command  # noqa: E402
 from make_tools import DATA, snapshot_dict, tools_document  # noqa: E402
 
 TARGETS = {"cold": 0.9, "two tools changed": 1.5, "unchanged": 0.1}
-SIZES = (171, 360)
+LISTINGS = ("171", "360", "ms365", "azure")
+#: The real large listings: name -> (snapshot file under data/, what it is).
+REAL_SNAPSHOTS = {
+    "ms365": ("ms365_0.155.0.snapshot.json.gz", "@softeria/ms-365-mcp-server 0.155.0"),
+    "azure": ("azure_mcp_2.0.5.snapshot.json.gz", "@azure/mcp 2.0.5"),
+}
 
 
 def merged_tools() -> list[dict[str, Any]]:
@@ -85,19 +108,56 @@ def write(directory: Path, tools: list[dict[str, Any]], name: str) -> Path:
     return path
 
 
+def real_snapshot(listing: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(gzip.decompress((DATA.parent / REAL_SNAPSHOTS[listing][0]).read_bytes()))
+    return data
+
+
+def write_canonical(directory: Path, snapshot: dict[str, Any], tools: list[dict[str, Any]], name: str) -> Path:
+    """`snapshot` with `tools`, in the canonical form `mcp-codegen snapshot` writes: the keys as read (sorted,
+    `properties` in the server's order; the added property last), two-space indent, non-ASCII kept."""
+    path = directory / name
+    text = json.dumps({**snapshot, "tools": tools}, indent=2, ensure_ascii=False) + "\n"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def write_listing(directory: Path, tools: list[dict[str, Any]], name: str) -> Path:
     path = directory / name
     path.write_text(json.dumps(tools_document(tools), indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return path
 
 
+def prepare(listing: str, directory: Path) -> str:
+    """Write the listing's snapshots (as is, two tools changed) and floor inputs into `directory`; a label."""
+    if listing in REAL_SNAPSHOTS:
+        snapshot = real_snapshot(listing)
+        tools = snapshot["tools"]
+        changed, changed_alone = two_tools_changed(tools)
+        write_canonical(directory, snapshot, tools, "snap.json")
+        write_canonical(directory, snapshot, changed, "snap_changed.json")
+        label = f"{REAL_SNAPSHOTS[listing][1]}, {len(tools)} tools"
+    else:
+        tools = scaled_tools(int(listing))
+        changed, changed_alone = two_tools_changed(tools)
+        write(directory, tools, "snap.json")
+        write(directory, changed, "snap_changed.json")
+        label = f"{listing} real tools"
+    write_listing(directory, tools, "tools.json")
+    write_listing(directory, changed_alone, "changed_tools.json")
+    size = sum(len(json.dumps(tool, ensure_ascii=False)) for tool in tools)
+    largest = max(len(json.dumps(tool, ensure_ascii=False)) for tool in tools)
+    print(f"bench_real: {label}: {size / 1e6:.2f} MB of tool JSON, {size // len(tools) // 100 / 10} KB per tool, "
+          f"the largest {largest // 1000} KB")  # fmt: skip
+    return f"{label} ({size / 1e6:.1f} MB)"
+
+
 KEYS = ("floor", "changed tools alone", "cold", "two tools changed", "unchanged")
+BEFORE = " (before)"
 
 
-def bench_rep(rep: int, count: int, directory: Path, results: dict[str, list[Timing]]) -> None:
-    """One repetition at one size: floor and ours, in an order that alternates with `rep`."""
-    env = python_env()
-    env["MCP_CODEGEN_CACHE_DIR"] = str(directory / f"cache_{rep}")  # empty: a cold run
+def bench_rep(rep: int, directory: Path, results: dict[str, list[Timing]], before: Path | None = None) -> None:
+    """One repetition of one listing: floor and ours (and ours before), in an order that rotates with `rep`."""
     snapshot, snapshot_changed = directory / "snap.json", directory / "snap_changed.json"
 
     def floor() -> None:
@@ -106,8 +166,11 @@ def bench_rep(rep: int, count: int, directory: Path, results: dict[str, list[Tim
         alone = floor_command(directory / "changed_tools.json", output)
         results["changed tools alone"].append(run_timed(alone, cwd=directory, env=env)[0])
 
-    def ours() -> None:
-        package = directory / f"ours_{rep}" / "pkg"
+    def ours(source_path: Path | None = None) -> None:
+        suffix = "" if source_path is None else BEFORE
+        env = python_env(source_path)
+        env["MCP_CODEGEN_CACHE_DIR"] = str(directory / f"cache_{rep}{suffix.strip()}")  # empty: a cold run
+        package = directory / f"ours_{rep}{suffix.strip()}" / "pkg"
         for key, source in (
             ("cold", snapshot),
             ("two tools changed", snapshot_changed),
@@ -116,68 +179,72 @@ def bench_rep(rep: int, count: int, directory: Path, results: dict[str, list[Tim
             timing, completed = run_timed(ours_command(source, package), cwd=directory, env=env)
             if key == "unchanged" and "up to date" not in completed.stderr:
                 raise RuntimeError(f"the unchanged regeneration was not skipped:\n{completed.stderr[-2000:]}")
-            results[key].append(timing)
+            results[key + suffix].append(timing)
 
-    for step in (floor, ours) if rep % 2 == 0 else (ours, floor):
-        step()
+    env = python_env()
+    steps = [floor, ours] + ([lambda: ours(before)] if before is not None else [])
+    for index in range(len(steps)):
+        steps[(rep + index) % len(steps)]()
 
 
-def rows_for(count: int, results: dict[str, list[Timing]]) -> list[Row]:
+def rows_for(name: str, results: dict[str, list[Timing]], suffix: str = "") -> list[Row]:
     floor_time = median([t.wall for t in results["floor"]])
     alone_time = median([t.wall for t in results["changed tools alone"]])
     label = "datamodel-codegen mcp-tools"
     return [
-        Row(f"generate, {count} real tools, cold", median([t.wall for t in results["cold"]]), floor_time, "s",
+        Row(f"generate, {name}, cold{suffix}", median([t.wall for t in results["cold" + suffix]]), floor_time, "s",
             TARGETS["cold"], baseline_label=f"{label}, all tools"),
-        Row(f"generate, {count} real tools, two tools changed", median([t.wall for t in results["two tools changed"]]),
-            alone_time, "s", TARGETS["two tools changed"], baseline_label=f"{label}, the two changed tools alone"),
-        Row(f"generate, {count} real tools, unchanged", median([t.wall for t in results["unchanged"]]), floor_time,
-            "s", TARGETS["unchanged"], baseline_label=f"{label}, all tools"),
+        Row(f"generate, {name}, two tools changed{suffix}",
+            median([t.wall for t in results["two tools changed" + suffix]]), alone_time, "s",
+            TARGETS["two tools changed"], baseline_label=f"{label}, the two changed tools alone"),
+        Row(f"generate, {name}, unchanged{suffix}", median([t.wall for t in results["unchanged" + suffix]]),
+            floor_time, "s", TARGETS["unchanged"], baseline_label=f"{label}, all tools"),
     ]  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--listings", nargs="+", default=list(LISTINGS), choices=LISTINGS)
+    parser.add_argument("--before", type=Path, help="also run ours with PYTHONPATH=BEFORE (another revision's src/)")
     parser.add_argument("--json", type=Path)
     arguments = parser.parse_args()
+    before: Path | None = arguments.before.resolve() if arguments.before else None
 
     work = Path(tempfile.mkdtemp(prefix="mcp-codegen-bench-real-"))
     rows: list[Row] = []
     try:
-        results: dict[int, dict[str, list[Timing]]] = {}
-        for count in arguments.sizes:
-            directory = work / f"n{count}"
+        results: dict[str, dict[str, list[Timing]]] = {}
+        labels: dict[str, str] = {}
+        for listing in arguments.listings:
+            directory = work / listing
             directory.mkdir()
-            tools = scaled_tools(count)
-            changed, changed_alone = two_tools_changed(tools)
-            write(directory, tools, "snap.json")
-            write(directory, changed, "snap_changed.json")
-            write_listing(directory, tools, "tools.json")
-            write_listing(directory, changed_alone, "changed_tools.json")
-            size = sum(
-                len(json.dumps(t.get("inputSchema", {}))) + len(json.dumps(t.get("outputSchema", {}))) for t in tools
-            )
-            print(f"bench_real: {count} tools ({size // 1000} KB of schemas)")
-            results[count] = {key: [] for key in KEYS}
-        print(f"{arguments.reps} reps, sizes interleaved", flush=True)
+            labels[listing] = prepare(listing, directory)
+            keys = KEYS + (tuple(k + BEFORE for k in KEYS[2:]) if before is not None else ())
+            results[listing] = {key: [] for key in keys}
+        print(f"{arguments.reps} reps, listings interleaved", flush=True)
         for rep in range(arguments.reps):
-            for count in arguments.sizes:
-                bench_rep(rep, count, work / f"n{count}", results[count])
-                timings = results[count]
+            for listing in arguments.listings:
+                bench_rep(rep, work / listing, results[listing], before)
+                timings = results[listing]
                 print(
-                    f"  rep {rep + 1}, {count} tools: "
+                    f"  rep {rep + 1}, {listing}: "
                     + ", ".join(f"{k} {fmt_seconds(v[-1].wall)}" for k, v in timings.items()),
                     flush=True,
                 )
-        for count in arguments.sizes:
-            print(f"\n{count} tools, medians (min–max):")
-            for key, values in results[count].items():
+        for listing in arguments.listings:
+            print(f"\n{labels[listing]}, medians (min–max):")
+            floor_time = median([t.wall for t in results[listing]["floor"]])
+            alone_time = median([t.wall for t in results[listing]["changed tools alone"]])
+            for key, values in results[listing].items():
+                base = alone_time if key.startswith("two tools changed") else floor_time
+                ratio = "" if key in KEYS[:2] else f"  {median([t.wall for t in values]) / base:.2f}x"
                 print(
-                    f"  {key:20} wall {spread([t.wall for t in values]):32} cpu {fmt_seconds(median([t.cpu for t in values]))}"
+                    f"  {key:29} wall {spread([t.wall for t in values]):32} cpu {fmt_seconds(median([t.cpu for t in values]))}{ratio}"
                 )
-            rows.extend(rows_for(count, results[count]))
+            rows.extend(rows_for(labels[listing], results[listing]))
+            if before is not None:
+                rows.extend(rows_for(labels[listing], results[listing], BEFORE))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     emit(rows, arguments.json)

@@ -89,9 +89,22 @@ async def test_the_token_from_a_variable_and_the_client_id_in_the_form(
     server: RunningServer, platform_key: Any, token_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PLATFORM_TOKEN", platform_token(platform_key, server.base_url))
+    server.provider.workload_client_id = "ci-workload"  # the server refuses a form without it (or another)
     auth = workload(server.url, token_env="PLATFORM_TOKEN", client_id="ci-workload")
     assert await whoami(server.url, auth)
     assert "PLATFORM_TOKEN" in repr(auth)
+    assert server.provider.grants == [JWT_BEARER]
+
+
+async def test_the_server_refuses_a_form_without_the_client_id_it_expects(
+    server: RunningServer, platform_key: Any, token_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What makes the test above fail if the runtime dropped `client_id` from the form."""
+    monkeypatch.setenv("PLATFORM_TOKEN", platform_token(platform_key, server.base_url))
+    server.provider.workload_client_id = "ci-workload"
+    with pytest.raises(ConnectError):
+        await whoami(server.url, workload(server.url, token_env="PLATFORM_TOKEN"))
+    assert server.provider.grants == [JWT_BEARER]
 
 
 async def test_a_refused_grant_is_not_retried_nor_another_grant_tried(

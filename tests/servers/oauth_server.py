@@ -62,6 +62,8 @@ class MemoryAuthServer:
         self.refresh: dict[str, RefreshToken] = {}
         #: The ES256 public key (PEM) workload assertions must be signed with (jwt-bearer), if any.
         self.workload_key: str | None = None
+        #: The `client_id` a jwt-bearer request must carry in its form (None: it must carry none).
+        self.workload_client_id: str | None = None
         #: Every grant_type asked for at /token, in order.
         self.grants: list[str] = []
         #: How many tokens each grant issued (tests read it to see a refresh happen).
@@ -233,6 +235,8 @@ class MemoryAuthServer:
 
         if self.workload_key is None:
             return 400, {"error": "unsupported_grant_type"}
+        if form.get("client_id") != self.workload_client_id:
+            return 400, {"error": "invalid_client", "error_description": "client_id is not the expected one"}
         try:
             claims = jwt.decode(form.get("assertion", ""), self.workload_key, algorithms=["ES256"], audience=issuer)
         except jwt.PyJWTError as error:

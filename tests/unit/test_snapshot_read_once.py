@@ -1,5 +1,6 @@
-"""A snapshot file is parsed and made canonical once: generating from a file already in canonical form does not
-read its text back, and writes the bytes of a run that does (the live path, which has no file text)."""
+"""A snapshot file is parsed and made canonical once: generating from a file does not read its text back, and
+writes the bytes of a run that does (the live path, which has no file text). A file in canonical form is
+recognised tool by tool (`item_texts`): only the tools whose text no run has seen are made canonical."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.fingerprint import input_hash
 from mcp_codegen.generate.manifest import MANIFEST
 from mcp_codegen.generate.pipeline import generate_files
+from mcp_codegen.generate.snapshot_text import item_texts
+from mcp_codegen.snapshot import model
 from mcp_codegen.snapshot.model import Snapshot, read_snapshot
 
 
@@ -48,7 +51,8 @@ def test_a_canonical_file_is_not_read_back(tmp_path: Path, monkeypatch: pytest.M
     assert counts == {"from_json": 0, "_canonicalised": 0, "_ordered": 1}
 
 
-def test_a_file_not_in_canonical_form_is_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_not_in_canonical_form_is_not_read_back_either(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """JSON read from any text is the data its canonical text reads back as: the same bytes, parsed once."""
     expected = _generate(corpus_snapshot("github"))
     data = json.loads(expected["snapshot.json"])
     path = tmp_path / "snapshot.json"
@@ -56,4 +60,84 @@ def test_a_file_not_in_canonical_form_is_read_back(tmp_path: Path, monkeypatch: 
     snapshot = read_snapshot(path)
     counts = calls(monkeypatch)
     assert _generate(snapshot) == expected
-    assert counts["from_json"] == 1
+    assert counts["from_json"] == 0
+
+
+def canonicalised_tools(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the tools made canonical from now on."""
+    names: list[str] = []
+    real = model._canonical_tool
+
+    def counted(tool: dict[str, object]) -> dict[str, object]:
+        names.append(str(tool.get("name")))
+        return real(tool)
+
+    monkeypatch.setattr(model, "_canonical_tool", counted)
+    return names
+
+
+def test_a_canonical_file_is_recognised_tool_by_tool(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _generate(corpus_snapshot("github"))  # its snapshot text records each tool's text as canonical
+    path = tmp_path / "snapshot.json"
+    path.write_bytes(expected["snapshot.json"])
+    names = canonicalised_tools(monkeypatch)
+    snapshot = read_snapshot(path, item_texts=item_texts)
+    assert names == []  # every tool's text known: none made canonical again
+    assert snapshot.canonical_text() == expected["snapshot.json"].decode()
+    assert snapshot.canonical() is snapshot
+    assert snapshot == read_snapshot(path)  # the same snapshot the usual way
+    assert _generate(snapshot) == expected
+
+    # One tool changed: only it is made canonical (and checked by writing it again).
+    data = json.loads(expected["snapshot.json"])
+    data["tools"][3]["description"] = "changed"
+    changed = Snapshot.from_json(data)
+    path.write_text(changed.to_text(), encoding="utf-8")
+    names.clear()
+    again = read_snapshot(path, item_texts=item_texts)
+    assert names == [data["tools"][3]["name"]]
+    assert again.canonical_text() == changed.to_text()
+    assert again == changed
+    assert _generate(again) == _generate(changed)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda text: text.replace('"description": ', '"description":  ', 1), id="whitespace"),
+        pytest.param(lambda text: text.rstrip("\n"), id="no-final-newline"),
+        pytest.param(lambda text: text.replace('"formatVersion": 2', '"formatVersion": 1'), id="version-1"),
+        pytest.param(lambda text: text.replace('"tools": [', '"extra": 1,\n  "tools": ['), id="unknown-key"),
+    ],
+)
+def test_a_file_that_is_not_canonical_is_read_the_usual_way(cache: Path, tmp_path: Path, edit: object) -> None:
+    expected = _generate(corpus_snapshot("github"))
+    text = edit(expected["snapshot.json"].decode())  # type: ignore[operator]
+    path = tmp_path / "snapshot.json"
+    path.write_text(text, encoding="utf-8", newline="")
+    snapshot = read_snapshot(path, item_texts=item_texts)
+    assert snapshot.canonical_text() is None
+    assert snapshot == read_snapshot(path)
+    assert _generate(snapshot) == expected
+
+
+def test_tools_out_of_order_or_reordered_keys_are_not_taken_as_canonical(cache: Path, tmp_path: Path) -> None:
+    expected = _generate(corpus_snapshot("github"))
+    data = json.loads(expected["snapshot.json"])
+    path = tmp_path / "snapshot.json"
+    swapped = {**data, "tools": [data["tools"][1], data["tools"][0], *data["tools"][2:]]}
+    path.write_text(json.dumps(swapped, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert read_snapshot(path, item_texts=item_texts).canonical_text() is None
+    # A tool's keys in another order: its text is new, checked, and found not canonical.
+    reordered = dict(reversed(list(data["tools"][2].items())))
+    path.write_text(
+        json.dumps({**data, "tools": [*data["tools"][:2], reordered, *data["tools"][3:]]}, indent=2, ensure_ascii=False)
+        + "\n",
+        encoding="utf-8",
+    )
+    snapshot = read_snapshot(path, item_texts=item_texts)
+    assert snapshot.canonical_text() is None
+    assert snapshot.tools[2] == data["tools"][2] and list(snapshot.tools[2]) == list(data["tools"][2])
+    assert _generate(snapshot) == expected

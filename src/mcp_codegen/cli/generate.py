@@ -290,7 +290,9 @@ def _generate_one(
     try:
         with early:
             if source.snapshot_file is not None:
-                taken = read_snapshot(source.snapshot_file)
+                from mcp_codegen.generate.snapshot_text import item_texts  # a canonical file: read tool by tool
+
+                taken = read_snapshot(source.snapshot_file, item_texts=item_texts)
             else:
                 assert source.launch is not None
                 taken = take_snapshot(source.launch, source.timeout, reporter, diagnostics)

@@ -26,7 +26,7 @@ from mcp_codegen.generate.naming import (
     NameRegistry,
     class_prefixes,
 )
-from mcp_codegen.generate.prepared_cache import open_store, prepared_tool
+from mcp_codegen.generate.prepared_cache import open_store, prepared_tool_keyed
 from mcp_codegen.generate.schema_prep import (
     PreparedTool,
     accepts_null,
@@ -75,6 +75,9 @@ class ToolPlan:
     parameter_notes: dict[str, str] = field(default_factory=dict)
     nullable: frozenset[str] = frozenset()
     description_override: str | None = None
+    #: A digest of what the prepared schemas are made from (`prepared_cache.prepared_tool_keyed`; with the names,
+    #: all the tool's models are made from): empty without a cache.
+    prepared_key: str = field(default="", compare=False)
 
     @property
     def models_module(self) -> str:
@@ -114,7 +117,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
     for wire in sorted(tools):
         raw = tools[wire]
         location = f"tools.{wire}"
-        prepared = prepared_tool(
+        prepared, prepared_key = prepared_tool_keyed(
             raw, class_prefix=prefixes[wire], location=location, diagnostics=diagnostics, names=class_names, store=store
         )
         if wire in selection.descriptions:
@@ -127,6 +130,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
             prepared=prepared,
             unwrap_result=prepared.result_class is not None and is_wrapped_primitive(raw.get("outputSchema")),
             description_override=selection.descriptions.get(wire),
+            prepared_key=prepared_key,
         )
         arguments = prepared.definitions[plan.arguments_class]
         properties = arguments.get("properties")

@@ -1,8 +1,8 @@
 """The user's cache of generation results: JSON entries by content hash, bounded; any failure only costs time.
 
 It lives in `$MCP_CODEGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/mcp-codegen`, else `~/.cache/mcp-codegen`, with
-one folder per kind of result (`models/`, `prepared/`, `tool-ir/`, `formatted/`, `formatted-pieces-*/`,
-`snapshot-items/`, `default-fits/`) holding a folder per fingerprint of what makes the results (the generator's
+one folder per kind of result (`models/`, `model-keys/`, `prepared/`, `tool-ir/`, `formatted/`,
+`formatted-pieces-*/`, `snapshot-items/`, `snapshot-texts/`, `default-fits/`) holding a folder per fingerprint of what makes the results (the generator's
 code, the formatter's version): a result of another fingerprint never matches again, so those folders are
 removed. Results made per tool are kept as one entry per server (`ServerResults`): creating a file costs about
 what making one of them does. Each kind keeps at most `MAX_ENTRIES` entries, the least recently used removed

@@ -12,13 +12,15 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from mcp_codegen.diagnostics import Diagnostic, Level
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, tool_ir
 from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.models import ModelsOutput
+
+_T = TypeVar("_T")
 
 
 def open_store(server_name: str) -> ServerResults | None:
@@ -65,10 +67,22 @@ def _key(plan: ToolPlan, models_source: str) -> str:
 
 def _as_json(part: ToolIR) -> dict[str, Any]:
     return {
-        "tool": dataclasses.asdict(part.tool),
-        "argumentModels": [dataclasses.asdict(model) for model in part.argument_models],
+        "tool": _plain(part.tool),
+        "argumentModels": [_plain(model) for model in part.argument_models],
         "diagnostics": [diagnostic.as_json() for diagnostic in part.diagnostics],
     }
+
+
+def _plain(value: Any) -> Any:
+    """`dataclasses.asdict` as JSON data (tuples as lists), without its deep copy of every leaf: the IR holds
+    strings, numbers and nested dataclasses, lists, tuples and dicts of them."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: _plain(getattr(value, field.name)) for field in dataclasses.fields(value)}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
 
 
 def _from_json(entry: dict[str, Any] | None) -> ToolIR | None:
@@ -85,14 +99,31 @@ def _parsed(entry: dict[str, Any]) -> ToolIR:
     tool = entry["tool"]
     models = entry["argumentModels"]
     return ToolIR(
-        tool=ir.Tool(**{**tool, "parameters": tuple(ir.Parameter(**p) for p in tool["parameters"])}),
+        tool=_made(ir.Tool, {**tool, "parameters": tuple(_made(ir.Parameter, p) for p in tool["parameters"])}),
         argument_models=tuple(
-            ir.Model(**{**m, "fields": tuple(ir.ModelField(**f) for f in m["fields"])}) for m in models
+            _made(ir.Model, {**m, "fields": tuple(_made(ir.ModelField, f) for f in m["fields"])}) for m in models
         ),
         diagnostics=tuple(
             Diagnostic(d["location"], d["message"], Level(d["level"]), d["code"]) for d in entry["diagnostics"]
         ),
     )
+
+
+_FIELDS: dict[type, frozenset[str]] = {}
+
+
+def _made(cls: type[_T], values: dict[str, Any]) -> _T:
+    """`cls(**values)` for one of the IR's frozen dataclasses, without its `__init__` (a frozen class sets each
+    field through `object.__setattr__`: the IR of 300+ cached tools holds tens of thousands of fields). Only
+    an entry naming every field exactly is taken this way; any other goes through `__init__` (and its errors)."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = frozenset(field.name for field in dataclasses.fields(cls))  # type: ignore[arg-type]
+    if values.keys() != names:
+        return cls(**values)
+    made = object.__new__(cls)
+    made.__dict__.update(values)
+    return made
 
 
 def _valid(entry: dict[str, Any]) -> bool:

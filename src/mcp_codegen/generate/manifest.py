@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,30 @@ def manifest_bytes(
         # Kept so a run that finds the output up to date still reports (and --strict still sees) them.
         "diagnostics": [d.as_json() for d in diagnostics],
     }
-    return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+    return (indented_json(manifest) + "\n").encode()
+
+
+def indented_json(value: Any) -> str:
+    """`json.dumps(value, indent=2, sort_keys=True)`, the same text, several times faster: the standard library
+    encodes indented JSON in pure Python, one generator per value, and a manifest holds a few thousand
+    diagnostics for a large server (ms-365: 6,600 renamed names). Strings take the C encoder."""
+    return _indented(value, "\n")
+
+
+def _indented(value: Any, newline: str) -> str:
+    inner = newline + "  "
+    if isinstance(value, str):
+        return encode_basestring_ascii(value)
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        members = [f"{encode_basestring_ascii(key)}: {_indented(value[key], inner)}" for key in sorted(value)]
+        return "{" + inner + ("," + inner).join(members) + newline + "}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        return "[" + inner + ("," + inner).join([_indented(item, inner) for item in value]) + newline + "]"
+    return json.dumps(value)
 
 
 def read_manifest(directory: Path) -> dict[str, Any] | None:

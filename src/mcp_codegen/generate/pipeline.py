@@ -52,19 +52,25 @@ def generate_files(
     if options.tool_prefix and not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", options.tool_prefix):
         raise UsageError("--tool-prefix may only hold letters, digits, '_' and '-' (at most 40)")
     # Generate from the snapshot exactly as its file reads back (sorted keys), so a live run and an
-    # offline run from the embedded snapshot write the same bytes (a file read from that text is not parsed again).
-    snapshot_text = snapshot_text_of(snapshot)
-    snapshot = snapshot.read_back(snapshot_text)
+    # offline run from the embedded snapshot write the same bytes. A snapshot read from a file is that already
+    # (JSON read back from its canonical text is the same data): its text is made while the models are.
+    snapshot_texts: list[str] = []
+    if not snapshot.read_from_text():
+        snapshot_texts.append(snapshot_text_of(snapshot))
+        snapshot = snapshot.read_back(snapshot_texts[0])
     plans = plan_tools(snapshot, diagnostics, options.selection)
     # The IR of the tools whose models are cached is built while the model generator makes the others'.
     ir_store = open_ir_store(snapshot.server_name)
     irs: dict[str, ToolIR] = {}
 
     def while_waiting(cached: Sequence[ToolPlan], cached_models: ModelsOutput) -> None:
+        if not snapshot_texts:
+            snapshot_texts.append(snapshot_text_of(snapshot))
         irs.update(zip((plan.wire_name for plan in cached), tool_irs(cached, cached_models, ir_store), strict=True))
         open_piece_store(snapshot.server_name, options.formatting())
 
     models = tool_models(plans, diagnostics, server=snapshot.server_name, while_waiting=while_waiting)
+    snapshot_text = snapshot_texts[0] if snapshot_texts else snapshot_text_of(snapshot)
     rest = [plan for plan in plans if plan.wire_name not in irs]
     irs.update(zip((plan.wire_name for plan in rest), tool_irs(rest, models, ir_store), strict=True))
     if ir_store is not None:

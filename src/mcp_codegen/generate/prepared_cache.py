@@ -42,6 +42,22 @@ def prepared_tool(
     store: ServerResults | None,
 ) -> PreparedTool:
     """`prepare_tool` of `tool`, from `store` when its recorded class names are granted again."""
+    return prepared_tool_keyed(
+        tool, class_prefix=class_prefix, location=location, diagnostics=diagnostics, names=names, store=store
+    )[0]
+
+
+def prepared_tool_keyed(
+    tool: dict[str, Any],
+    *,
+    class_prefix: str,
+    location: str,
+    diagnostics: Diagnostics,
+    names: ClassNames,
+    store: ServerResults | None,
+) -> tuple[PreparedTool, str]:
+    """`prepared_tool`, and a digest of what the result is made from (the entry's key and the class names granted;
+    the same digest, the same result), for the next stages' keys; empty without a store."""
     schemas = {key: tool[key] for key in _SCHEMA_KEYS if key in tool}
     key = _key(schemas, class_prefix, location) if store is not None else ""
     entry = store.get(key) if store is not None else None
@@ -50,7 +66,7 @@ def prepared_tool(
         store.use(key, entry, made=False)
         for item in entry["diagnostics"]:
             diagnostics.add(_diagnostic(item))
-        return PreparedTool(**entry["prepared"])
+        return PreparedTool(**entry["prepared"]), _digest(key, entry["claims"])
     claims: list[tuple[str, str]] = []
 
     def claim(name: str) -> str:
@@ -71,7 +87,12 @@ def prepared_tool(
             },
             made=True,
         )
-    return prepared
+    return prepared, _digest(key, [list(pair) for pair in claims]) if store is not None else ""
+
+
+def _digest(key: str, claims: list[list[str]]) -> str:
+    text = json.dumps([key, claims], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _key(schemas: dict[str, Any], class_prefix: str, location: str) -> str:

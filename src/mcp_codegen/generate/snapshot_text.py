@@ -4,6 +4,10 @@ Indented JSON takes the standard library's pure-Python encoder, about ten times 
 server of 300+ tools that was a quarter of a regeneration after a change. Each tool, resource and prompt is
 encoded once (the compact C encoding names it in the cache), so a changed run encodes only the changed items.
 The text is the same, byte for byte, as `Snapshot.to_text()` (`tests/unit/test_snapshot_text.py`).
+
+The digest of each tool's part of that text is kept too (`snapshot-texts/`, `item_texts`): reading a snapshot file
+then recognises a file in canonical form (the usual one, written by mcp-codegen) tool by tool, canonicalising
+only the tools whose text it has not seen (`snapshot.model._canonical_file`), and its text is the file's own.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import json
 from typing import Any
 
 from mcp_codegen.generate.cache import ServerResults
-from mcp_codegen.snapshot.model import Snapshot, sorted_keys
+from mcp_codegen.snapshot.model import ItemTexts, Snapshot, item_text_digest, sorted_keys
 
 #: The lists whose items are canonical already (sorting them again would sort their schemas' `properties`).
 _ITEM_LISTS = frozenset({"tools", "resources", "resourceTemplates", "prompts"})
@@ -23,22 +27,63 @@ def snapshot_text(snapshot: Snapshot) -> str:
     """`snapshot.to_text()`, with the items' texts taken from (and added to) the user's cache."""
     from mcp_codegen.generate.fingerprint import generator_fingerprint
 
+    known = snapshot.canonical_text()
+    if known is not None:
+        return known
     store = ServerResults.open(
         "snapshot-items", generator_fingerprint(), snapshot.server_name, lambda entry: isinstance(entry["text"], str)
     )
+    digests = item_texts(snapshot.server_name)
     data = snapshot.canonical().as_json()
     members = []
     for key in sorted(data):
         value = data[key]
         if key in _ITEM_LISTS and value:
-            items = ",\n".join("    " + _indented(_item_text(item, store), "    ") for item in value)
+            texts = ["    " + _indented(_item_text(item, store), "    ") for item in value]
+            if key == "tools" and digests is not None:
+                for digest in map(item_text_digest, texts):
+                    if digest not in digests:
+                        digests.add(digest)  # kept for the next read
+            items = ",\n".join(texts)
             text = f"[\n{items}\n  ]"
         else:
             text = _indented(json.dumps(sorted_keys(value), indent=2, ensure_ascii=False), "  ")
         members.append(f"  {json.dumps(key, ensure_ascii=False)}: {text}")
     if store is not None:
         store.close()
+    if digests is not None:
+        digests.close()
     return "{\n" + ",\n".join(members) + "\n}\n"
+
+
+class _ItemTexts:
+    """`ItemTexts` in the user's cache: one entry per server (`snapshot-texts/`) of the tool texts seen canonical."""
+
+    def __init__(self, store: ServerResults) -> None:
+        self.store = store
+
+    def __contains__(self, digest: object) -> bool:
+        if not isinstance(digest, str):
+            return False
+        if self.store.get(digest) is None:
+            return False
+        self.store.use(digest, {}, made=False)
+        return True
+
+    def add(self, digest: str) -> None:
+        self.store.use(digest, {}, made=True)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def item_texts(server_name: str) -> ItemTexts | None:
+    """The digests of `server_name`'s tool texts known to be canonical (None when the cache is off or unusable):
+    what `read_snapshot(..., item_texts=item_texts)` recognises a canonical file by."""
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
+
+    store = ServerResults.open("snapshot-texts", generator_fingerprint(), server_name, lambda entry: True)
+    return _ItemTexts(store) if store is not None else None
 
 
 def _indented(text: str, prefix: str) -> str:

@@ -47,16 +47,34 @@ def tool_models(
 
     `workers` forces the number of worker processes (1: none); by default both cores are used when at least
     `PARALLEL_FROM` tools miss the cache. The cache holds `server`'s tools' models as one entry.
-    `while_waiting(plans, models)` is given the tools found in the cache
-    and their models while the others are made: the next stages' work on them overlaps the model generator's.
+    `while_waiting(plans, models)` is given the tools found in the cache and their models while the others are
+    made, then the made ones as they come back: the next stages' work on them overlaps the model generator's.
     """
     from mcp_codegen.generate.fingerprint import generator_fingerprint
 
     # Made again, a tool's models cost a worker's start: the entry is written whenever one is new.
     store = ServerResults.open("models", generator_fingerprint(), server, _valid, rewrite_share=None)
-    units = [_unit(plan) for plan in plans]
-    texts = [_text(unit) for unit in units]
-    keys = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
+    # A tool's unit key (and size) by what its plan is made from: a tool whose plan is replayed is not encoded.
+    known = ServerResults.open("model-keys", generator_fingerprint(), server, _valid_key) if store else None
+    units: list[dict[str, Any] | None] = []
+    keys: list[str] = []
+    weights: list[int] = []
+    for plan in plans:
+        memo = _memo_key(plan) if known is not None and plan.prepared_key else ""
+        recorded = known.get(memo) if known is not None and memo else None
+        if recorded is None:
+            unit = _unit(plan)
+            text = _text(unit)
+            recorded = {"key": hashlib.sha256(text.encode()).hexdigest(), "weight": len(text)}
+            units.append(unit)
+        else:
+            units.append(None)
+        if known is not None and memo:
+            known.use(memo, recorded, made=units[-1] is not None)
+        keys.append(recorded["key"])
+        weights.append(recorded["weight"])
+    if known is not None:
+        known.close()
     found: dict[int, dict[str, Any]] = {}
     for index, key in enumerate(keys):
         if store is not None and (entry := store.get(key)) is not None:
@@ -71,8 +89,18 @@ def tool_models(
                 _merge(cached, found[index], plans[index], Diagnostics(), keys[index])
             while_waiting([plans[index] for index in sorted(found)], cached)
 
+    def made_ones(start: int, entries: list[dict[str, Any]]) -> None:
+        if while_waiting is not None:  # as the workers answer: the next stages' work on them overlaps the rest
+            made = ModelsOutput()
+            indices = missing[start : start + len(entries)]
+            for index, entry in zip(indices, entries, strict=True):
+                _merge(made, entry, plans[index], Diagnostics(), keys[index])
+            while_waiting([plans[index] for index in indices], made)
+
     # A tool's share of the work is about its schemas' size.
-    generated = _generate([units[i] for i in missing], workers, cached_ones, [len(texts[i]) for i in missing])
+    to_make = [made if (made := units[i]) is not None else _unit(plans[i]) for i in missing]
+    count = workers if workers is not None else (cores() if len(to_make) >= PARALLEL_FROM else 1)
+    generated = run_units(to_make, count, cached_ones, [weights[i] for i in missing], made_ones)
     for index, entry in zip(missing, generated, strict=True):
         found[index] = entry
         if store is not None:
@@ -101,16 +129,19 @@ def _unit(plan: ToolPlan) -> dict[str, Any]:
     }
 
 
+def _memo_key(plan: ToolPlan) -> str:
+    """What a tool's unit is made from, digested: its prepared schemas' inputs and granted names (in
+    `prepared_key`, with its class prefix) and its module; the rest of the plan follows from those."""
+    return hashlib.sha256(f"{plan.prepared_key}\0{plan.models_module}".encode()).hexdigest()
+
+
+def _valid_key(entry: dict[str, Any]) -> bool:
+    return isinstance(entry["key"], str) and isinstance(entry["weight"], int)
+
+
 def _text(unit: dict[str, Any]) -> str:
     """The unit as the text its cache key hashes."""
     return json.dumps(unit, ensure_ascii=False, separators=(",", ":"))  # properties keep their order
-
-
-def _generate(
-    units: Sequence[dict[str, Any]], workers: int | None, while_waiting: Callable[[], None], weights: Sequence[int]
-) -> list[dict[str, Any]]:
-    count = workers if workers is not None else (cores() if len(units) >= PARALLEL_FROM else 1)
-    return run_units(units, count, while_waiting, weights)
 
 
 def _merge(merged: ModelsOutput, entry: dict[str, Any], plan: ToolPlan, diagnostics: Diagnostics, key: str) -> None:

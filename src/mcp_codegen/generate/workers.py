@@ -21,7 +21,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -29,6 +29,9 @@ Unit = dict[str, Any]
 Entry = dict[str, Any]
 
 _active: list[Worker] | None = None
+#: Shares per worker when what comes back is used as it arrives (`run_units(received=...)`): the first ones are
+#: used while the last are made, and a worker that finishes early takes the next.
+SHARES_PER_WORKER = 3
 
 
 def cores() -> int:
@@ -65,11 +68,14 @@ def run_units(
     count: int,
     while_waiting: Callable[[], None] = lambda: None,
     weights: Sequence[int] | None = None,
+    received: Callable[[int, list[Entry]], None] | None = None,
 ) -> list[Entry]:
-    """`model_units.generate_units(units)`, split into `count` contiguous shares of about equal `weights` (what
-    each unit is expected to cost; equal by default) over worker processes (the warm ones when a
-    `warm_workers()` block is open); results come back in order whatever the split. `while_waiting` runs once the
-    shares are sent (or, without workers, first)."""
+    """`model_units.generate_units(units)`, split into contiguous shares of about equal `weights` (what each unit
+    is expected to cost; equal by default) over `count` worker processes (the warm ones when a `warm_workers()`
+    block is open); results come back in order whatever the split. `while_waiting` runs once the first shares are
+    sent (or, without workers, first). With `received(start, entries)`, called as each share's entries arrive
+    (`start`: the index of its first unit), the units are cut into `SHARES_PER_WORKER` shares per worker, each
+    worker taking the next one as it answers: what comes back is used while the rest is made."""
     from mcp_codegen.generate.model_units import generate_units
 
     if not units:
@@ -83,7 +89,10 @@ def run_units(
     if workers is None:
         if count <= 1:
             while_waiting()
-            return generate_units(units)
+            entries = generate_units(units)
+            if received is not None:
+                received(0, entries)
+            return entries
         import datamodel_code_generator  # noqa: F401 - imported once here, inherited by forked workers
 
         workers = started
@@ -91,14 +100,31 @@ def run_units(
         if workers is started:
             _start(count, warm=False, into=started)
         count = max(1, min(count, len(workers), len(units)))
-        shares = _shares(units, count, weights if weights is not None else [1] * len(units))
-        sent = [worker.send(share) for worker, share in zip(workers, shares, strict=False)]
+        rounds = SHARES_PER_WORKER if received is not None and len(units) >= 4 * SHARES_PER_WORKER * count else 1
+        shares = _shares(units, count * rounds, weights if weights is not None else [1] * len(units))
+        starts = [sum(len(share) for share in shares[:index]) for index in range(len(shares))]
+        answers: dict[int, list[Entry]] = {}
+        queue = list(range(len(shares)))
+        busy: dict[int, int] = {}  # worker index -> the share it is making
+        for index in range(count):
+            if queue and workers[index].send(shares[queue[0]]):
+                busy[index] = queue.pop(0)
         while_waiting()
-        results: list[Entry] = []
-        for worker, share, delivered in zip(workers, shares, sent, strict=False):
-            answer = worker.receive() if delivered else None
-            results.extend(answer if answer is not None else generate_units(share))
-        return results
+        while busy:
+            ready = set(wait([workers[index].connection for index in busy]))
+            for index in [index for index in busy if workers[index].connection in ready]:
+                share = busy.pop(index)
+                answer = workers[index].receive()
+                if answer is not None and queue and workers[index].send(shares[queue[0]]):
+                    busy[index] = queue.pop(0)
+                answers[share] = answer if answer is not None else generate_units(shares[share])
+                if received is not None:
+                    received(starts[share], answers[share])
+        for share in queue:  # the workers died: made here
+            answers[share] = generate_units(shares[share])
+            if received is not None:
+                received(starts[share], answers[share])
+        return [entry for share in range(len(shares)) for entry in answers[share]]
     finally:
         for worker in started:
             worker.stop()

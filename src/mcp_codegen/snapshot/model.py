@@ -10,11 +10,13 @@ is the order of the generated parameters and fields; version 1 files (everything
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from mcp_codegen.errors import SnapshotFormatError
 from mcp_codegen.inputs.launch import LaunchRecord, RegistryRecord
@@ -115,6 +117,14 @@ class Snapshot:
             object.__setattr__(self, "_digest_text", known)
         return cast(str, known)
 
+    def canonical_text(self) -> str | None:
+        """The text this snapshot was read from when that is its canonical file text (`to_text()`), else None."""
+        return cast("str | None", self.__dict__.get("_canonical_text"))
+
+    def read_from_text(self) -> bool:
+        """Whether this snapshot was parsed from JSON text (a file), not made from a server's answers."""
+        return "_source_text" in self.__dict__
+
     def read_back(self, text: str) -> Snapshot:
         """The snapshot `text`, this snapshot's canonical file text, reads back as: this very one when it was
         read from that same text (the usual file, written by mcp-codegen), else `text` parsed."""
@@ -169,24 +179,106 @@ class Snapshot:
         ).canonical()
 
     @classmethod
-    def from_text(cls, text: str, *, source: str = "snapshot") -> Snapshot:
+    def from_text(
+        cls, text: str, *, source: str = "snapshot", item_texts: Callable[[str], ItemTexts | None] | None = None
+    ) -> Snapshot:
+        """The snapshot in `text`. With `item_texts` (the server's name -> the tool texts known to be canonical),
+        a file in canonical form is recognised without canonicalising every tool schema (`_canonical_file`)."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise SnapshotFormatError(f"{source}: not valid JSON ({error.msg} at line {error.lineno})") from None
-        snapshot = cls.from_json(data, source=source)
+        snapshot = _canonical_file(text, data, source, item_texts) if item_texts is not None else None
+        if snapshot is None:
+            snapshot = cls.from_json(data, source=source)
         object.__setattr__(snapshot, "_source_text", text)  # see `read_back`
         return snapshot
 
 
-def read_snapshot(path: Path) -> Snapshot:
+class ItemTexts(Protocol):
+    """Digests of tool texts known to be canonical (each tool's part of a canonical file), kept between runs."""
+
+    def __contains__(self, digest: object) -> bool: ...
+
+    def add(self, digest: str) -> None:
+        """`digest`'s text was found canonical."""
+
+    def close(self) -> None:
+        """Done: keep what was added."""
+
+
+def item_text_digest(text: str) -> str:
+    """The digest `ItemTexts` knows a tool's text by (its part of the file, indented as in the file)."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+#: Where the tools' list starts and ends in a canonical file: `tools` is the last key of the top object.
+_TOOLS_OPEN, _TOOLS_CLOSE = '  "tools": [\n', "\n  ]\n}\n"
+#: Between two items of a top-level list: lines at that depth are only the items' own braces.
+_ITEM_SEPARATOR = ",\n    {\n"
+#: A file is recognised tool by tool when at most one tool in this many is new (each new one is written again
+#: to be checked, in pure Python): else it is read the usual way, and its text made while the models are.
+_MOSTLY_KNOWN = 4
+
+
+def _canonical_file(
+    text: str, data: Any, source: str, item_texts: Callable[[str], ItemTexts | None]
+) -> Snapshot | None:
+    """The snapshot of `text` when `text` is its canonical file text (what `to_text()` writes), else None.
+
+    Every part but the tools is checked the usual way (read, canonicalised, written again: small). Each tool's
+    part of the text is known by its digest when a run found it canonical before; any other is checked by
+    canonicalising that tool alone and writing it again. So a regeneration after a change canonicalises and
+    encodes only the changed tools, however large the others' schemas are.
+    """
+    tools = data.get("tools") if isinstance(data, dict) else None
+    if not isinstance(tools, list) or not tools or not all(isinstance(tool, dict) for tool in tools):
+        return None
+    names = [tool.get("name") for tool in tools]
+    if not all(isinstance(name, str) for name in names) or any(a >= b for a, b in pairwise(names)):
+        return None  # not in canonical order, or names that tie (ordered by their whole text): the usual way
+    shell = Snapshot.from_json({**data, "tools": []}, source=source)
+    head = shell.to_text()
+    empty = '  "tools": []\n}\n'
+    if not head.endswith(empty) or not text.startswith(head[: -len(empty)]) or not text.endswith(_TOOLS_CLOSE):
+        return None
+    body = text[len(head) - len(empty) :]
+    if not body.startswith(_TOOLS_OPEN):
+        return None
+    pieces = body[len(_TOOLS_OPEN) : -len(_TOOLS_CLOSE)].split(_ITEM_SEPARATOR)
+    if len(pieces) != len(tools):
+        return None
+    known = item_texts(shell.server_name)
+    if known is None:
+        return None
+    try:
+        pieces = [pieces[0], *("    {\n" + piece for piece in pieces[1:])]
+        digests = [item_text_digest(piece) for piece in pieces]
+        new = [index for index, digest in enumerate(digests) if digest not in known]
+        if len(new) * _MOSTLY_KNOWN > len(tools):
+            return None  # a new server, or most tools changed: the usual way, and the text while the models are made
+        for index in new:
+            canonical = json.dumps(_canonical_tool(tools[index]), indent=2, ensure_ascii=False)
+            if "    " + canonical.replace("\n", "\n    ") != pieces[index]:
+                return None
+            known.add(digests[index])
+    finally:
+        known.close()
+    # Each tool's text is the canonical text of the tool it reads as, so that tool is canonical (keys in order).
+    snapshot = replace(shell, tools=tuple(tools))
+    object.__setattr__(snapshot, "_canonical", snapshot)
+    object.__setattr__(snapshot, "_canonical_text", text)
+    return snapshot
+
+
+def read_snapshot(path: Path, *, item_texts: Callable[[str], ItemTexts | None] | None = None) -> Snapshot:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise SnapshotFormatError(f"{path}: no such snapshot file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise SnapshotFormatError(f"{path}: cannot read snapshot ({error.__class__.__name__})") from None
-    return Snapshot.from_text(text, source=str(path))
+    return Snapshot.from_text(text, source=str(path), item_texts=item_texts)
 
 
 def _item_list(data: Mapping[str, Any], key: str, source: str) -> tuple[JsonObject, ...]:
