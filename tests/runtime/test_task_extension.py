@@ -38,7 +38,9 @@ def url() -> Iterator[str]:
 @asynccontextmanager
 async def connect(url: str, *, declare: bool = True, **options: Any) -> AsyncIterator[Client]:
     extensions = [TasksExtension()] if declare else []
-    async with Client(url, mode="auto", cache=None, read_timeout_seconds=30, extensions=extensions, **options) as client:
+    async with Client(
+        url, mode="auto", cache=None, read_timeout_seconds=30, extensions=extensions, **options
+    ) as client:
         assert client.session.protocol_version == "2026-07-28"
         yield client
 
