@@ -37,6 +37,7 @@ from mcp_types import (
     Request,
     RequestParams,
     Result,
+    TextContent,
 )
 from pydantic import ConfigDict, Field, field_validator
 
@@ -52,6 +53,7 @@ __all__ = [
     "TaskState",
     "TaskStatus",
     "TasksExtension",
+    "call_tool_through_task",
     "cancel",
     "follow",
     "get",
@@ -288,8 +290,6 @@ async def start(
     A server that asks for input before deciding (`InputRequiredResult`) is answered with the session's
     handlers first. Raises `TaskExtensionError` when the request did not declare the extension.
     """
-    from .input_required import resolve_input_required
-
     request = CallToolRequest(
         params=CallToolRequestParams(
             name=name,
@@ -297,16 +297,45 @@ async def start(
             _meta=cast("RequestParamsMeta", dict(meta)) if meta is not None else None,
         )
     )
+    return await _start(session, request, _sender(session, send))
+
+
+async def _start(
+    session: ClientSession, request: CallToolRequest, send: Send
+) -> TaskState | CallToolResult:
+    from .input_required import resolve_input_required
+
     try:
-        answer = await resolve_input_required(
-            session, request, _TaskOrResult, _sender(session, send)
-        )
+        answer = await resolve_input_required(session, request, _TaskOrResult, send)
     except Exception as error:
         raise _explained(error) from None
     raw = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
     if answer.result_type == "task":
         return _state(_CreatedTask.model_validate(raw, by_name=False))
     return CallToolResult.model_validate(raw, by_name=False)
+
+
+async def call_tool_through_task(
+    session: ClientSession,
+    request: CallToolRequest,
+    send: Send,
+    *,
+    send_tasks: Send | None = None,
+) -> CallToolResult:
+    """A `tools/call` on a session that declared the extension: its result, at once or by following the
+    task the server made of it (`tasks/*` requests through `send_tasks`, else `send`).
+
+    A task that failed or was cancelled becomes an error result (`isError`), as a tool's failure is.
+    """
+    started = await _start(session, request, send)
+    if isinstance(started, CallToolResult):
+        return started
+    try:
+        return await follow(session, started, send=send_tasks or send)
+    except TaskFailedError as failure:
+        return CallToolResult(
+            content=[TextContent(type="text", text=str(failure))], is_error=True
+        )
 
 
 async def get(

@@ -130,8 +130,11 @@ class Connectors(ServerFeatures):
             ),
         )
 
+        handshake = cls._handshake_options()
+
         def make_client(session: Any, connection: AsyncConnection[Self]) -> Self:
             client = cls(session)
+            client._declares_tasks = "extensions" in handshake
             client._connection = connection
             client._server_requests = server_requests
             client._response_cache = response_cache
@@ -178,7 +181,7 @@ class Connectors(ServerFeatures):
                 "client_info": cls._implementation(client_info),
                 **(server_requests.sdk_options() if server_requests else {}),
                 **options,
-                **cls._handshake_options(),
+                **handshake,
             },
         )
 
@@ -187,13 +190,50 @@ class Connectors(ServerFeatures):
         """Start with `server/discover` for a server that spoke 2026-07-28 (or newer) at generation: such a
         server may accept the legacy handshake too, and then gets neither per-request `_meta` nor the
         MCP-Protocol-Version header it expects. Others get the legacy handshake first (no 10 s probe).
+
+        A package with tools the server runs as tasks of the 2026-07-28 extension also declares it
+        (`TasksExtension`), and starts with `server/discover` when one of them runs only as a task
+        although the snapshot was taken over the legacy handshake (see `_tasks_only_modern`).
         """
-        recorded = cls._protocol_version
-        if recorded is None:
-            return {}
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-        return {"mode": "auto"} if recorded in MODERN_PROTOCOL_VERSIONS else {}
+        recorded = cls._protocol_version
+        modern = recorded is not None and recorded in MODERN_PROTOCOL_VERSIONS
+        task_tools = cls._task_support()
+        options: dict[str, Any] = {}
+        if task_tools:
+            from ..calls.task_extension import TasksExtension
+
+            options["extensions"] = [TasksExtension()]
+        if modern or cls._tasks_only_modern(task_tools):
+            options["mode"] = "auto"
+        return options
+
+    @classmethod
+    def _task_support(cls) -> dict[str, str]:
+        """Tool name -> its listed `execution.taskSupport`, for the tools that may run as tasks."""
+        found: dict[str, str] = {}
+        for spec in cls._tools.values():
+            listed = spec.snapshot.tool(spec.name) or {}
+            execution = listed.get("execution")
+            support = (
+                execution.get("taskSupport") if isinstance(execution, dict) else None
+            )
+            if support in ("optional", "required"):
+                found[spec.name] = support
+        return found
+
+    @classmethod
+    def _tasks_only_modern(cls, task_tools: Mapping[str, str]) -> bool:
+        """Whether a legacy snapshot's server runs a tool only as a task of the 2026-07-28 extension: the tool
+        lists `taskSupport: "required"` while the server declared no 2025-11-25 `tasks` capability, the only
+        way to run it at 2025-11-25 (FastMCP with fastmcp-tasks lists such tools over both handshakes).
+        """
+        if "required" not in task_tools.values():
+            return False
+        specs = iter(cls._tools.values())
+        capabilities = next(specs).snapshot.data.get("capabilities")
+        return not (isinstance(capabilities, dict) and "tasks" in capabilities)
 
     @classmethod
     def default_client_info(cls) -> tuple[str, str]:

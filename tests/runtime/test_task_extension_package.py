@@ -1,0 +1,78 @@
+"""A package generated from a dual-era server with tasks of the 2026-07-28 extension (FastMCP + fastmcp-tasks).
+
+Over the legacy handshake the snapshot records protocol 2025-11-25, and the server lists `execution.taskSupport`
+but declares no 2025-11-25 `tasks` capability: its required task tools run only as tasks of the extension. The
+generated client therefore starts with `server/discover` (2026-07-28), declares the extension, and its typed
+methods follow a task to its result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import tasks_ext_server
+from helpers import imported_package
+
+from mcp_codegen.cli import cli
+
+pytestmark = pytest.mark.anyio
+
+
+def _run(*arguments: str) -> None:
+    assert cli.main(args=[*arguments, "-q"], standalone_mode=False) in (None, 0)
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with tasks_ext_server.serve() as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def snapshot_file(url: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("tasky") / "snapshot.json"
+    _run("snapshot", "--url", url, "-o", str(target))
+    return target
+
+
+@pytest.fixture(scope="module")
+def tasky(snapshot_file: Path) -> Iterator[ModuleType]:
+    target = snapshot_file.parent / "tasky_client"
+    _run("generate", "--snapshot", str(snapshot_file), "-o", str(target))
+    with imported_package(target) as package:
+        yield package
+
+
+def test_the_snapshot_of_a_dual_era_server(snapshot_file: Path) -> None:
+    """What the generated client decides from: the legacy handshake's version, no 2025-11-25 `tasks`
+    capability, and the tools' task support."""
+    data = json.loads(snapshot_file.read_text())
+    assert data["protocolVersion"] == "2025-11-25"
+    assert "tasks" not in data["capabilities"]
+    support = {tool["name"]: tool.get("execution", {}).get("taskSupport") for tool in data["tools"]}
+    assert support == {
+        "confirm": "required",
+        "crunch": "optional",
+        "echo": None,
+        "export_all": "required",
+        "slow_count": "required",
+    }
+
+
+def test_the_client_starts_with_discover_and_declares_the_extension(tasky: ModuleType) -> None:
+    options = tasky.AsyncClient._handshake_options()
+    assert options["mode"] == "auto"
+    assert [extension.identifier for extension in options["extensions"]] == ["io.modelcontextprotocol/tasks"]
+
+
+async def test_typed_methods_follow_tasks_at_2026_07_28(tasky: ModuleType, url: str) -> None:
+    async with tasky.AsyncClient.http(url, timeout=30) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert await client.export_all(fmt="json") == "exported as json"  # required: only as a task
+        report = await client.crunch(dataset="abc")  # optional: a task, since the client declared the extension
+        assert (report.dataset, report.rows) == ("abc", 30)
+        assert await client.echo(text="hi") == "hi"  # no task support: answered at once
