@@ -76,3 +76,12 @@ async def test_typed_methods_follow_tasks_at_2026_07_28(tasky: ModuleType, url: 
         report = await client.crunch(dataset="abc")  # optional: a task, since the client declared the extension
         assert (report.dataset, report.rows) == ("abc", 30)
         assert await client.echo(text="hi") == "hi"  # no task support: answered at once
+
+
+def test_tasks_of_the_2025_11_25_generation_keep_the_handshake() -> None:
+    """server-everything lists a required task tool with the 2025-11-25 `tasks` capability: its tasks are the
+    older generation, so its package neither probes `server/discover` nor declares the extension."""
+    examples = Path(__file__).resolve().parents[2] / "generated_examples" / "everything_client"
+    with imported_package(examples) as everything:
+        assert everything.AsyncClient._protocol_version == "2025-11-25"
+        assert everything.AsyncClient._handshake_options() == {}

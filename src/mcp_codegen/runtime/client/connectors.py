@@ -191,49 +191,47 @@ class Connectors(ServerFeatures):
         server may accept the legacy handshake too, and then gets neither per-request `_meta` nor the
         MCP-Protocol-Version header it expects. Others get the legacy handshake first (no 10 s probe).
 
-        A package with tools the server runs as tasks of the 2026-07-28 extension also declares it
+        A package with tools the server runs as tasks of the 2026-07-28 extension declares it
         (`TasksExtension`), and starts with `server/discover` when one of them runs only as a task
-        although the snapshot was taken over the legacy handshake (see `_tasks_only_modern`).
+        although the snapshot was taken over the legacy handshake (see `_extension_tasks`).
         """
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
         recorded = cls._protocol_version
         modern = recorded is not None and recorded in MODERN_PROTOCOL_VERSIONS
-        task_tools = cls._task_support()
+        task_tools = cls._extension_tasks(modern)
         options: dict[str, Any] = {}
         if task_tools:
             from ..calls.task_extension import TasksExtension
 
             options["extensions"] = [TasksExtension()]
-        if modern or cls._tasks_only_modern(task_tools):
+        if modern or "required" in task_tools.values():
             options["mode"] = "auto"
         return options
 
     @classmethod
-    def _task_support(cls) -> dict[str, str]:
-        """Tool name -> its listed `execution.taskSupport`, for the tools that may run as tasks."""
+    def _extension_tasks(cls, modern: bool) -> dict[str, str]:
+        """Tool name -> its listed `execution.taskSupport` ("optional" or "required"), for the tools that
+        run as tasks of the 2026-07-28 extension: all of them in a 2026-07-28 snapshot; in a legacy one,
+        only when the server declared no 2025-11-25 `tasks` capability, without which `taskSupport` means
+        the extension (FastMCP with fastmcp-tasks lists such tools over both handshakes, and refuses a
+        required one unless the request declares the extension)."""
         found: dict[str, str] = {}
+        snapshot = None
         for spec in cls._tools.values():
-            listed = spec.snapshot.tool(spec.name) or {}
+            snapshot = spec.snapshot
+            listed = snapshot.tool(spec.name) or {}
             execution = listed.get("execution")
             support = (
                 execution.get("taskSupport") if isinstance(execution, dict) else None
             )
             if support in ("optional", "required"):
                 found[spec.name] = support
-        return found
-
-    @classmethod
-    def _tasks_only_modern(cls, task_tools: Mapping[str, str]) -> bool:
-        """Whether a legacy snapshot's server runs a tool only as a task of the 2026-07-28 extension: the tool
-        lists `taskSupport: "required"` while the server declared no 2025-11-25 `tasks` capability, the only
-        way to run it at 2025-11-25 (FastMCP with fastmcp-tasks lists such tools over both handshakes).
-        """
-        if "required" not in task_tools.values():
-            return False
-        specs = iter(cls._tools.values())
-        capabilities = next(specs).snapshot.data.get("capabilities")
-        return not (isinstance(capabilities, dict) and "tasks" in capabilities)
+        if not found or modern or snapshot is None:
+            return found
+        capabilities = snapshot.data.get("capabilities")
+        legacy_tasks = isinstance(capabilities, dict) and "tasks" in capabilities
+        return {} if legacy_tasks else found
 
     @classmethod
     def default_client_info(cls) -> tuple[str, str]:
