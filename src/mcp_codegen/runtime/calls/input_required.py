@@ -90,6 +90,8 @@ async def answer_input_requests(
     """Answer input requests (key -> elicitation, sampling or roots request) with the session's handlers,
     concurrently, the way `resolve_input_required` answers them; a handler that declines raises `MCPError`.
     """
-    from mcp.client._input_required import _dispatch_all
+    from mcp.client._input_required import (
+        _dispatch_all,  # pyright: ignore[reportPrivateUsage]
+    )
 
     return await _dispatch_all(dict(requests), _dispatcher(session))

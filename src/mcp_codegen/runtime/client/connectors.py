@@ -10,6 +10,7 @@ from typing import (
     Any,
     Literal,
     Union,
+    cast,
 )
 
 from ..calls.retries import DEFAULT_RETRIES, Retries, retries_setting
@@ -220,17 +221,18 @@ class Connectors(ServerFeatures):
         snapshot = None
         for spec in cls._tools.values():
             snapshot = spec.snapshot
-            listed = snapshot.tool(spec.name) or {}
-            execution = listed.get("execution")
-            support = (
-                execution.get("taskSupport") if isinstance(execution, dict) else None
-            )
-            if support in ("optional", "required"):
+            execution = (snapshot.tool(spec.name) or {}).get("execution")
+            support: object = None
+            if isinstance(execution, dict):
+                support = cast("dict[str, Any]", execution).get("taskSupport")
+            if isinstance(support, str) and support in ("optional", "required"):
                 found[spec.name] = support
         if not found or modern or snapshot is None:
             return found
-        capabilities = snapshot.data.get("capabilities")
-        legacy_tasks = isinstance(capabilities, dict) and "tasks" in capabilities
+        capabilities: object = snapshot.data.get("capabilities")
+        legacy_tasks = isinstance(capabilities, dict) and "tasks" in cast(
+            "dict[str, Any]", capabilities
+        )
         return {} if legacy_tasks else found
 
     @classmethod
