@@ -185,6 +185,8 @@ class ClientCore:
     _generation: int = 0
     #: Held while a lost session is opened again, so concurrent requests renew it once.
     _renewing: anyio.Lock | None = None
+    #: The session declares the 2026-07-28 tasks extension: the server may answer a tool call with a task.
+    _declares_tasks: bool = False
 
     def __init__(self, session: Client | ClientSession) -> None:
         inner: Any = session
@@ -431,12 +433,18 @@ class ClientCore:
         started = time.monotonic()
         generation = self._generation
         try:
-            return await self._send_retrying(request, result_type, timeout, method)
+            return await self._send_answered(request, result_type, timeout, method)
         except Exception as error:
-            fault = await self._fault(error, started)
-            if fault is None:
-                raise
             failure: Exception = error
+        try:
+            return await self._resend_listed(
+                failure, request, result_type, timeout, method
+            )
+        except Exception as error:
+            failure = error
+        fault = await self._fault(failure, started, method)
+        if fault is None:
+            raise failure
         return await self._retry(
             request,
             result_type,
@@ -449,9 +457,9 @@ class ClientCore:
             generation,
         )
 
-    async def _fault(self, error: Exception, sent: float) -> Fault | None:
+    async def _fault(self, error: Exception, sent: float, method: str) -> Fault | None:
         """The transit fault behind a failed request sent at `sent` (see `calls.retries`), or None for any
-        other failure."""
+        other failure; raises the connection's better error for it (an HTTP status, an auth error) instead."""
         found = fault_of(unwrap_exception_group(error))
         if found is not None:
             return found
@@ -465,7 +473,10 @@ class ClientCore:
             if connection.ended_before(sent):
                 return Fault("not_processed", "the server had exited", new_session=True)
             return Fault("maybe_processed", "connection lost", new_session=True)
-        if _session_gone(connection.explain(error, None)):
+        explained = connection.explain(error, method)
+        if explained is not None and not _session_gone(explained):
+            raise explained from None  # the failure as the caller sees it (an HTTP status, an auth error)
+        if explained is not None:
             return Fault(
                 "not_processed",
                 "the server no longer knows the session",
@@ -538,7 +549,7 @@ class ClientCore:
                     request, result_type, attempt_timeout, method
                 )
             except Exception as failure:
-                next_fault = await self._fault(failure, sent)
+                next_fault = await self._fault(failure, sent, method)
                 if next_fault is None:
                     raise
                 error, fault = failure, next_fault
@@ -637,12 +648,25 @@ class ClientCore:
         try:
             return await self._send_answered(request, result_type, timeout, method)
         except Exception as error:
-            if method == "tools/call" and _param_headers_unknown(error, self._session):
-                # The spec's recovery: the tool was not listed on this session (or changed since), so
-                # its `Mcp-Param-*` headers could not be sent; list the tools and send it once more.
-                await list_session_tools(self._session)
-                return await self._send_answered(request, result_type, timeout, method)
-            raise
+            return await self._resend_listed(
+                error, request, result_type, timeout, method
+            )
+
+    async def _resend_listed(
+        self,
+        error: Exception,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+    ) -> _PageT:
+        """Raise `error`, unless it is a 2026-07-28 server's refusal of a tool call for missing `Mcp-Param-*`
+        headers: the spec's recovery is to list the tools (the tool was not listed on this session, or changed
+        since) and send it once more."""
+        if method == "tools/call" and _param_headers_unknown(error, self._session):
+            await list_session_tools(self._session)
+            return await self._send_answered(request, result_type, timeout, method)
+        raise error
 
     async def _send_answered(
         self,
@@ -654,11 +678,31 @@ class ClientCore:
         session = self._session
         if speaks_multi_round(session):
             send = functools.partial(self._send_once, timeout=timeout, method=method)
+            if self._declares_tasks and method == "tools/call":
+                called: _PageT = await self._call_through_task(request, timeout, send)
+                return called
             return await resolve_input_required(session, request, result_type, send)
         sent: _PageT = await self._send_once(
             request, result_type, timeout=timeout, method=method
         )
         return sent
+
+    async def _call_through_task(
+        self, request: Any, timeout: float | None, send: Any
+    ) -> Any:
+        """A tool call the server may run as a task (the session declared the 2026-07-28 tasks
+        extension): its result, following the task to its end. Each `tasks/get` is its own request,
+        with this view's options and retries."""
+        from ..calls.task_extension import call_tool_through_task
+
+        async def send_tasks(task_request: Any, result_type: Any) -> Any:
+            return await self._send_recovering(
+                task_request, result_type, timeout, task_request.method, None
+            )
+
+        return await call_tool_through_task(
+            self._session, request, send, send_tasks=send_tasks
+        )
 
     async def _send_once(
         self, request: Any, result_type: Any, *, timeout: float | None, method: str
