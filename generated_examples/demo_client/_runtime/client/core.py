@@ -459,7 +459,8 @@ class ClientCore:
 
     async def _fault(self, error: Exception, sent: float, method: str) -> Fault | None:
         """The transit fault behind a failed request sent at `sent` (see `calls.retries`), or None for any
-        other failure; raises the connection's better error for it (an HTTP status, an auth error) instead."""
+        other failure; raises the connection's better error for it (an HTTP status, an auth error) instead.
+        """
         found = fault_of(unwrap_exception_group(error))
         if found is not None:
             return found
