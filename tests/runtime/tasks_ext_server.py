@@ -9,6 +9,7 @@ Docket (the task backend) runs in memory, with its worker in the server's proces
 - `confirm` (required): asks for input while it runs (an `elicitation/create` answered through `tasks/update`;
   background tasks take input with the guard pattern: the tool returns `InputRequiredResult`, and runs again
   with `ctx.input_responses` once the client answers).
+- `explode` (required): fails with its `reason`.
 - `echo` (no task support): always answers at once.
 
 Serve it in-process with `serve()` (streamable HTTP on 127.0.0.1), or run this file (stdio, or `http PORT`).
@@ -25,6 +26,7 @@ from typing import Any
 
 import mcp_types
 from fastmcp import Context, FastMCP
+from fastmcp.exceptions import ToolError
 from fastmcp.utilities.tasks import TaskConfig
 from fastmcp_tasks import TasksExtension
 from pydantic import BaseModel
@@ -88,6 +90,12 @@ def build() -> FastMCP:
             )
             return mcp_types.InputRequiredResult(input_requests={"confirm": ask})  # type: ignore[return-value]
         return f"{item}: {answer.action} {answer.content}"
+
+    @mcp.tool(task=TaskConfig(mode="required", poll_interval=POLL))
+    async def explode(reason: str) -> str:
+        """Fail with `reason` (only as a task)."""
+        await asyncio.sleep(0.05)
+        raise ToolError(reason)
 
     @mcp.tool
     def echo(text: str) -> str:

@@ -186,3 +186,11 @@ async def test_requests_go_through_the_given_send_function(url: str) -> None:
         assert isinstance(started, TaskState)
         await tasks.follow(client.session, started, send=send, timeout=20)
     assert sent[0] == "tools/call" and set(sent[1:]) == {"tasks/get"}
+
+
+async def test_a_tool_error_inside_a_task_is_an_error_result(url: str) -> None:
+    async with connect(url) as client:
+        started = await tasks.start(client.session, "explode", {"reason": "boom"})
+        assert isinstance(started, TaskState)
+        result = await tasks.follow(client.session, started, timeout=20)
+        assert result.is_error and text_of(result) == "boom"

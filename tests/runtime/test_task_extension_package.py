@@ -18,6 +18,7 @@ import tasks_ext_server
 from helpers import imported_package
 
 from mcp_codegen.cli import cli
+from mcp_codegen.runtime.server_requests import Accept, ElicitationRequest
 
 pytestmark = pytest.mark.anyio
 
@@ -58,6 +59,7 @@ def test_the_snapshot_of_a_dual_era_server(snapshot_file: Path) -> None:
         "confirm": "required",
         "crunch": "optional",
         "echo": None,
+        "explode": "required",
         "export_all": "required",
         "slow_count": "required",
     }
@@ -76,6 +78,24 @@ async def test_typed_methods_follow_tasks_at_2026_07_28(tasky: ModuleType, url: 
         report = await client.crunch(dataset="abc")  # optional: a task, since the client declared the extension
         assert (report.dataset, report.rows) == ("abc", 30)
         assert await client.echo(text="hi") == "hi"  # no task support: answered at once
+
+
+async def test_typed_methods_answer_a_task_s_input_with_the_elicitation_handler(tasky: ModuleType, url: str) -> None:
+    asked: list[str] = []
+
+    def answer(request: ElicitationRequest) -> Accept:
+        asked.append(request.message)
+        return Accept({"ok": True})
+
+    async with tasky.AsyncClient.http(url, timeout=30, elicitation=answer) as client:
+        assert await client.confirm(item="db") == "db: accept {'ok': True}"
+    assert asked == ["Really export db?"]
+
+
+async def test_a_tool_error_inside_a_task_raises_the_tool_error(tasky: ModuleType, url: str) -> None:
+    async with tasky.AsyncClient.http(url, timeout=30) as client:
+        with pytest.raises(tasky.ToolError, match="boom"):
+            await client.explode(reason="boom")
 
 
 def test_tasks_of_the_2025_11_25_generation_keep_the_handshake() -> None:
