@@ -9,10 +9,12 @@ methods follow a task to its result.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
+import anyio
 import pytest
 import tasks_ext_server
 from helpers import imported_package
@@ -96,6 +98,23 @@ async def test_a_tool_error_inside_a_task_raises_the_tool_error(tasky: ModuleTyp
     async with tasky.AsyncClient.http(url, timeout=30) as client:
         with pytest.raises(tasky.ToolError, match="boom"):
             await client.explode(reason="boom")
+
+
+async def test_cancelling_a_typed_call_cancels_its_task(tasky: ModuleType, url: str) -> None:
+    run = f"typed-{time.monotonic_ns()}"
+    async with tasky.AsyncClient.http(url, timeout=30) as client:
+        with anyio.move_on_after(30) as scope:
+            async with anyio.create_task_group() as group:
+                group.start_soon(lambda: client.slow_count(run=run, steps=100))
+                while tasks_ext_server.WORK.get(run, {}).get("steps", 0) < 2:
+                    await anyio.sleep(0.05)
+                group.cancel_scope.cancel()
+        assert not scope.cancelled_caught
+        with anyio.fail_after(5):
+            while not tasks_ext_server.WORK[run]["stopped"]:
+                await anyio.sleep(0.05)
+        assert tasks_ext_server.WORK[run]["finished"] is False
+        assert await client.echo(text="still connected") == "still connected"
 
 
 def test_tasks_of_the_2025_11_25_generation_keep_the_handshake() -> None:

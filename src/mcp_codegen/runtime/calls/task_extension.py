@@ -72,9 +72,12 @@ _DONE: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 #: Sends one request and returns its result validated as `result_type` (a model class or a TypeAdapter).
 Send = Callable[[Any, Any], Awaitable[Any]]
 
-#: The shortest and longest wait between two polls, in seconds (a server may advertise 0, or nothing).
+#: The shortest wait between two polls, and the longest one when the server advertises no interval, in
+#: seconds (a server may advertise 0, or nothing; an advertised interval is kept however long).
 _MIN_POLL = 0.05
 _MAX_POLL = 5.0
+#: How long a cancelled call waits for its `tasks/cancel` to be answered, in seconds.
+_CANCEL_GRACE = 5.0
 
 
 class TasksExtension(ClientExtension):
@@ -326,16 +329,31 @@ async def call_tool_through_task(
     task the server made of it (`tasks/*` requests through `send_tasks`, else `send`).
 
     A task that failed or was cancelled becomes an error result (`isError`), as a tool's failure is.
+    Cancelling the call cancels the task (`tasks/cancel`).
     """
+    import anyio
+
     started = await _start(session, request, send)
     if isinstance(started, CallToolResult):
         return started
+    send_tasks = send_tasks or send
     try:
-        return await follow(session, started, send=send_tasks or send)
+        return await follow(session, started, send=send_tasks)
     except TaskFailedError as failure:
         return CallToolResult(
             content=[TextContent(type="text", text=str(failure))], is_error=True
         )
+    except anyio.get_cancelled_exc_class():
+        # The caller gave up on the call (cancelled, or a timeout around it): the task stops too, as a
+        # cancelled request's work does.
+        with anyio.move_on_after(_CANCEL_GRACE, shield=True):
+            try:
+                await cancel(session, started.task_id, send=send_tasks)
+            except (
+                Exception
+            ):  # noqa: BLE001 - best effort: the task may have ended meanwhile
+                pass
+        raise
 
 
 async def get(
@@ -389,7 +407,7 @@ async def cancel(
 def _wait(state: TaskState, previous: float | None) -> float:
     advertised = state.poll_interval
     if advertised is not None:
-        return min(max(advertised, _MIN_POLL), _MAX_POLL)
+        return max(advertised, _MIN_POLL)
     # No interval advertised: back off from the shortest wait.
     return _MIN_POLL if previous is None else min(previous * 2, _MAX_POLL)
 
