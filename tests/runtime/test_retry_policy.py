@@ -45,7 +45,15 @@ def test_waits_grow_with_jitter_cap_and_respect_the_floor() -> None:
 
 def test_what_may_be_repeated() -> None:
     policy = Retries(repeatable={"bump": True, "lookup": False})
-    for method in ("tools/list", "resources/read", "prompts/get", "ping", "completion/complete", "prompts/list"):
+    for method in (
+        "tools/list",
+        "resources/read",
+        "prompts/get",
+        "ping",
+        "completion/complete",
+        "prompts/list",
+        "tasks/get",
+    ):
         assert policy.may_repeat(method, None, None)
     assert not policy.may_repeat("tasks/cancel", None, None)
     assert not policy.may_repeat("tools/call", "write", None)

@@ -2,7 +2,8 @@
 
 - `runtime/calls/input_required.py` drives a 2026-07-28 server's `InputRequiredResult` rounds with
   `mcp.client._input_required.run_input_required_driver` (the SDK's own driver; `mcp.Client` uses it, but only
-  for the requests it sends itself, and the runtime sends through `ClientSession.send_request`).
+  for the requests it sends itself, and the runtime sends through `ClientSession.send_request`), and answers
+  the input requests of a 2026-07-28 task (`calls/task_extension.py`) with the driver's `_dispatch_all`.
 - `snapshot/connect.py` taps a transport's read stream with the protocols of `mcp.client._transport`.
 - `runtime/connection/cache.py` puts `mcp.client.caching.ClientResponseCache` (public module, not in its
   `__all__`; `mcp.Client` builds one the same way) beneath the runtime's own send path.
@@ -24,6 +25,12 @@ def test_the_input_required_driver_keeps_its_signature() -> None:
     assert list(parameters) == ["first", "dispatch", "retry", "max_rounds"]
     assert parameters["dispatch"].kind is inspect.Parameter.KEYWORD_ONLY
     assert parameters["retry"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_the_input_dispatcher_keeps_its_signature() -> None:
+    dispatch_all = _input_required._dispatch_all
+    assert inspect.iscoroutinefunction(dispatch_all)
+    assert list(inspect.signature(dispatch_all).parameters) == ["requests", "dispatch"]
 
 
 def test_the_transport_protocols_are_there() -> None:

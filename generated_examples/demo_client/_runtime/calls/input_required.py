@@ -12,15 +12,16 @@ and their calls keep the plain result type (no union to validate on the hot path
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from mcp import ClientSession
+    from mcp_types import InputRequest, InputResponses
     from pydantic import BaseModel, TypeAdapter
 
-__all__ = ["resolve_input_required", "speaks_multi_round"]
+__all__ = ["answer_input_requests", "resolve_input_required", "speaks_multi_round"]
 
 _ResultT = TypeVar("_ResultT", bound="BaseModel")
 
@@ -50,18 +51,12 @@ async def resolve_input_required(
 ) -> _ResultT:
     """Send `request`; while the server asks for input, answer it with the session's handlers and retry."""
     from mcp.client._input_required import run_input_required_driver
-    from mcp.client.session import ClientRequestContext
-    from mcp_types import InputRequest, InputRequiredResult, InputResponses
+    from mcp_types import InputRequiredResult
 
     adapter = _or_input_required(result_type)
     first = await send(request, adapter)
     if not isinstance(first, InputRequiredResult):
         return cast("_ResultT", first)
-
-    async def dispatch(key: str, asked: InputRequest) -> Any:
-        meta = asked.params.meta if asked.params is not None else None
-        context = ClientRequestContext(session=session, request_id=key, meta=meta)
-        return await session.dispatch_input_request(context, asked)
 
     async def retry(
         responses: InputResponses | None, state: str | None
@@ -72,4 +67,31 @@ async def resolve_input_required(
         answered = await send(request.model_copy(update={"params": params}), adapter)
         return cast("_ResultT | InputRequiredResult", answered)
 
-    return await run_input_required_driver(first, dispatch=dispatch, retry=retry)
+    return await run_input_required_driver(
+        first, dispatch=_dispatcher(session), retry=retry
+    )
+
+
+def _dispatcher(session: ClientSession) -> Callable[[str, Any], Awaitable[Any]]:
+    """Answers one input request (by its key) with the session's elicitation/sampling/roots handlers."""
+    from mcp.client.session import ClientRequestContext
+
+    async def dispatch(key: str, asked: Any) -> Any:
+        meta = asked.params.meta if asked.params is not None else None
+        context = ClientRequestContext(session=session, request_id=key, meta=meta)
+        return await session.dispatch_input_request(context, asked)
+
+    return dispatch
+
+
+async def answer_input_requests(
+    session: ClientSession, requests: Mapping[str, InputRequest]
+) -> InputResponses:
+    """Answer input requests (key -> elicitation, sampling or roots request) with the session's handlers,
+    concurrently, the way `resolve_input_required` answers them; a handler that declines raises `MCPError`.
+    """
+    from mcp.client._input_required import (
+        _dispatch_all,  # pyright: ignore[reportPrivateUsage]
+    )
+
+    return await _dispatch_all(dict(requests), _dispatcher(session))

@@ -10,6 +10,7 @@ from typing import (
     Any,
     Literal,
     Union,
+    cast,
 )
 
 from ..calls.retries import DEFAULT_RETRIES, Retries, retries_setting
@@ -130,8 +131,11 @@ class Connectors(ServerFeatures):
             ),
         )
 
+        handshake = cls._handshake_options()
+
         def make_client(session: Any, connection: AsyncConnection[Self]) -> Self:
             client = cls(session)
+            client._declares_tasks = "extensions" in handshake
             client._connection = connection
             client._server_requests = server_requests
             client._response_cache = response_cache
@@ -178,7 +182,7 @@ class Connectors(ServerFeatures):
                 "client_info": cls._implementation(client_info),
                 **(server_requests.sdk_options() if server_requests else {}),
                 **options,
-                **cls._handshake_options(),
+                **handshake,
             },
         )
 
@@ -187,13 +191,49 @@ class Connectors(ServerFeatures):
         """Start with `server/discover` for a server that spoke 2026-07-28 (or newer) at generation: such a
         server may accept the legacy handshake too, and then gets neither per-request `_meta` nor the
         MCP-Protocol-Version header it expects. Others get the legacy handshake first (no 10 s probe).
+
+        A package with tools the server runs as tasks of the 2026-07-28 extension declares it
+        (`TasksExtension`), and starts with `server/discover` when one of them runs only as a task
+        although the snapshot was taken over the legacy handshake (see `_extension_tasks`).
         """
-        recorded = cls._protocol_version
-        if recorded is None:
-            return {}
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-        return {"mode": "auto"} if recorded in MODERN_PROTOCOL_VERSIONS else {}
+        recorded = cls._protocol_version
+        modern = recorded is not None and recorded in MODERN_PROTOCOL_VERSIONS
+        task_tools = cls._extension_tasks(modern)
+        options: dict[str, Any] = {}
+        if task_tools:
+            from ..calls.task_extension import TasksExtension
+
+            options["extensions"] = [TasksExtension()]
+        if modern or "required" in task_tools.values():
+            options["mode"] = "auto"
+        return options
+
+    @classmethod
+    def _extension_tasks(cls, modern: bool) -> dict[str, str]:
+        """Tool name -> its listed `execution.taskSupport` ("optional" or "required"), for the tools that
+        run as tasks of the 2026-07-28 extension: all of them in a 2026-07-28 snapshot; in a legacy one,
+        only when the server declared no 2025-11-25 `tasks` capability, without which `taskSupport` means
+        the extension (FastMCP with fastmcp-tasks lists such tools over both handshakes, and refuses a
+        required one unless the request declares the extension)."""
+        found: dict[str, str] = {}
+        snapshot = None
+        for spec in cls._tools.values():
+            snapshot = spec.snapshot
+            execution = (snapshot.tool(spec.name) or {}).get("execution")
+            support: object = None
+            if isinstance(execution, dict):
+                support = cast("dict[str, Any]", execution).get("taskSupport")
+            if isinstance(support, str) and support in ("optional", "required"):
+                found[spec.name] = support
+        if not found or modern or snapshot is None:
+            return found
+        capabilities: object = snapshot.data.get("capabilities")
+        legacy_tasks = isinstance(capabilities, dict) and "tasks" in cast(
+            "dict[str, Any]", capabilities
+        )
+        return {} if legacy_tasks else found
 
     @classmethod
     def default_client_info(cls) -> tuple[str, str]:

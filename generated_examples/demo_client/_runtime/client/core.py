@@ -185,6 +185,8 @@ class ClientCore:
     _generation: int = 0
     #: Held while a lost session is opened again, so concurrent requests renew it once.
     _renewing: anyio.Lock | None = None
+    #: The session declares the 2026-07-28 tasks extension: the server may answer a tool call with a task.
+    _declares_tasks: bool = False
 
     def __init__(self, session: Client | ClientSession) -> None:
         inner: Any = session
@@ -704,11 +706,31 @@ class ClientCore:
         session = self._session
         if speaks_multi_round(session):
             send = functools.partial(self._send_once, timeout=timeout, method=method)
+            if self._declares_tasks and method == "tools/call":
+                called: _PageT = await self._call_through_task(request, timeout, send)
+                return called
             return await resolve_input_required(session, request, result_type, send)
         sent: _PageT = await self._send_once(
             request, result_type, timeout=timeout, method=method
         )
         return sent
+
+    async def _call_through_task(
+        self, request: Any, timeout: float | None, send: Any
+    ) -> Any:
+        """A tool call the server may run as a task (the session declared the 2026-07-28 tasks
+        extension): its result, following the task to its end. Each `tasks/get` is its own request,
+        with this view's options and retries."""
+        from ..calls.task_extension import call_tool_through_task
+
+        async def send_tasks(task_request: Any, result_type: Any) -> Any:
+            return await self._send_recovering(
+                task_request, result_type, timeout, task_request.method, None
+            )
+
+        return await call_tool_through_task(
+            self._session, request, send, send_tasks=send_tasks
+        )
 
     async def _send_once(
         self, request: Any, result_type: Any, *, timeout: float | None, method: str

@@ -49,6 +49,8 @@ SAFE_METHODS = frozenset(
         "resources/unsubscribe",
         "prompts/list",
         "prompts/get",
+        # Reading a task (both generations of MCP tasks). Not `tasks/cancel`: a second one may be refused.
+        "tasks/get",
         "completion/complete",
         "logging/setLevel",
     }

@@ -1,0 +1,126 @@
+"""A package generated from a dual-era server with tasks of the 2026-07-28 extension (FastMCP + fastmcp-tasks).
+
+Over the legacy handshake the snapshot records protocol 2025-11-25, and the server lists `execution.taskSupport`
+but declares no 2025-11-25 `tasks` capability: its required task tools run only as tasks of the extension. The
+generated client therefore starts with `server/discover` (2026-07-28), declares the extension, and its typed
+methods follow a task to its result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import anyio
+import pytest
+import tasks_ext_server
+from helpers import imported_package
+
+from mcp_codegen.cli import cli
+from mcp_codegen.runtime.server_requests import Accept, ElicitationRequest
+
+pytestmark = pytest.mark.anyio
+
+
+def _run(*arguments: str) -> None:
+    assert cli.main(args=[*arguments, "-q"], standalone_mode=False) in (None, 0)
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with tasks_ext_server.serve() as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def snapshot_file(url: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("tasky") / "snapshot.json"
+    _run("snapshot", "--url", url, "-o", str(target))
+    return target
+
+
+@pytest.fixture(scope="module")
+def tasky(snapshot_file: Path) -> Iterator[ModuleType]:
+    target = snapshot_file.parent / "tasky_client"
+    _run("generate", "--snapshot", str(snapshot_file), "-o", str(target))
+    with imported_package(target) as package:
+        yield package
+
+
+def test_the_snapshot_of_a_dual_era_server(snapshot_file: Path) -> None:
+    """What the generated client decides from: the legacy handshake's version, no 2025-11-25 `tasks`
+    capability, and the tools' task support."""
+    data = json.loads(snapshot_file.read_text())
+    assert data["protocolVersion"] == "2025-11-25"
+    assert "tasks" not in data["capabilities"]
+    support = {tool["name"]: tool.get("execution", {}).get("taskSupport") for tool in data["tools"]}
+    assert support == {
+        "confirm": "required",
+        "crunch": "optional",
+        "echo": None,
+        "explode": "required",
+        "export_all": "required",
+        "slow_count": "required",
+    }
+
+
+def test_the_client_starts_with_discover_and_declares_the_extension(tasky: ModuleType) -> None:
+    options = tasky.AsyncClient._handshake_options()
+    assert options["mode"] == "auto"
+    assert [extension.identifier for extension in options["extensions"]] == ["io.modelcontextprotocol/tasks"]
+
+
+async def test_typed_methods_follow_tasks_at_2026_07_28(tasky: ModuleType, url: str) -> None:
+    async with tasky.AsyncClient.http(url, timeout=30) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert await client.export_all(fmt="json") == "exported as json"  # required: only as a task
+        report = await client.crunch(dataset="abc")  # optional: a task, since the client declared the extension
+        assert (report.dataset, report.rows) == ("abc", 30)
+        assert await client.echo(text="hi") == "hi"  # no task support: answered at once
+
+
+async def test_typed_methods_answer_a_task_s_input_with_the_elicitation_handler(tasky: ModuleType, url: str) -> None:
+    asked: list[str] = []
+
+    def answer(request: ElicitationRequest) -> Accept:
+        asked.append(request.message)
+        return Accept({"ok": True})
+
+    async with tasky.AsyncClient.http(url, timeout=30, elicitation=answer) as client:
+        assert await client.confirm(item="db") == "db: accept {'ok': True}"
+    assert asked == ["Really export db?"]
+
+
+async def test_a_tool_error_inside_a_task_raises_the_tool_error(tasky: ModuleType, url: str) -> None:
+    async with tasky.AsyncClient.http(url, timeout=30) as client:
+        with pytest.raises(tasky.ToolError, match="boom"):
+            await client.explode(reason="boom")
+
+
+async def test_cancelling_a_typed_call_cancels_its_task(tasky: ModuleType, url: str) -> None:
+    run = f"typed-{time.monotonic_ns()}"
+    async with tasky.AsyncClient.http(url, timeout=30) as client:
+        with anyio.move_on_after(30) as scope:
+            async with anyio.create_task_group() as group:
+                group.start_soon(lambda: client.slow_count(run=run, steps=100))
+                while tasks_ext_server.WORK.get(run, {}).get("steps", 0) < 2:
+                    await anyio.sleep(0.05)
+                group.cancel_scope.cancel()
+        assert not scope.cancelled_caught
+        with anyio.fail_after(5):
+            while not tasks_ext_server.WORK[run]["stopped"]:
+                await anyio.sleep(0.05)
+        assert tasks_ext_server.WORK[run]["finished"] is False
+        assert await client.echo(text="still connected") == "still connected"
+
+
+def test_tasks_of_the_2025_11_25_generation_keep_the_handshake() -> None:
+    """server-everything lists a required task tool with the 2025-11-25 `tasks` capability: its tasks are the
+    older generation, so its package neither probes `server/discover` nor declares the extension."""
+    examples = Path(__file__).resolve().parents[2] / "generated_examples" / "everything_client"
+    with imported_package(examples) as everything:
+        assert everything.AsyncClient._protocol_version == "2025-11-25"
+        assert everything.AsyncClient._handshake_options() == {}
