@@ -15,6 +15,7 @@ from typing import (
     ClassVar,
     NoReturn,
     TypeVar,
+    cast,
 )
 
 from ..calls.drift import list_session_tools
@@ -37,6 +38,7 @@ from ..calls.options import (
     send_with_options,
 )
 from ..calls.retries import DEFAULT_RETRIES, Fault, Retries, fault_of
+from ..calls.tasks import TASK_ANSWER, UnvalidatedSession
 from ..calls.telemetry import Telemetry, record_retry, traced
 from ..calls.telemetry import active as telemetry_active
 from ..connection.attempt import mcp_error_code
@@ -457,7 +459,8 @@ class ClientCore:
 
     async def _fault(self, error: Exception, sent: float, method: str) -> Fault | None:
         """The transit fault behind a failed request sent at `sent` (see `calls.retries`), or None for any
-        other failure; raises the connection's better error for it (an HTTP status, an auth error) instead."""
+        other failure; raises the connection's better error for it (an HTTP status, an auth error) instead.
+        """
         found = fault_of(unwrap_exception_group(error))
         if found is not None:
             return found
@@ -712,16 +715,19 @@ class ClientCore:
     ) -> Any:
         """One request on the wire: the SDK's own timeout, or this view's `with_options()`."""
         options = self._call_options
+        session = self._session
+        if result_type is TASK_ANSWER:  # a task-augmented tools/call (see calls.tasks)
+            session = cast("ClientSession", UnvalidatedSession(session))
         if options is not None:
             return await send_with_options(
-                self._session,
+                session,
                 request,
                 result_type,
                 options,
                 timeout,
                 what=f"{method} request",
             )
-        return await self._session.send_request(
+        return await session.send_request(
             request, result_type, request_read_timeout_seconds=timeout
         )
 
