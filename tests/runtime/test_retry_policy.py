@@ -47,7 +47,9 @@ def test_what_may_be_repeated() -> None:
     policy = Retries(repeatable={"bump": True, "lookup": False})
     for method in ("tools/list", "resources/read", "prompts/get", "ping", "completion/complete", "prompts/list"):
         assert policy.may_repeat(method, None, None)
-    assert not policy.may_repeat("tasks/cancel", None, None)
+    for method in ("tasks/get", "tasks/result", "tasks/list", "tasks/cancel"):  # cancelling twice is cancelling once
+        assert policy.may_repeat(method, None, None)
+    assert not policy.may_repeat("tasks/update", None, None)
     assert not policy.may_repeat("tools/call", "write", None)
     assert not policy.may_repeat("tools/call", "write", {"destructiveHint": False, "readOnlyHint": False})
     assert policy.may_repeat("tools/call", "read", {"readOnlyHint": True})

@@ -375,9 +375,11 @@ class ToolSpec(Generic[ArgsT, ResultT]):
                 if isinstance(execution, dict)
                 else None
             )
-            support = "forbidden"
-            if listed == "required" or listed == "optional":
-                support = listed
+            support = (
+                "required"
+                if listed == "required"
+                else "optional" if listed == "optional" else "forbidden"
+            )
             self._task_support = support
         return support
 

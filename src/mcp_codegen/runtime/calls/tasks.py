@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast
 
-from .errors import McpClientError, ServerRequestError
+from .errors import ServerRequestError, TaskCancelledError, TaskNotFoundError
 
 if TYPE_CHECKING:
     import mcp_types
@@ -56,37 +56,6 @@ _ResultT = TypeVar("_ResultT", bound="BaseModel")
 
 #: `send(request, result_type, timeout, method, tool)`: how the client sends a request (retries, options).
 SendFunction = Callable[[Any, Any, "float | None", str, "str | None"], Awaitable[Any]]
-
-
-class TaskCancelledError(McpClientError):
-    """The task was cancelled (by this client, another one, or the server) before it produced a result."""
-
-    task_id: str
-    tool: str | None
-
-    def __init__(self, message: str, *, task_id: str, tool: str | None = None) -> None:
-        super().__init__(message)
-        self.task_id = task_id
-        self.tool = tool
-
-
-class TaskNotFoundError(ServerRequestError):
-    """The server does not know the task id: it never existed, or its `ttl` passed and it was removed."""
-
-    task_id: str
-
-    def __init__(
-        self,
-        code: int,
-        message: str,
-        data: object = None,
-        *,
-        method: str | None = None,
-        task_id: str,
-    ) -> None:
-        super().__init__(code, message, data, method=method)
-        self.args = (f"no task {task_id!r} on the server ({message})",)
-        self.task_id = task_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,14 @@ from __future__ import annotations
 import inspect
 import logging
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Mapping,
+)
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from ..calls.errors import (
@@ -268,7 +275,7 @@ class Task(Generic[R]):
             return TaskState(task_id="", status="completed")
         return await self._protocol().cancel(self.id)
 
-    async def updates(self) -> AsyncIterator[TaskState]:
+    async def updates(self) -> AsyncGenerator[TaskState, None]:
         """The task's states as they change (`tasks/get` at the server's interval): its state now first,
         then each change of status or message, ending after it ends."""
         state = await self.status()
@@ -346,9 +353,9 @@ class AsyncTasks:
         `result()` is typed as `tool`'s method returns it (wire or Python name), else a `ToolResult`.
         """
         client = self._client
-        spec = (
-            client._tool_spec(tool) if tool is not None else None
-        )  # pyright: ignore[reportPrivateUsage]
+        if tool is None:
+            return Task(client, task_id, None)
+        spec = client._tool_spec(tool)  # pyright: ignore[reportPrivateUsage]
         return Task(client, task_id, spec)
 
     async def list(self, *, timeout: float | None = None) -> list[TaskState]:
