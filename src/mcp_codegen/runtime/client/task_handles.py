@@ -83,7 +83,7 @@ async def follow_task(
     if state.status == "cancelled":
         raise _cancelled(state, tool)
     task_id = state.task_id
-    failure: ServerRequestError | None = None
+    failure: Exception | None = None
     result: mcp_types.CallToolResult | None = None
     async with anyio.create_task_group() as group:
         if on_status is not None and not state.terminal:
@@ -91,14 +91,18 @@ async def follow_task(
         try:
             # No timeout of its own: the caller's deadline (a cancel scope) bounds the whole wait.
             result = await protocol.result(task_id, timeout=math.inf)
-        except TaskNotFoundError:
-            raise
-        except ServerRequestError as error:
+        except (
+            Exception
+        ) as error:  # noqa: BLE001 - raised below, outside the task group
             failure = error
         group.cancel_scope.cancel()
     if result is not None:
         return result
     assert failure is not None
+    if not isinstance(failure, ServerRequestError) or isinstance(
+        failure, TaskNotFoundError
+    ):
+        raise failure
     latest = await protocol.get(task_id)
     if latest.status == "cancelled":
         raise _cancelled(latest, tool) from None
@@ -108,9 +112,13 @@ async def follow_task(
 async def _watch(
     protocol: TaskProtocol, state: TaskState, on_status: StatusCallback
 ) -> None:
-    """Poll `tasks/get` at the server's interval and report changes, until the task ends."""
-    async for current in _changes(protocol, state):
-        await on_status(current)
+    """Poll `tasks/get` at the server's interval and report changes, until the task ends (or is
+    gone: then `tasks/result` says so)."""
+    try:
+        async for current in _changes(protocol, state):
+            await on_status(current)
+    except TaskNotFoundError:
+        return
 
 
 async def _changes(
