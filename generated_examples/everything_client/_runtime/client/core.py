@@ -15,6 +15,7 @@ from typing import (
     ClassVar,
     NoReturn,
     TypeVar,
+    cast,
 )
 
 from ..calls.drift import list_session_tools
@@ -37,6 +38,7 @@ from ..calls.options import (
     send_with_options,
 )
 from ..calls.retries import DEFAULT_RETRIES, Fault, Retries, fault_of
+from ..calls.tasks import TASK_ANSWER, UnvalidatedSession
 from ..calls.telemetry import Telemetry, record_retry, traced
 from ..calls.telemetry import active as telemetry_active
 from ..connection.attempt import mcp_error_code
@@ -431,12 +433,18 @@ class ClientCore:
         started = time.monotonic()
         generation = self._generation
         try:
-            return await self._send_retrying(request, result_type, timeout, method)
+            return await self._send_answered(request, result_type, timeout, method)
         except Exception as error:
-            fault = await self._fault(error, started)
-            if fault is None:
-                raise
             failure: Exception = error
+        try:
+            return await self._resend_listed(
+                failure, request, result_type, timeout, method
+            )
+        except Exception as error:
+            failure = error
+        fault = await self._fault(failure, started, method)
+        if fault is None:
+            raise failure
         return await self._retry(
             request,
             result_type,
@@ -449,9 +457,10 @@ class ClientCore:
             generation,
         )
 
-    async def _fault(self, error: Exception, sent: float) -> Fault | None:
+    async def _fault(self, error: Exception, sent: float, method: str) -> Fault | None:
         """The transit fault behind a failed request sent at `sent` (see `calls.retries`), or None for any
-        other failure."""
+        other failure; raises the connection's better error for it (an HTTP status, an auth error) instead.
+        """
         found = fault_of(unwrap_exception_group(error))
         if found is not None:
             return found
@@ -465,7 +474,10 @@ class ClientCore:
             if connection.ended_before(sent):
                 return Fault("not_processed", "the server had exited", new_session=True)
             return Fault("maybe_processed", "connection lost", new_session=True)
-        if _session_gone(connection.explain(error, None)):
+        explained = connection.explain(error, method)
+        if explained is not None and not _session_gone(explained):
+            raise explained from None  # the failure as the caller sees it (an HTTP status, an auth error)
+        if explained is not None:
             return Fault(
                 "not_processed",
                 "the server no longer knows the session",
@@ -538,7 +550,7 @@ class ClientCore:
                     request, result_type, attempt_timeout, method
                 )
             except Exception as failure:
-                next_fault = await self._fault(failure, sent)
+                next_fault = await self._fault(failure, sent, method)
                 if next_fault is None:
                     raise
                 error, fault = failure, next_fault
@@ -637,12 +649,25 @@ class ClientCore:
         try:
             return await self._send_answered(request, result_type, timeout, method)
         except Exception as error:
-            if method == "tools/call" and _param_headers_unknown(error, self._session):
-                # The spec's recovery: the tool was not listed on this session (or changed since), so
-                # its `Mcp-Param-*` headers could not be sent; list the tools and send it once more.
-                await list_session_tools(self._session)
-                return await self._send_answered(request, result_type, timeout, method)
-            raise
+            return await self._resend_listed(
+                error, request, result_type, timeout, method
+            )
+
+    async def _resend_listed(
+        self,
+        error: Exception,
+        request: Any,
+        result_type: type[_PageT],
+        timeout: float | None,
+        method: str,
+    ) -> _PageT:
+        """Raise `error`, unless it is a 2026-07-28 server's refusal of a tool call for missing `Mcp-Param-*`
+        headers: the spec's recovery is to list the tools (the tool was not listed on this session, or changed
+        since) and send it once more."""
+        if method == "tools/call" and _param_headers_unknown(error, self._session):
+            await list_session_tools(self._session)
+            return await self._send_answered(request, result_type, timeout, method)
+        raise error
 
     async def _send_answered(
         self,
@@ -690,16 +715,19 @@ class ClientCore:
     ) -> Any:
         """One request on the wire: the SDK's own timeout, or this view's `with_options()`."""
         options = self._call_options
+        session = self._session
+        if result_type is TASK_ANSWER:  # a task-augmented tools/call (see calls.tasks)
+            session = cast("ClientSession", UnvalidatedSession(session))
         if options is not None:
             return await send_with_options(
-                self._session,
+                session,
                 request,
                 result_type,
                 options,
                 timeout,
                 what=f"{method} request",
             )
-        return await self._session.send_request(
+        return await session.send_request(
             request, result_type, request_read_timeout_seconds=timeout
         )
 

@@ -30,7 +30,13 @@ from mcp.shared._compat import resync_tracer
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared._httpx_utils import sse_within_origin
 from mcp.shared.message import SessionMessage
-from mcp_types import CONNECTION_CLOSED, ErrorData, JSONRPCError, JSONRPCRequest
+from mcp_types import (
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCRequest,
+)
 
 from ..calls.retries import FAULT_CODE, Fault, fault_error_data, retry_after_seconds
 
@@ -184,13 +190,27 @@ class ResilientTransport(StreamableHTTPTransport):
             await super()._handle_post_request(
                 dataclasses.replace(ctx, read_stream_writer=writer)
             )
-        except Exception as error:
+        except httpx2.TransportError as error:
             fault = _transit_fault(error)
             _log.debug(
                 "POST failed in transit (%s): %s", fault.cause, type(error).__name__
             )
             await self._resolve(
                 ctx.read_stream_writer, _fault_message(request_id, fault)
+            )
+        except (
+            Exception
+        ) as error:  # noqa: BLE001 - e.g. an auth flow's own error: it fails this request only
+            # The connection's `explain` turns what the auth flow raised into the error the caller sees.
+            failed = ErrorData(
+                code=INTERNAL_ERROR,
+                message=f"the request failed: {type(error).__name__}",
+            )
+            await self._resolve(
+                ctx.read_stream_writer,
+                SessionMessage(
+                    JSONRPCError(jsonrpc="2.0", id=request_id, error=failed)
+                ),
             )
         finally:
             _post_answer.reset(token)
