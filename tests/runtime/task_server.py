@@ -10,7 +10,8 @@ Tools (`crunch` requires a task, `quick` allows one, `plain` forbids them):
 - `crunch(n, mode)`: three steps of 0.15 s ("step k of 3"), then the result `{"total": 2n}`.
   `mode="fail"` fails after the first step (`isError` result), `"server-cancel"` is cancelled by the server
   after it, `"ask"` asks the client for a label (`input_required`, the question goes out through the
-  waiting `tasks/result`, as the spec says) and puts it in `note`, `"slow"` works for a minute.
+  waiting `tasks/result`, as the spec says) and puts it in `note`, `"slow"` works for a minute, `"long"`
+  takes seven times as long as `"complete"`.
 - `quick(x)`: `{"total": x}` at once, as a task when asked.
 """
 
@@ -58,8 +59,9 @@ class Job:
         """(status, message) at `now`."""
         if self.cancelled_at is not None:
             return "cancelled", "cancelled by the client"
-        elapsed = now - self.created
         mode = self.arguments.get("mode", "complete")
+        # "long": steps seven times as long (about 3 s in all), for timeouts longer than one request's.
+        elapsed = (now - self.created) / (7 if mode == "long" else 1)
         if self.tool == "quick":
             return "completed", "done"
         if mode == "slow":
@@ -151,7 +153,7 @@ def build_server(store: TaskStore | None = None) -> Server[Any]:
                 "type": "object",
                 "properties": {
                     "n": {"type": "integer"},
-                    "mode": {"type": "string", "enum": ["complete", "fail", "server-cancel", "ask", "slow"]},
+                    "mode": {"type": "string", "enum": ["complete", "fail", "server-cancel", "ask", "slow", "long"]},
                 },
                 "required": ["n"],
             },

@@ -54,7 +54,7 @@ def url() -> Iterator[str]:
 
 
 def _connect(pkg: ModuleType, url: str, **options: Any) -> Any:
-    return pkg.AsyncClient.http(url, transport="http", timeout=20, **options)
+    return pkg.AsyncClient.http(url, transport="http", **{"timeout": 20, **options})
 
 
 async def test_a_required_task_tool_returns_what_a_plain_call_would(pkg: ModuleType, url: str) -> None:
@@ -150,6 +150,14 @@ async def test_a_timeout_covers_the_whole_wait_and_cancels_the_task(pkg: ModuleT
         assert (await client.crunch(n=1)).total == 2  # the session stays usable
 
 
+async def test_the_connectors_timeout_bounds_each_request_not_the_task(pkg: ModuleType, url: str) -> None:
+    """`timeout=1.5` at connect is each request's limit; a task of about 3 s still completes."""
+    async with _connect(pkg, url, timeout=1.5) as client:
+        assert (await client.crunch(n=4, mode="long")).total == 8
+        with pytest.raises(pkg.RequestTimeoutError, match="after 1 s"):
+            await client.with_options(timeout=1).crunch(n=4, mode="long")
+
+
 async def test_cancelling_the_caller_cancels_the_task(pkg: ModuleType, url: str) -> None:
     async with _connect(pkg, url) as client:
         before = {state.task_id for state in await client.tasks.list()}
@@ -241,3 +249,50 @@ async def test_listing_needs_the_servers_capability(pkg: ModuleType) -> None:
         client = pkg.AsyncClient.from_session(session)
         with pytest.raises(pkg.UnsupportedByServerError, match="does not list tasks"):
             await client.tasks.list()
+
+
+def test_task_state_from_the_wire_and_the_poll_delay(tmp_path: Path) -> None:
+    import json
+
+    import mcp_types
+
+    from mcp_codegen.runtime import SnapshotData, TaskState, ToolSpec
+    from mcp_codegen.runtime.calls.tasks import MAX_POLL, MIN_POLL, poll_delay
+
+    wire = mcp_types.Task(
+        task_id="t1",
+        status="input_required",
+        status_message="waiting",
+        created_at="2026-11-27T10:00:00Z",
+        last_updated_at="2026-11-27T10:00:01Z",
+        ttl=60000,
+        poll_interval=1500,
+    )
+    state = TaskState.from_task(wire)
+    assert state == TaskState("t1", "input_required", "waiting", 1.5, 60.0, "2026-11-27T10:00:00Z", "2026-11-27T10:00:01Z")
+    assert not state.terminal and TaskState("t1", "failed").terminal
+    assert poll_delay(state) == 1.5
+    assert poll_delay(TaskState("t", "working")) == 1.0  # no suggestion
+    assert poll_delay(TaskState("t", "working", poll_interval=0.0001)) == MIN_POLL
+    assert poll_delay(TaskState("t", "working", poll_interval=600)) == MAX_POLL
+
+    tools = [
+        {"name": "a", "inputSchema": {"type": "object"}},
+        {"name": "b", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
+        {"name": "c", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "sometimes"}},
+    ]
+    (tmp_path / "snapshot.json").write_text(json.dumps({"tools": tools}))
+    snapshot = SnapshotData(tmp_path)
+
+    def spec(name: str) -> ToolSpec[Any, Any]:
+        return ToolSpec(
+            name=name,
+            python_name=name,
+            models_module="m",
+            arguments_class="A",
+            result_class=None,
+            unwrap_result=False,
+            snapshot=snapshot,
+        )
+
+    assert [spec(name).task_support for name in "abc"] == ["forbidden", "optional", "forbidden"]
