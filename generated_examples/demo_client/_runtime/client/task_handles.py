@@ -19,6 +19,7 @@ from collections.abc import (
     Collection,
     Mapping,
 )
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from ..calls.errors import (
@@ -112,13 +113,14 @@ async def follow_task(
 async def _watch(
     protocol: TaskProtocol, state: TaskState, on_status: StatusCallback
 ) -> None:
-    """Poll `tasks/get` at the server's interval and report changes, until the task ends (or is
-    gone: then `tasks/result` says so)."""
+    """Poll `tasks/get` at the server's interval and report changes, until the task ends. Best effort:
+    a failed `tasks/get` ends the watch (the result still comes, or `tasks/result` says what failed).
+    """
     try:
         async for current in _changes(protocol, state):
             await on_status(current)
-    except TaskNotFoundError:
-        return
+    except Exception:  # noqa: BLE001 - see above
+        _log.debug("stopped following the status of a task", exc_info=True)
 
 
 async def _changes(
@@ -130,15 +132,7 @@ async def _changes(
     last = state
     while not last.terminal:
         await anyio.sleep(poll_delay(last))
-        try:
-            current = await protocol.get(last.task_id)
-        except TaskNotFoundError:
-            raise
-        except (
-            Exception
-        ):  # noqa: BLE001 - watching is best effort; the result still comes
-            _log.debug("tasks/get failed while following a task", exc_info=True)
-            continue
+        current = await protocol.get(last.task_id)
         if (current.status, current.message) != (last.status, last.message):
             yield current
         last = current
@@ -307,11 +301,13 @@ class Task(Generic[R]):
         import anyio
 
         with anyio.move_on_after(math.inf if timeout is None else timeout):
-            async for state in self.updates():
-                if state.status in wanted or state.terminal:
-                    return state
+            async with aclosing(self.updates()) as states:
+                async for state in states:
+                    if state.status in wanted or state.terminal:
+                        return state
+        within = f" within {timeout:g} s" if timeout is not None else ""
         raise RequestTimeoutError(
-            f"task {self.id!r} did not reach {', '.join(wanted) or 'an end'} within {timeout:g} s"
+            f"task {self.id!r} did not reach {', '.join(wanted) or 'an end'}{within}"
         )
 
     def __repr__(self) -> str:

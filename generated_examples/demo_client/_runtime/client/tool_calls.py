@@ -137,7 +137,7 @@ class ToolCalls(ClientCore):
         from .task_handles import status_relay, wait_with_deadline
 
         protocol = self._task_protocol()
-        limit = self._applied_timeout(timeout)
+        limit = self._call_limit(timeout)
         options = self._call_options
         on_status = status_relay(options.on_progress if options is not None else None)
         deadline = math.inf if limit is None else anyio.current_time() + limit
@@ -159,6 +159,18 @@ class ToolCalls(ClientCore):
             cancel_on_exit=True,
             deadline=deadline,
         )
+
+    def _call_limit(self, timeout: float | None) -> float | None:
+        """The limit of a whole task-run call: its `timeout=`, else this view's `timeout`/`max_timeout`;
+        None without either (the connector's `timeout=` bounds each request, not a task's wait).
+        """
+        if timeout is not None:
+            return timeout
+        options = self._call_options
+        if options is None:
+            return None
+        limits = [t for t in (options.timeout, options.max_timeout) if t is not None]
+        return min(limits) if limits else None
 
     def _task_protocol(self) -> TaskProtocol:
         """The task requests of this connection (2025-11-25 tasks), sent through `_request`."""
