@@ -11,11 +11,13 @@ elicitation, arrive while it waits and reach the client's handlers like any serv
 `TaskProtocol` is the shape every generation of tasks implements (the 2026-07-28 extension
 `io.modelcontextprotocol/tasks` has the same five operations); `SessionTasks` is the 2025-11-25 one.
 Requests go through a send function given by the client, so its retries and options apply.
+
+Status changes are learnt by polling `tasks/get`: the SDK leaves `notifications/tasks/status` out of the
+notifications a session parses, so a server's optional status notifications are not relied on.
 """
 
 from __future__ import annotations
 
-import logging
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -51,7 +53,6 @@ DEFAULT_POLL = 1.0
 MIN_POLL = 0.05
 MAX_POLL = 5.0
 
-_log = logging.getLogger(__name__)
 _ResultT = TypeVar("_ResultT", bound="BaseModel")
 
 #: `send(request, result_type, timeout, method, tool)`: how the client sends a request (retries, options).
