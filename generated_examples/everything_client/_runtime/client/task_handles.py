@@ -338,16 +338,24 @@ class AsyncTasks:
         `timeout` bounds the `tools/call` that creates it. A server that runs the call at once without
         making a task gives a handle whose `result()` is that call's (its `id` is "").
         """
+        spec = self._client._tool_spec(tool)  # pyright: ignore[reportPrivateUsage]
+        return await self._start(spec, arguments or {}, ttl=ttl, timeout=timeout)
+
+    async def _start(
+        self,
+        spec: ToolSpec[Any, R],
+        arguments: Mapping[str, object],
+        *,
+        ttl: float | None = None,
+        timeout: float | None = None,
+    ) -> Task[R]:
+        """`start` for a spec, typed: what a generated `client.tasks.<tool>(...)` method would call."""
         client = self._client
-        spec = client._tool_spec(tool)  # pyright: ignore[reportPrivateUsage]
         payload = client._wire_arguments(  # pyright: ignore[reportPrivateUsage]
-            spec, arguments or {}, None
+            spec, arguments, None
         )
-        started = (
-            await client._task_protocol().start(  # pyright: ignore[reportPrivateUsage]
-                spec.name, payload, ttl=ttl, timeout=timeout
-            )
-        )
+        protocol = client._task_protocol()  # pyright: ignore[reportPrivateUsage]
+        started = await protocol.start(spec.name, payload, ttl=ttl, timeout=timeout)
         if isinstance(started, TaskState):
             return Task(client, started.task_id, spec)
         return Task(client, "", spec, immediate=started)
