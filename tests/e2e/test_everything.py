@@ -32,8 +32,8 @@ SERVER_ENV = {"MCP_CODEGEN_E2E": "1"}
 TINY_TEXT_FILE = "data:text/plain;base64," + base64.b64encode(b"Hello from mcp-codegen e2e\n").decode()
 
 #: wire tool name -> (typed keyword arguments, the same arguments as wire JSON for the raw client).
-#: Long-running tools are kept short; simulate-research-query needs task augmentation, which neither
-#: client requests, so the server answers isError for both.
+#: Long-running tools are kept short; simulate-research-query needs task augmentation: the typed method
+#: runs it as a task, the raw SDK call does not ask for one and the server answers isError.
 TOOL_CALLS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "echo": ({"message": "hello, everything"}, {"message": "hello, everything"}),
     "get-annotated-message": (
@@ -255,6 +255,12 @@ async def test_every_tool_matches_the_raw_sdk_result(
             expected = await raw.call_tool(wire_name, wire_arguments)
             assert outcome.text.startswith("Stopped")
 
+    if spec.task_support == "required":
+        # The raw SDK call asks for no task, so the server refuses it; the typed method runs the task.
+        assert expected.is_error and "task" in expected.content[0].text
+        assert isinstance(outcome, everything.ToolResult) and not outcome.is_error
+        assert outcome.text.startswith("# Research Report: python")
+        return
     if isinstance(outcome, BaseModel):
         # A tool with an output schema: the typed result is the validated structured content.
         assert spec.result_model is type(outcome)
@@ -311,9 +317,10 @@ async def test_tool_outcomes_in_detail(everything: ModuleType, everything_comman
 
         with pytest.raises(everything.ArgumentsValidationError):
             await client.get_structured_content(location="Atlantis")
-        with pytest.raises(everything.ToolError) as raised:
-            await client.simulate_research_query(topic="python")
-        assert "task" in str(raised.value)
+        # A tool that requires a task: the typed method runs one; a raw call (no task asked) is refused.
+        assert (await client.simulate_research_query(topic="python")).text.startswith("# Research Report")
+        refused = await client.call_raw("simulate-research-query", {"topic": "python"})
+        assert refused.is_error and "task" in refused.text
 
 
 async def test_request_timeout_keeps_the_session_usable(everything: ModuleType, everything_command: list[str]) -> None:

@@ -55,7 +55,9 @@ def test_what_may_be_repeated() -> None:
         "tasks/get",
     ):
         assert policy.may_repeat(method, None, None)
-    assert not policy.may_repeat("tasks/cancel", None, None)
+    for method in ("tasks/get", "tasks/result", "tasks/list", "tasks/cancel"):  # cancelling twice is cancelling once
+        assert policy.may_repeat(method, None, None)
+    assert not policy.may_repeat("tasks/update", None, None)
     assert not policy.may_repeat("tools/call", "write", None)
     assert not policy.may_repeat("tools/call", "write", {"destructiveHint": False, "readOnlyHint": False})
     assert policy.may_repeat("tools/call", "read", {"readOnlyHint": True})

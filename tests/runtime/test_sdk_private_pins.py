@@ -7,6 +7,9 @@
 - `snapshot/connect.py` taps a transport's read stream with the protocols of `mcp.client._transport`.
 - `runtime/connection/cache.py` puts `mcp.client.caching.ClientResponseCache` (public module, not in its
   `__all__`; `mcp.Client` builds one the same way) beneath the runtime's own send path.
+- `runtime/calls/tasks.py` (`UnvalidatedSession`) sends a task-augmented `tools/call` like
+  `ClientSession.send_request` without its check of the answer against `CallToolResult` (a 2025-11-25 server
+  answers `CreateTaskResult`): it uses the session's `_stamp` and `_dispatcher.send_raw_request`.
 (The OAuth providers' private hooks are pinned in test_runtime_auth_sdk_pins.py.)
 """
 
@@ -16,6 +19,7 @@ import inspect
 import typing
 
 from mcp.client import _input_required, _transport, caching
+from mcp.client.session import ClientSession
 
 
 def test_the_input_required_driver_keeps_its_signature() -> None:
@@ -55,3 +59,15 @@ def test_the_response_cache_coordinator_keeps_its_shape() -> None:
         "gen_at_capture",
         "mode",
     ]
+
+
+def test_the_session_stamp_and_dispatcher_a_task_call_uses() -> None:
+    import mcp_types
+    from mcp.shared.dispatcher import Dispatcher
+
+    source = inspect.getsource(ClientSession.send_request)
+    assert "self._stamp(data, opts)" in source
+    assert "self._dispatcher.send_raw_request(method, data.get(\"params\"), opts)" in source
+    assert list(inspect.signature(Dispatcher.send_raw_request).parameters) == ["self", "method", "params", "opts"]
+    # A task-augmented call's answer is what the SDK refuses for tools/call (why the runtime sends it raw).
+    assert mcp_types.CreateTaskResult.model_fields.keys() >= {"task"}

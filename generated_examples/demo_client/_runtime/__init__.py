@@ -25,6 +25,8 @@ from .calls.errors import (
     ServerRequestError,
     SnapshotError,
     SubscriptionLostError,
+    TaskCancelledError,
+    TaskNotFoundError,
     ToolError,
     UnknownToolError,
     UnsupportedByServerError,
@@ -34,8 +36,14 @@ from .calls.results import PromptResult, ResourceResult, ToolResult
 from .calls.retries import Retries
 from .calls.sentinel import NOT_SENT, NotSent
 from .calls.specs import PromptSpec, ResourceSpec, SnapshotData, TemplateSpec, ToolSpec
+from .calls.tasks import TaskState
 from .client.base import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
-from .client.blocking import SyncConnection, SyncPromptsBase, SyncResourcesBase
+from .client.blocking import (
+    SyncConnection,
+    SyncPromptsBase,
+    SyncResourcesBase,
+    SyncTask,
+)
 from .client.sync_client import SyncClientBase
 from .connection.session import AsyncConnection
 from .server_requests import (
@@ -94,6 +102,9 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
     "ServerRequestError",
     "SnapshotError",
     "SubscriptionLostError",
+    "TaskCancelledError",
+    "TaskNotFoundError",
+    "TaskState",
     "ToolError",
     "ToolResult",
     "ToolSpec",
@@ -109,6 +120,7 @@ if TYPE_CHECKING:
     from .agents.names import agent_tool_names
     from .auth import TokenStore, client_credentials, oauth, stored, workload
     from .calls.tracing import ToolCall, TraceRecorder
+    from .client.task_handles import Task
 
 #: What every generated package also re-exports, imported on first use: name -> runtime module.
 PACKAGE_LAZY_EXPORTS: dict[str, str] = {
@@ -129,6 +141,7 @@ _LAZY = {
     "agent_tool_names": "agents.names",
     "ToolCall": "calls.tracing",
     "TraceRecorder": "calls.tracing",
+    "Task": "client.task_handles",
 }
 
 
@@ -196,6 +209,11 @@ __all__ = [
     "SyncConnection",
     "SyncPromptsBase",
     "SyncResourcesBase",
+    "SyncTask",
+    "Task",
+    "TaskCancelledError",
+    "TaskNotFoundError",
+    "TaskState",
     "TemplateSpec",
     "ToolCall",
     "ToolError",

@@ -33,6 +33,8 @@ __all__ = [
     "ServerRequestError",
     "SnapshotError",
     "SubscriptionLostError",
+    "TaskCancelledError",
+    "TaskNotFoundError",
     "ToolError",
     "UnknownToolError",
     "UnsupportedByServerError",
@@ -216,6 +218,37 @@ class PromptError(ServerRequestError):
     ) -> None:
         super().__init__(code, message, data, method="prompts/get")
         self.prompt = prompt
+
+
+class TaskCancelledError(McpClientError):
+    """The task was cancelled (by this client, another one, or the server) before it produced a result."""
+
+    task_id: str
+    tool: str | None
+
+    def __init__(self, message: str, *, task_id: str, tool: str | None = None) -> None:
+        super().__init__(message)
+        self.task_id = task_id
+        self.tool = tool
+
+
+class TaskNotFoundError(ServerRequestError):
+    """The server does not know the task id: it never existed, or its `ttl` passed and it was removed."""
+
+    task_id: str
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: object = None,
+        *,
+        method: str | None = None,
+        task_id: str,
+    ) -> None:
+        super().__init__(code, message, data, method=method)
+        self.args = (f"no task {task_id!r} on the server ({message})",)
+        self.task_id = task_id
 
 
 class ToolError(McpClientError):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 from pydantic import BaseModel, ValidationError
 
 from .errors import SnapshotError
+from .tasks import TaskSupport
 
 if TYPE_CHECKING:
     from mcp_types import Icon
@@ -197,6 +198,7 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         "_result_field",
         "_result_check",
         "_result_model",
+        "_task_support",
         "arguments_class",
         "models_module",
         "name",
@@ -242,6 +244,7 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         self._arguments_check: SchemaCheck | None = None
         self._result_check: SchemaCheck | None = None
         self._wire_names: dict[str, str] | None = None
+        self._task_support: TaskSupport | None = None
 
     def _resolve(self) -> None:
         # Racing threads compute the same values; the flag is set last so readers never see half a result.
@@ -374,6 +377,27 @@ class ToolSpec(Generic[ArgsT, ResultT]):
     def annotations(self) -> dict[str, Any] | None:
         """The tool's annotations as listed (wire keys such as `readOnlyHint`), or None."""
         return _optional_dict(self._listing(), "annotations")
+
+    @property
+    def task_support(self) -> TaskSupport:
+        """Whether the tool runs as an MCP task (`execution.taskSupport` as listed): `"required"` (typed
+        calls run it as a task), `"optional"` (typed calls run it plainly; `client.tasks.start()` makes a
+        task) or `"forbidden"` (also when the listing says nothing). Read once."""
+        support = self._task_support
+        if support is None:
+            execution: object = self._listing().get("execution")
+            listed: object = (
+                cast("_JsonObject", execution).get("taskSupport")
+                if isinstance(execution, dict)
+                else None
+            )
+            support = (
+                "required"
+                if listed == "required"
+                else "optional" if listed == "optional" else "forbidden"
+            )
+            self._task_support = support
+        return support
 
     @property
     def meta(self) -> dict[str, Any] | None:

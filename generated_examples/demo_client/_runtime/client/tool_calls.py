@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import (
     TYPE_CHECKING,
@@ -15,12 +16,16 @@ from pydantic import ValidationError
 from ..calls.arguments import InvalidArguments, given_twice, json_value, python_named
 from ..calls.errors import (
     ArgumentsValidationError,
+    RequestTimeoutError,
     ResultValidationError,
     ToolError,
     UnknownToolError,
+    UnsupportedByServerError,
 )
+from ..calls.input_required import speaks_multi_round
 from ..calls.results import ToolResult
 from ..calls.sentinel import NOT_SENT
+from ..calls.tasks import SessionTasks, TaskProtocol, TaskState
 from .core import ClientCore, lazy_mcp_types
 
 if TYPE_CHECKING:
@@ -29,6 +34,7 @@ if TYPE_CHECKING:
 
     from ..calls.specs import ToolSpec
     from ..calls.tracing import CallHook
+    from .task_handles import AsyncTasks
 
 
 R = TypeVar("R")
@@ -95,8 +101,12 @@ class ToolCalls(ClientCore):
         timeout: float | None,
         extra: Mapping[str, object] | None = None,
     ) -> mcp_types.CallToolResult:
-        """Send `tools/call` with the wire arguments (`_wire_arguments`)."""
+        """Send `tools/call` with the wire arguments (`_wire_arguments`); a tool that lists
+        `taskSupport: "required"` runs as a task (`_send_task_call`)."""
         payload = self._wire_arguments(spec, arguments, extra)
+        if spec.task_support == "required" and not speaks_multi_round(self._session):
+            # 2025-11-25 tasks; at 2026-07-28 the send path follows the tasks extension's tasks.
+            return await self._send_task_call(spec, payload, timeout)
         if self._closed_reason is not None:
             await self._reopen(timeout)
         types = lazy_mcp_types()
@@ -114,6 +124,92 @@ class ToolCalls(ClientCore):
                 subject=f"tool {spec.name!r}",
                 timeout=timeout,
             )
+
+    async def _send_task_call(
+        self,
+        spec: ToolSpec[Any, Any],
+        payload: dict[str, object],
+        timeout: float | None,
+    ) -> mcp_types.CallToolResult:
+        """Run the call as a task and return its `CallToolResult` (what a plain call returns): create it,
+        wait for `tasks/result`, report status changes to the view's `on_progress`. The call's timeout
+        covers the whole wait; a timeout, or cancelling the caller, cancels the task on the server.
+        """
+        import anyio
+
+        from .task_handles import status_relay, wait_with_deadline
+
+        protocol = self._task_protocol()
+        limit = self._call_limit(timeout)
+        options = self._call_options
+        on_status = status_relay(options.on_progress if options is not None else None)
+        deadline = math.inf if limit is None else anyio.current_time() + limit
+        started: TaskState | mcp_types.CallToolResult | None = None
+        with anyio.CancelScope(deadline=deadline):
+            started = await protocol.start(spec.name, payload, timeout=limit)
+        if started is None:
+            raise RequestTimeoutError(
+                f"tools/call request for tool {spec.name!r} timed out after {limit or 0:g} s"
+            )
+        if not isinstance(started, TaskState):
+            return started  # the server ran it at once
+        return await wait_with_deadline(
+            protocol,
+            started,
+            tool=spec.name,
+            limit=limit,
+            on_status=on_status,
+            cancel_on_exit=True,
+            deadline=deadline,
+        )
+
+    def _call_limit(self, timeout: float | None) -> float | None:
+        """The limit of a whole task-run call: its `timeout=`, else this view's `timeout`/`max_timeout`;
+        None without either (the connector's `timeout=` bounds each request, not a task's wait).
+        """
+        if timeout is not None:
+            return timeout
+        options = self._call_options
+        if options is None:
+            return None
+        limits = [t for t in (options.timeout, options.max_timeout) if t is not None]
+        return min(limits) if limits else None
+
+    def _task_protocol(self) -> TaskProtocol:
+        """The task requests of this connection (2025-11-25 tasks), sent through `_request`."""
+        if speaks_multi_round(self._session):
+            raise UnsupportedByServerError(
+                "task handles need a 2025-11-25 connection: on 2026-07-28 (the tasks extension) a tool"
+                " that runs as a task is followed by its typed method, but not yet held as a handle"
+            )
+        return SessionTasks(self._session, self._task_request)
+
+    async def _task_request(
+        self,
+        request: Any,
+        result_type: Any,
+        timeout: float | None,
+        method: str,
+        tool: str | None,
+    ) -> Any:
+        return await self._request(
+            request,
+            result_type,
+            method=method,
+            timeout=timeout,
+            subject=f"tool {tool!r}" if tool is not None else None,
+            tool=tool,
+        )
+
+    @property
+    def tasks(self) -> AsyncTasks:
+        """Tool calls as MCP tasks: `task = await client.tasks.start("tool", {...})`, then
+        `await task.result()`, `await task.status()`, `await task.cancel()`; `client.tasks.resume(id)`
+        for a task started before; `await client.tasks.list()`. A tool that requires a task needs none
+        of this: its typed method runs it as one and returns its result."""
+        from .task_handles import AsyncTasks
+
+        return AsyncTasks(self)
 
     def _wire_arguments(
         self,

@@ -7,7 +7,8 @@ A request that failed in transit is one of two kinds (`Fault.kind`):
   every request.
 - `"maybe_processed"`: it was written and no answer came (a dropped connection, `502`/`504`, a read
   that broke mid-answer, a server process that exited). Sent again only when repeating it is safe:
-  listings, reads, `prompts/get`, `ping`, completions, and tools whose annotations say
+  listings, reads, `prompts/get`, `ping`, completions, the task requests (`tasks/get`, `tasks/result`,
+  `tasks/list`, `tasks/cancel`), and tools whose annotations say
   `readOnlyHint` or `idempotentHint` (or that `Retries.repeatable` names).
 
 Everything else (JSON-RPC errors, `isError` results, other `4xx`, bad arguments) is never retried.
@@ -49,10 +50,14 @@ SAFE_METHODS = frozenset(
         "resources/unsubscribe",
         "prompts/list",
         "prompts/get",
-        # Reading a task (both generations of MCP tasks). Not `tasks/cancel`: a second one may be refused.
-        "tasks/get",
         "completion/complete",
         "logging/setLevel",
+        # MCP tasks (both generations): reading a task's state, result or list changes nothing;
+        # cancelling twice is cancelling once (a task that already ended keeps its status).
+        "tasks/get",
+        "tasks/result",
+        "tasks/list",
+        "tasks/cancel",
     }
 )
 

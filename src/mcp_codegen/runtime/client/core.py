@@ -15,6 +15,7 @@ from typing import (
     ClassVar,
     NoReturn,
     TypeVar,
+    cast,
 )
 
 from ..calls.drift import list_session_tools
@@ -37,6 +38,7 @@ from ..calls.options import (
     send_with_options,
 )
 from ..calls.retries import DEFAULT_RETRIES, Fault, Retries, fault_of
+from ..calls.tasks import TASK_ANSWER, UnvalidatedSession
 from ..calls.telemetry import Telemetry, record_retry, traced
 from ..calls.telemetry import active as telemetry_active
 from ..connection.attempt import mcp_error_code
@@ -762,16 +764,19 @@ class ClientCore:
     ) -> Any:
         """One request on the wire: the SDK's own timeout, or this view's `with_options()`."""
         options = self._call_options
+        session = self._session
+        if result_type is TASK_ANSWER:  # a task-augmented tools/call (see calls.tasks)
+            session = cast("ClientSession", UnvalidatedSession(session))
         if options is not None:
             return await send_with_options(
-                self._session,
+                session,
                 request,
                 result_type,
                 options,
                 timeout,
                 what=f"{method} request",
             )
-        return await self._session.send_request(
+        return await session.send_request(
             request, result_type, request_read_timeout_seconds=timeout
         )
 
