@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import random
+import subprocess
 import sys
 import threading
 import time
@@ -408,23 +409,12 @@ async def test_a_randomized_run_of_1000_calls_never_repeats_an_unsafe_call(pkg: 
 
 
 def test_the_command_line_retries_and_says_when_a_call_may_have_run(pkg: ModuleType, served: Served) -> None:
-    import os
-    import subprocess
+    from cli.test_generated_cli import run_cli
 
     package = Path(pkg.__file__).parent
-    root = Path(__file__).resolve().parents[2]
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package.parent), str(root / "src")])}
-        return subprocess.run(
-            [sys.executable, "-m", package.name, *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        return run_cli(package, *args)
 
     served.proxy.plan(status(503, retry_after=0), tool="bump")
     ok = run("--url", served.proxy.endpoint, "bump", "--key", "cli")
