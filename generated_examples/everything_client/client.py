@@ -266,6 +266,8 @@ class AsyncClient(AsyncClientBase):
     ) -> ToolResult:
         """Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
 
+        Runs as an MCP task: the call waits for the task's result (its timeout covers the whole wait); `client.tasks.start()` returns a handle instead.
+
         Args:
             topic: The research topic to investigate
             ambiguous: Simulate an ambiguous query that requires clarification (triggers input_required status). Default False, applied by the server when not sent.
@@ -757,6 +759,8 @@ class Client(SyncClientBase[AsyncClient]):
         self, *, topic: str, ambiguous: bool | NotSent = NOT_SENT
     ) -> ToolResult:
         """Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
+
+        Runs as an MCP task: the call waits for the task's result (its timeout covers the whole wait); `client.tasks.start()` returns a handle instead.
 
         Args:
             topic: The research topic to investigate

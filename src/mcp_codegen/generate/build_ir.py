@@ -323,6 +323,8 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         return_type = result_class or "ToolResult"
     annotations = plan.raw.get("annotations")
     read_only = annotations.get("readOnlyHint") if isinstance(annotations, dict) else None
+    execution = plan.raw.get("execution")
+    task_support = execution.get("taskSupport") if isinstance(execution, dict) else None
     title = plan.raw.get("title")
     description = plan.raw.get("description")
     return ir.Tool(
@@ -340,6 +342,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         description=description if isinstance(description, str) else None,
         description_override=plan.description_override,
         read_only=read_only if isinstance(read_only, bool) else None,
+        task_support=task_support if task_support in ("optional", "required") else None,
         fingerprint=tool_fingerprint(plan.raw.get("inputSchema"), plan.raw.get("outputSchema")),
     )
 

@@ -49,6 +49,8 @@ class Tool:
     #: Set when the description was replaced at generation, so the spec carries it.
     description_override: str | None
     read_only: bool | None
+    #: The listed `execution.taskSupport` when the tool may run as an MCP task ("optional", "required"), else None.
+    task_support: str | None
     #: Hash of the listed input and output schemas, for the client's connect-time drift guard.
     fingerprint: str
 

@@ -91,8 +91,21 @@ def _raises_section(errors: list[tuple[str, str]]) -> list[str]:
     return ["", "Raises:", *(f"    {name}: {text}" for name, text in [*errors, *_REQUEST_RAISES])]
 
 
+#: What a method's docstring says of a tool the server runs as an MCP task (its `execution.taskSupport`).
+_TASK_LINES = {
+    "required": (
+        "Runs as an MCP task: the call waits for the task's result (its timeout covers the whole wait);"
+        " `client.tasks.start()` returns a handle instead."
+    ),
+    "optional": "The server may run it as an MCP task; `client.tasks.start()` returns a handle to follow.",
+}
+
+
 def tool_docstring(tool: ir.Tool, indent: int) -> str:
     lines = [tool.description or tool.title or f"Call the `{tool.wire_name}` tool."]
+    task_line = _TASK_LINES.get(tool.task_support or "")
+    if task_line is not None:
+        lines += ["", task_line]
     arguments = [_argument_line(p.python_name, p.description, p.default) for p in tool.parameters]
     if tool.extra_arguments:
         arguments.append(f"    {EXTRA_ARGUMENTS}: {_EXTRA_ARGUMENTS_LINE}")
