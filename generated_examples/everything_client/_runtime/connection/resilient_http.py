@@ -33,6 +33,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import (
     CONNECTION_CLOSED,
     INTERNAL_ERROR,
+    INVALID_REQUEST,
     ErrorData,
     JSONRPCError,
     JSONRPCRequest,
@@ -112,6 +113,14 @@ def _status_fault(
     return None
 
 
+def _is_session_stand_in(message: JSONRPCError) -> bool:
+    """The error the SDK makes of a 404 without a JSON-RPC body once a session exists."""
+    return (
+        message.error.code == INVALID_REQUEST
+        and message.error.message == "Session terminated"
+    )
+
+
 def _transit_fault(error: BaseException) -> Fault:
     if isinstance(error, _UNSENT):
         cause = (
@@ -154,7 +163,10 @@ class _Rewriter:
             and isinstance(message, JSONRPCError)
             and message.id == self._request_id
         ):
-            fault = _status_fault(status, self._answer.retry_after, self._had_session)
+            # A 404 with a JSON-RPC error of the server's own (e.g. an unknown method) is that error;
+            # only the SDK's stand-in for a bare 404 says the session is gone.
+            forgotten = self._had_session and _is_session_stand_in(message)
+            fault = _status_fault(status, self._answer.retry_after, forgotten)
             if fault is not None:
                 item = _fault_message(self._request_id, fault)
         await self._inner.send(item)
