@@ -1,13 +1,20 @@
-"""Fixtures of the runtime's OAuth tests: an empty file token store, an in-memory keyring."""
+"""Fixtures of the runtime tests: an empty file token store and an in-memory keyring (OAuth), and a package
+generated now from the committed server-everything snapshot."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import keyring
 import pytest
 from auth_helpers import MemoryKeyring
+from helpers import imported_package
+
+from mcp_codegen.cli import cli
+
+EVERYTHING_SNAPSHOT = Path(__file__).resolve().parents[2] / "generated_examples" / "everything_client" / "snapshot.json"
 
 
 @pytest.fixture
@@ -31,3 +38,13 @@ def memory_keyring(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         yield backend
     finally:
         keyring.set_keyring(previous)
+
+
+@pytest.fixture(scope="module")
+def everything(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """A client package generated (now, with this runtime) from the committed everything snapshot."""
+    target = tmp_path_factory.mktemp("everything") / "everything_now"
+    arguments = ["generate", "--snapshot", str(EVERYTHING_SNAPSHOT), "-o", str(target), "-q"]
+    assert cli.main(args=arguments, standalone_mode=False) in (None, 0)
+    with imported_package(target) as package:
+        yield package

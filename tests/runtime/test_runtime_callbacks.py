@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,11 +17,9 @@ from typing import Any
 import anyio
 import mcp_types
 import pytest
-from helpers import imported_package
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
-from mcp_codegen.cli import cli
 from mcp_codegen.runtime.server_requests import (
     Accept,
     Cancel,
@@ -42,7 +39,6 @@ from mcp_codegen.runtime.server_requests import (
 
 pytestmark = pytest.mark.anyio
 
-SNAPSHOT = Path(__file__).resolve().parents[2] / "generated_examples" / "everything_client" / "snapshot.json"
 TRIGGERS = {"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"}
 
 SCHEMA: dict[str, Any] = {
@@ -59,14 +55,6 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-@pytest.fixture(scope="module")
-def everything(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    """A client package generated (now, with this runtime) from the committed everything snapshot."""
-    target = tmp_path_factory.mktemp("cb") / "cb_everything"
-    arguments = ["generate", "--snapshot", str(SNAPSHOT), "-o", str(target), "-q"]
-    assert cli.main(args=arguments, standalone_mode=False) in (None, 0)
-    with imported_package(target) as package:
-        yield package
 
 
 def _text(result: Any) -> str:

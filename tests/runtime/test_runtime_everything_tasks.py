@@ -8,29 +8,16 @@ package is generated now from the committed snapshot. Bounds on durations are ha
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import anyio
 import pytest
-from helpers import imported_package
-
-from mcp_codegen.cli import cli
 
 pytestmark = pytest.mark.anyio
 
-SNAPSHOT = Path(__file__).resolve().parents[2] / "generated_examples" / "everything_client" / "snapshot.json"
 
 
-@pytest.fixture(scope="module")
-def everything(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    target = tmp_path_factory.mktemp("tasks") / "tasks_everything"
-    arguments = ["generate", "--snapshot", str(SNAPSHOT), "-o", str(target), "-q"]
-    assert cli.main(args=arguments, standalone_mode=False) in (None, 0)
-    with imported_package(target) as package:
-        yield package
 
 
 def _stdio(package: ModuleType, command: list[str], **options: Any) -> Any:
