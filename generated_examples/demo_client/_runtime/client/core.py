@@ -636,11 +636,11 @@ class ClientCore:
 
     async def _reopen(self, timeout: float | None) -> None:
         """Before a request on a client whose connection was lost: open it again, retries allowing."""
-        if not self._lost or self._retry_policy().max_retries == 0:
+        policy = self._retry_policy()
+        if not self._lost or policy.max_retries == 0:
             raise self._closed_error()
         limit = self._applied_timeout(timeout)
         deadline = time.monotonic() + limit if limit is not None else math.inf
-        policy = self._retry_policy()
         generation = self._generation
         for attempt in range(policy.max_retries + 1):
             try:
