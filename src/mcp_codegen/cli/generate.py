@@ -21,6 +21,7 @@ from mcp_codegen.cli.common import (
     server_options,
     take_snapshot,
 )
+from mcp_codegen.collector import collector_paused
 from mcp_codegen.diagnostics import Diagnostics, unknown_codes
 from mcp_codegen.errors import CodegenError, ExitCode, StrictModeError, UsageError
 from mcp_codegen.inputs.launch import ServerLaunch
@@ -288,7 +289,7 @@ def _generate_one(
     regenerating = source.snapshot_file is not None and not flags.check and new_snapshot(source.snapshot_file, output)
     early = model_workers(output) if regenerating else nullcontext()
     try:
-        with early:
+        with collector_paused(), early:  # paused first: the early workers are forked without it
             if source.snapshot_file is not None:
                 from mcp_codegen.generate.snapshot_text import item_texts  # a canonical file: read tool by tool
 

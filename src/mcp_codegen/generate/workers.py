@@ -15,6 +15,7 @@ share is generated in the main process).
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -214,6 +215,10 @@ def _serve(connection: Connection, warm: bool) -> None:
         from mcp_codegen.generate.models import run_datamodel_codegen
 
         run_datamodel_codegen({"$defs": {"Warm": {"type": "object", "properties": {"x": {"type": "integer"}}}}}, {})
+    # Forked from a run that paused the cyclic collector (`collector.py`): on again here, where the model
+    # generator may run for long; what the worker holds by now (the imported modules) is never scanned again.
+    gc.freeze()
+    gc.enable()
     while True:
         try:
             units = connection.recv()

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcp_codegen.collector import collector_paused
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import StrictModeError
 from mcp_codegen.generate.manifest import digest, read_manifest, recorded_diagnostics
@@ -103,7 +104,8 @@ def prepare(
         if options.server:
             _check_handlers(output, (output / "server.py").read_text(encoding="utf-8"), diagnostics)
         return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, None)
-    with model_workers(output):  # the model generator starts while the pipeline is imported (if not started yet)
+    # The model generator starts while the pipeline is imported (if not started yet).
+    with collector_paused(), model_workers(output):
         from mcp_codegen.generate.pipeline import HandlersFile, generate_files
 
         handlers = None
