@@ -19,6 +19,9 @@ def main() -> None:
 
         pause("start")
         from mcp_codegen.cli import main as run_cli
+        from mcp_codegen.collector import paused_until_exit
+
+        paused_until_exit()  # this process ends with the command (`_exit_now`)
     except KeyboardInterrupt:
         _interrupted_at_start()
     except RuntimeError as error:  # how Python reports a Ctrl-C while an imported module makes a class

@@ -59,6 +59,9 @@ class Level(enum.Enum):
     ERROR = "error"
 
 
+_LEVELS = {level.value: level for level in Level}
+
+
 @dataclass(frozen=True, order=True)
 class Diagnostic:
     #: Where the problem is, as a dotted path into the snapshot: `tools.<wire name>.inputSchema.properties.x`.
@@ -74,6 +77,12 @@ class Diagnostic:
 
     def as_json(self) -> dict[str, str]:
         return {"code": self.code, "level": self.level.value, "location": self.location, "message": self.message}
+
+    @classmethod
+    def from_json(cls, item: dict[str, str]) -> Diagnostic:
+        """The diagnostic `as_json` wrote (KeyError for an unknown level). The level is looked up in a dict:
+        calling `Level(value)` costs ~6 us, and a large server's cached results hold thousands of notes."""
+        return cls(item["location"], item["message"], _LEVELS[item["level"]], item["code"])
 
 
 @dataclass

@@ -14,11 +14,12 @@ import json
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from mcp_codegen.diagnostics import Diagnostic, Level
+from mcp_codegen.diagnostics import Diagnostic
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, tool_ir
 from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.models import ModelsOutput
+from mcp_codegen.generate.prepared_cache import SCHEMA_KEYS
 
 _T = TypeVar("_T")
 
@@ -49,9 +50,13 @@ def tool_irs(plans: Sequence[ToolPlan], models: ModelsOutput, store: ServerResul
 
 
 def _key(plan: ToolPlan, models_source: str) -> str:
+    raw = plan.raw
+    if plan.prepared_key:  # encoding a large server's schemas again cost ~25 ms of a regeneration
+        raw = {key: value for key, value in raw.items() if key not in SCHEMA_KEYS}  # named by it
     facts = [
         models_source,
-        plan.raw,
+        plan.prepared_key,
+        raw,
         plan.python_name,
         plan.class_prefix,
         plan.description_override,
@@ -104,7 +109,7 @@ def _parsed(entry: dict[str, Any]) -> ToolIR:
             _made(ir.Model, {**m, "fields": tuple(_made(ir.ModelField, f) for f in m["fields"])}) for m in models
         ),
         diagnostics=tuple(
-            Diagnostic(d["location"], d["message"], Level(d["level"]), d["code"]) for d in entry["diagnostics"]
+            Diagnostic.from_json(d) for d in entry["diagnostics"]
         ),
     )
 

@@ -62,12 +62,15 @@ def generate_files(
     # The IR of the tools whose models are cached is built while the model generator makes the others'.
     ir_store = open_ir_store(snapshot.server_name)
     irs: dict[str, ToolIR] = {}
+    pieces_opened: list[bool] = []
 
     def while_waiting(cached: Sequence[ToolPlan], cached_models: ModelsOutput) -> None:
         if not snapshot_texts:
             snapshot_texts.append(snapshot_text_of(snapshot))
         irs.update(zip((plan.wire_name for plan in cached), tool_irs(cached, cached_models, ir_store), strict=True))
-        open_piece_store(snapshot.server_name, options.formatting())
+        if not pieces_opened:  # called again as the workers answer: the store is read once
+            open_piece_store(snapshot.server_name, options.formatting())
+            pieces_opened.append(True)
 
     models = tool_models(plans, diagnostics, server=snapshot.server_name, while_waiting=while_waiting)
     snapshot_text = snapshot_texts[0] if snapshot_texts else snapshot_text_of(snapshot)

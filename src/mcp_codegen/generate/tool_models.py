@@ -23,7 +23,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
+from mcp_codegen.diagnostics import Diagnostic, Diagnostics
 from mcp_codegen.generate.build_ir import ToolPlan, datamodel_document
 from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.model_units import ENTRY_FORMAT, field_from_json
@@ -164,7 +164,7 @@ def _merge(merged: ModelsOutput, entry: dict[str, Any], plan: ToolPlan, diagnost
     for name, line in entry["imports"].items():
         merged.imports.setdefault(name, line)
     for item in entry["diagnostics"]:
-        diagnostics.add(Diagnostic(item["location"], item["message"], Level(item["level"]), item["code"]))
+        diagnostics.add(Diagnostic.from_json(item))
 
 
 # -------------------------------------------------------------------------------------- the cache entries
@@ -182,5 +182,5 @@ def _valid(entry: dict[str, Any]) -> bool:
     for item in entry["resultFields"].values():
         field_from_json(item)
     for item in entry["diagnostics"]:
-        Diagnostic(item["location"], item["message"], Level(item["level"]), item["code"])
+        Diagnostic.from_json(item)
     return all(isinstance(text, str) for text in entry["modules"].values())
