@@ -113,19 +113,12 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
         class_names.taken |= {f"{prefix}Arguments", f"{prefix}Result"}
 
     store = open_store(snapshot.server_name)
-    text_digests = snapshot.tool_text_digests()
     plans = []
     for wire in sorted(tools):
         raw = tools[wire]
         location = f"tools.{wire}"
         prepared, prepared_key = prepared_tool_keyed(
-            raw,
-            class_prefix=prefixes[wire],
-            location=location,
-            diagnostics=diagnostics,
-            names=class_names,
-            store=store,
-            text_digest=text_digests.get(wire, ""),
+            raw, class_prefix=prefixes[wire], location=location, diagnostics=diagnostics, names=class_names, store=store
         )
         if wire in selection.descriptions:
             raw = {**raw, "description": selection.descriptions[wire]}

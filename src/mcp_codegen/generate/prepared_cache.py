@@ -55,21 +55,14 @@ def prepared_tool_keyed(
     diagnostics: Diagnostics,
     names: ClassNames,
     store: ServerResults | None,
-    text_digest: str = "",
 ) -> tuple[PreparedTool, str]:
     """`prepared_tool`, and a digest of what the result is made from (the entry's key and the class names granted;
     the same digest, the same result), for the next stages' keys; empty without a store.
 
-    `text_digest`: the digest of the tool's canonical text, when the snapshot knows it (`tool_text_digests`); it
-    names the schemas too, so they are not encoded again for the key (~25 ms of a 344-tool regeneration). A tool
-    whose description alone changed is then prepared again: a few ms."""
+    The key encodes the schemas whichever way the snapshot was read (a digest of the tool's file text would be
+    cheaper, but a cold run, reading a new file, has none: its entries would never be found again)."""
     schemas = {key: tool[key] for key in SCHEMA_KEYS if key in tool}
-    if store is None:
-        key = ""
-    elif text_digest:
-        key = _digest_key(text_digest, class_prefix, location)
-    else:
-        key = _key(schemas, class_prefix, location)
+    key = _key(schemas, class_prefix, location) if store is not None else ""
     entry = store.get(key) if store is not None else None
     if entry is not None and names.replay((asked, granted) for asked, granted in entry["claims"]):
         assert store is not None
@@ -107,11 +100,6 @@ def _digest(key: str, claims: list[list[str]]) -> str:
 
 def _key(schemas: dict[str, Any], class_prefix: str, location: str) -> str:
     text = json.dumps([schemas, class_prefix, location], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _digest_key(text_digest: str, class_prefix: str, location: str) -> str:
-    text = json.dumps(["tool-text", text_digest, class_prefix, location], ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -121,11 +121,6 @@ class Snapshot:
         """The text this snapshot was read from when that is its canonical file text (`to_text()`), else None."""
         return cast("str | None", self.__dict__.get("_canonical_text"))
 
-    def tool_text_digests(self) -> Mapping[str, str]:
-        """Each tool's `item_text_digest` (its part of the file), by name, when this snapshot was recognised tool by
-        tool in its canonical file (`_canonical_file`), else empty: the digest names everything the tool holds."""
-        return cast("Mapping[str, str]", self.__dict__.get("_tool_text_digests", {}))
-
     def read_from_text(self) -> bool:
         """Whether this snapshot was parsed from JSON text (a file), not made from a server's answers."""
         return "_source_text" in self.__dict__
@@ -273,7 +268,6 @@ def _canonical_file(
     snapshot = replace(shell, tools=tuple(tools))
     object.__setattr__(snapshot, "_canonical", snapshot)
     object.__setattr__(snapshot, "_canonical_text", text)
-    object.__setattr__(snapshot, "_tool_text_digests", dict(zip(names, digests, strict=True)))
     return snapshot
 
 
