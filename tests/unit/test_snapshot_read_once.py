@@ -141,3 +141,18 @@ def test_tools_out_of_order_or_reordered_keys_are_not_taken_as_canonical(cache: 
     assert snapshot.canonical_text() is None
     assert snapshot.tools[2] == data["tools"][2] and list(snapshot.tools[2]) == list(data["tools"][2])
     assert _generate(snapshot) == expected
+
+
+def test_the_input_hash_is_the_same_however_the_snapshot_was_read(cache: Path, tmp_path: Path) -> None:
+    """It is taken over the canonical file text: a file read in canonical form gives its own text, unencoded."""
+    live = corpus_snapshot("github")
+    expected = input_hash(live, "github_client")
+    path = tmp_path / "snapshot.json"
+    path.write_text(live.to_text(), encoding="utf-8")
+    _generate(read_snapshot(path))  # records each tool's text as canonical
+    recognised = read_snapshot(path, item_texts=item_texts)
+    assert recognised.canonical_text() is not None
+    assert input_hash(recognised, "github_client") == expected
+    assert input_hash(read_snapshot(path), "github_client") == expected
+    path.write_text(json.dumps(json.loads(live.to_text()), indent=1), encoding="utf-8")  # another text
+    assert input_hash(read_snapshot(path, item_texts=item_texts), "github_client") == expected
