@@ -209,11 +209,13 @@ def test_the_store_is_written_again_once_enough_of_its_tools_are_new(cache: Path
     (store,) = _entries(cache)
     written = store.read_bytes()
     preparations.clear()
-    _plans(_numbered_tools(32, changed=1))  # one tool in 32 new: prepared, not worth rewriting the store
+    _plans(_numbered_tools(32, changed=1))  # one tool in 32 new: prepared, kept in the small recent entry
     _plans(_numbered_tools(32, changed=1))
-    assert preparations == ["tools.t00", "tools.t00"]
-    assert store.read_bytes() == written
+    assert preparations == ["tools.t00"]
+    assert store.read_bytes() == written  # not worth rewriting the whole store
+    assert len(_entries(cache)) == 2
     preparations.clear()
-    _plans(_numbered_tools(32, changed=2))  # one in 16: written
+    _plans(_numbered_tools(32, changed=2))  # one in 16 new or recent: the whole store written again
     _plans(_numbered_tools(32, changed=2))
-    assert preparations == ["tools.t00", "tools.t01"]
+    assert preparations == ["tools.t01"]
+    assert _entries(cache) == [store] and store.read_bytes() != written

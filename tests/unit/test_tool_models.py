@@ -17,6 +17,7 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import cache as cache_module
 from mcp_codegen.generate import formatting, model_units, tool_models, workers
 from mcp_codegen.generate.build_ir import plan_tools
+from mcp_codegen.generate.cache import RECENT
 from mcp_codegen.generate.pipeline import generate_files
 from mcp_codegen.inputs.options import GenerateOptions
 from mcp_codegen.snapshot.model import Snapshot
@@ -46,9 +47,12 @@ def _entries(cache: Path, kind: str = "models") -> list[Path]:
 
 
 def _results(cache: Path, kind: str = "models") -> dict[str, Any]:
-    """The results of the one server's entry of `kind`, by key."""
-    [entry] = _entries(cache, kind)
-    results: dict[str, Any] = json.loads(entry.read_text(encoding="utf-8"))["results"]
+    """The results of the one server's entries of `kind` (the whole one and its recent results), by key."""
+    entries = _entries(cache, kind)
+    assert len(entries) in (1, 2)
+    results: dict[str, Any] = {}
+    for entry in sorted(entries, key=lambda path: path.stem.endswith(RECENT)):
+        results |= json.loads(entry.read_text(encoding="utf-8"))["results"]
     return results
 
 

@@ -5,7 +5,8 @@ one folder per kind of result (`models/`, `model-keys/`, `prepared/`, `tool-ir/`
 `formatted-pieces-*/`, `snapshot-items/`, `snapshot-texts/`, `default-fits/`) holding a folder per fingerprint of what makes the results (the generator's
 code, the formatter's version): a result of another fingerprint never matches again, so those folders are
 removed. Results made per tool are kept as one entry per server (`ServerResults`): creating a file costs about
-what making one of them does. Each kind keeps at most `MAX_ENTRIES` entries, the least recently used removed
+what making one of them does; a run that made only a few adds them to the server's small entry of recent results
+instead of writing the whole one again. Each kind keeps at most `MAX_ENTRIES` entries, the least recently used removed
 first. `MCP_CODEGEN_NO_CACHE=1` turns the cache off. An unreadable, corrupt or unwritable cache is a miss,
 never an error.
 """
@@ -90,6 +91,12 @@ class ResultCache:
         except OSError:
             pass
 
+    def remove(self, key: str) -> None:
+        try:
+            self._path(key).unlink(missing_ok=True)
+        except OSError:
+            pass
+
     def prune(self) -> None:
         """Keep the `MAX_ENTRIES` most recently used results (only after this run wrote some)."""
         if not self.written:
@@ -105,32 +112,44 @@ class ResultCache:
             return
 
 
-#: A server's entry is written again when at least one of this many of its tools' results was made afresh
-#: (rewriting one of 360 real tools' prepared schemas, ~6 ms, costs what making ~60 of them again does).
+#: A server's whole entry is written again once one of this many of its results is new; until then the new ones
+#: go to its small `recent` entry (rewriting the whole, ~6 ms for 360 real tools' prepared schemas and 15 ms for
+#: ms-365's 3 MB of models, costs what making dozens of them again does).
 REWRITE_SHARE = 16
+#: The name of a server's entry of recent results is the whole entry's with this suffix.
+RECENT = "-recent"
 
 
 class ServerResults:
-    """Per-tool results of one kind for one server, kept as a single entry of a `ResultCache`: one file to read,
-    and one to write only once enough of them are new. Creating a file costs 0.1-0.6 ms (0.3-0.6 ms on the
-    development machine's disk), about what making one of these results does: a file per tool cost a cold run of
-    171 tools ~0.3 s."""
+    """Per-tool results of one kind for one server, kept as a single entry of a `ResultCache` (one file to read),
+    and the results made since it was last written in a second, small one (`RECENT`): a run writes the few it
+    made, never the whole entry again for them, until they are one in `rewrite_share`. Creating a file costs
+    0.1-0.6 ms (0.3-0.6 ms on the development machine's disk), about what making one of these results does: a
+    file per tool cost a cold run of 171 tools ~0.3 s."""
 
     #: Bumped when the entry's layout changes.
     FORMAT = 1
 
     def __init__(
-        self, cache: ResultCache, name: str, valid: Callable[[dict[str, Any]], bool], rewrite_share: int | None
+        self, cache: ResultCache, name: str, valid: Callable[[dict[str, Any]], bool], rewrite_share: int
     ) -> None:
         self.cache = cache
         self.name = name
         self.valid = valid
         self.rewrite_share = rewrite_share
         entry = cache.get(name)
-        self.known: dict[str, Any] = entry["results"] if entry is not None else {}
+        recent = cache.get(name + RECENT)
+        #: The results of the recent entry (a corrupt one is no results: a miss, never an error).
+        self.recent: dict[str, Any] = recent["results"] if recent is not None else {}
+        self.known: dict[str, Any] = {**(entry["results"] if entry is not None else {}), **self.recent}
         #: The results this run used or made: what is written back (so the entry holds the server's tools only).
         self.used: dict[str, Any] = {}
-        self.made = 0
+        #: The keys of the results this run made.
+        self.fresh: set[str] = set()
+
+    @property
+    def made(self) -> int:
+        return len(self.fresh)
 
     @classmethod
     def open(
@@ -140,11 +159,11 @@ class ServerResults:
         server_name: str,
         valid: Callable[[dict[str, Any]], bool],
         *,
-        rewrite_share: int | None = REWRITE_SHARE,
+        rewrite_share: int = REWRITE_SHARE,
     ) -> ServerResults | None:
         """The `kind` results of `server_name`'s tools (None when the cache is off or cannot be used); `valid`
-        tells one tool's result this version wrote (it may also raise: a miss). The entry is written again once
-        one result in `rewrite_share` is new (None: whenever one is, for results that are slow to make again)."""
+        tells one tool's result this version wrote (it may also raise: a miss). The whole entry is written again
+        once one result in `rewrite_share` is new (`close`)."""
         cache = ResultCache.open(kind, fingerprint, _valid_server_entry)
         if cache is None:
             return None
@@ -159,15 +178,22 @@ class ServerResults:
 
     def use(self, key: str, result: dict[str, Any], *, made: bool) -> None:
         self.used[key] = result
-        self.made += made
+        if made:
+            self.fresh.add(key)
 
     def close(self) -> None:
-        """Write the results back once enough are new: a few changed tools are made again on each run until they
-        are one in `rewrite_share` (rewriting the whole entry costs about that much)."""
-        share = self.rewrite_share
-        if self.made and (share is None or self.made * share >= len(self.used)):
+        """Keep what this run made: with the recent results still used, in the recent entry (small); once those
+        are one in `rewrite_share` of the results used, the whole entry is written again and the recent one
+        removed."""
+        if not self.fresh:
+            return
+        recent = {key: result for key, result in self.used.items() if key in self.fresh or key in self.recent}
+        if len(recent) * self.rewrite_share >= len(self.used):
             self.cache.put(self.name, {"format": self.FORMAT, "results": self.used})
-            self.cache.prune()
+            self.cache.remove(self.name + RECENT)
+        else:
+            self.cache.put(self.name + RECENT, {"format": self.FORMAT, "results": recent})
+        self.cache.prune()
 
 
 def _valid_server_entry(entry: dict[str, Any]) -> bool:

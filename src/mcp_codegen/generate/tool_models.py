@@ -52,8 +52,7 @@ def tool_models(
     """
     from mcp_codegen.generate.fingerprint import generator_fingerprint
 
-    # Made again, a tool's models cost a worker's start: the entry is written whenever one is new.
-    store = ServerResults.open("models", generator_fingerprint(), server, _valid, rewrite_share=None)
+    store = ServerResults.open("models", generator_fingerprint(), server, _valid)
     # A tool's unit key (and size) by what its plan is made from: a tool whose plan is replayed is not encoded.
     known = ServerResults.open("model-keys", generator_fingerprint(), server, _valid_key) if store else None
     units: list[dict[str, Any] | None] = []
