@@ -111,6 +111,10 @@ class Diagnostics:
             self.items.append(diagnostic)
 
     def extend(self, other: Diagnostics) -> None:
+        if not self.items:  # taken whole: each diagnostic's hash is a Python call (a large server has thousands)
+            self.items = list(other.items)
+            self._seen = set(other._seen)
+            return
         for item in other.items:
             self.add(item)
 

@@ -119,8 +119,7 @@ def generate_files(
     files[MANIFEST] = manifest_bytes(
         files, input_hash(snapshot, package_name, options), __version__, diagnostics, options.as_json()
     )
-    for diagnostic in diagnostics:
-        caller_diagnostics.add(diagnostic)
+    caller_diagnostics.extend(diagnostics)
     return dict(sorted(files.items()))
 
 

@@ -198,10 +198,13 @@ def _swap_in(directory: Path, files: Mapping[str, bytes], keep: list[str]) -> No
         staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.new-", dir=parent))
         backup: Path | None = None
         try:
+            folders = {staging}  # made once each (a package of 344 tools has 700 files in a dozen folders)
             for path, data in files.items():
                 interrupt.check()
                 target = staging / path
-                target.parent.mkdir(parents=True, exist_ok=True)
+                if target.parent not in folders:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    folders.add(target.parent)
                 if not _link_if_unchanged(directory / path, target, data):
                     target.write_bytes(data)
             for path in keep:  # copied, not moved: until the swap the previous package stays whole
