@@ -108,14 +108,14 @@ class Snapshot:
         return json.dumps(self._ordered(), indent=2, ensure_ascii=False) + "\n"
 
     def digest_text(self) -> str:
-        """What input hashes are taken over: the canonical file text (`to_text()`). A snapshot read from its
-        canonical file (the usual case) has it already, so nothing is encoded (a compact encoding of ms-365's
-        2 MB cost 20 ms of every run); a live one's is written once (the pure-Python indented encoder, some
-        tens of ms more than the compact one, beside the seconds of listing a server) and remembered: a
-        generation hashes its snapshot twice (is the output current? then the manifest)."""
-        known = self.canonical_text() or self.__dict__.get("_digest_text")
+        """The same content as `to_text()`, compact: what input hashes are taken over (the C encoder
+        writes it; the indented file text takes the pure-Python one, ten times slower). Remembered: a
+        generation hashes its snapshot twice (is the output current? then the manifest). Hashing a canonical
+        file's own text would spare ms-365 20 ms, but every other snapshot (a file in another form, a live one)
+        would then pay the indented encoding to hash the same: the 360-tool listing's up-to-date run 10%."""
+        known = self.__dict__.get("_digest_text")
         if known is None:
-            known = self.to_text()
+            known = json.dumps(self._ordered(), ensure_ascii=False, separators=(",", ":"))
             object.__setattr__(self, "_digest_text", known)
         return cast(str, known)
 
