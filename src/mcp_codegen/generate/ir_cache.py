@@ -53,6 +53,7 @@ def _key(plan: ToolPlan, models_source: str) -> str:
         models_source,
         plan.raw,
         plan.python_name,
+        plan.task_method,
         plan.class_prefix,
         plan.description_override,
         plan.parameter_names,
