@@ -200,3 +200,32 @@ def test_a_task_started_in_one_process_is_resumed_in_another(tasky: ModuleType, 
         task = client.tasks.resume(task_id, "export_all")
         assert task.result(timeout=20) == "exported as parquet"
         assert task.status().status == "completed"
+
+
+def test_a_server_that_lists_no_task_support_at_2026_07_28(snapshot_file: Path, url: str) -> None:
+    """A snapshot taken at 2026-07-28 (FastMCP lists no `taskSupport` there: the server decides per call) whose
+    capabilities name the extension: the client declares it, its typed methods follow the tasks the server
+    makes, and `client.tasks.start()` gives handles."""
+    data = json.loads(snapshot_file.read_text())
+    data["protocolVersion"] = "2026-07-28"
+    data["capabilities"]["extensions"] = {"io.modelcontextprotocol/tasks": {}}
+    for tool in data["tools"]:
+        tool.pop("execution", None)
+    modern = snapshot_file.parent / "modern" / "snapshot.json"
+    modern.parent.mkdir()
+    modern.write_text(json.dumps(data))
+    target = modern.parent / "tasky_modern"
+    _run("generate", "--snapshot", str(modern), "-o", str(target))
+    with imported_package(target) as package:
+        options = package.AsyncClient._handshake_options()
+        assert [extension.identifier for extension in options["extensions"]] == ["io.modelcontextprotocol/tasks"]
+        with package.Client.http(url, timeout=30) as client:
+            assert client.export_all(fmt="xml") == "exported as xml"
+            task = client.tasks.start("slow_count", {"run": f"modern-{time.monotonic_ns()}", "steps": 2})
+            assert task.id and task.result(timeout=20) == 2
+    del data["capabilities"]["extensions"]
+    modern.write_text(json.dumps(data))
+    plain = modern.parent / "tasky_plain"
+    _run("generate", "--snapshot", str(modern), "-o", str(plain))
+    with imported_package(plain) as package:
+        assert "extensions" not in package.AsyncClient._handshake_options()
