@@ -357,6 +357,7 @@ def render_cli(
         example=_cli_example(package, commands),
         exit_codes=[(code, meaning) for code, meaning in EXIT_CODES.items()],
         tool_groups=groups,
+        task_commands=[c for c in commands if c.wire_name in {t.wire_name for t in spec.tools if t.task_support}],
     )
     return {"__main__.py": main, "SKILL.md": skill}
 

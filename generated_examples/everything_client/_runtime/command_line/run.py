@@ -9,7 +9,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 if TYPE_CHECKING:
-    from ..calls.results import ToolResult
+    import mcp_types
+
+    from ..calls.specs import ToolSpec
 
 from ..text import one_line
 from .parsing import (
@@ -30,6 +32,7 @@ from .table import (
     EXIT_OK,
     EXIT_OUTCOME_UNKNOWN,
     EXIT_SERVER,
+    EXIT_TASK_CANCELLED,
     EXIT_TOOL_ERROR,
     EXIT_USAGE,
     Command,
@@ -83,6 +86,12 @@ def _main(
         return _resources(line, options, rest)
     if name == "prompts" and line.prompts:
         return _prompts(line, options, rest)
+    if name == "tasks" and any(
+        s.task_support != "forbidden" for s in line.tools.values()
+    ):
+        from .tasks import tasks_command
+
+        return tasks_command(line, commands, options, rest)
     command = find(commands, name, line.tools)
     return _tool(line, command, options, rest)
 
@@ -112,31 +121,62 @@ def _tool(
         raise UsageError(f"{', '.join(missing)} {what} required (or give it in --json)")
     check_arguments(spec, command, values)
 
+    prefix = f"{line.prog} {command.name}"
+    support = spec.task_support
+    # `--task`/`--no-wait` are offered only for tools that may run as tasks (see `tool_parser`).
+    as_task = support == "required" or bool(parsed.task or parsed.no_wait)
+
     async def call(client: Any) -> int:
+        if as_task:
+            from .tasks import run_task_call
+
+            answer = await run_task_call(
+                line, client, spec, values, prefix=prefix, wait=not parsed.no_wait
+            )
+            if answer is None:  # started, its id printed
+                return EXIT_OK
+            return print_result(line, prefix, spec, answer, raw)
         from ..calls.errors import ToolError
 
         try:
-            result: ToolResult = await client.call_spec_result(spec, values)
+            answer = (await client.call_spec_result(spec, values)).raw
         except ToolError as error:
-            if raw:
-                _print_json(_dump(error.result.raw))
-            message = one_line(error.result.text, None) or "the tool reported an error"
-            print(f"{line.prog} {command.name}: {message}", file=sys.stderr)
-            return EXIT_TOOL_ERROR
-        if raw:
-            _print_json(_dump(result.raw))
-            return EXIT_OK
-        structured = result.structured
-        if structured is not None:
-            if spec.unwrap_result and len(structured) == 1:
-                _print_json(next(iter(structured.values())))
-            else:
-                _print_json(structured)
-        else:
-            _print_blocks(line, result.raw.content)
-        return EXIT_OK
+            answer = error.result.raw
+        return print_result(line, prefix, spec, answer, raw)
 
-    return _connected(line, options, call)
+    return connected(line, options, call)
+
+
+def print_result(
+    line: CommandLine,
+    prefix: str,
+    spec: ToolSpec[Any, Any] | None,
+    answer: mcp_types.CallToolResult,
+    raw: bool,
+) -> int:
+    """Print a tool's result as a call does (the structured result as JSON, else its text blocks;
+    `raw`: the whole result); a result with `isError` is one line on stderr and exit code 1.
+    """
+    if answer.is_error:
+        from ..calls.results import ToolResult
+
+        if raw:
+            print_json(_dump(answer))
+        text = one_line(ToolResult(answer).text, None) or "the tool reported an error"
+        print(f"{prefix}: {text}", file=sys.stderr)
+        return EXIT_TOOL_ERROR
+    if raw:
+        print_json(_dump(answer))
+        return EXIT_OK
+    structured = answer.structured_content
+    if structured is not None:
+        if spec is not None and spec.unwrap_result and len(structured) == 1:
+            print_json(next(iter(structured.values())))
+        else:
+            print_json(structured)
+    else:
+        _print_blocks(line, answer.content)
+    return EXIT_OK
 
 
 def _resources(line: CommandLine, options: argparse.Namespace, rest: list[str]) -> int:
@@ -166,14 +206,14 @@ def _resources(line: CommandLine, options: argparse.Namespace, rest: list[str]) 
                     "description": template.description,
                 }
             )
-        _print_json(listing)
+        print_json(listing)
         return EXIT_OK
     uri: str = parsed.uri
 
     async def read_one(client: Any) -> int:
         result = await client.read_resource(uri)
         if options.raw:
-            _print_json(_dump(result.raw))
+            print_json(_dump(result.raw))
             return EXIT_OK
         for item in result.raw.contents:
             text = getattr(item, "text", None)
@@ -187,7 +227,7 @@ def _resources(line: CommandLine, options: argparse.Namespace, rest: list[str]) 
                 )
         return EXIT_OK
 
-    return _connected(line, options, read_one)
+    return connected(line, options, read_one)
 
 
 def _prompts(line: CommandLine, options: argparse.Namespace, rest: list[str]) -> int:
@@ -205,7 +245,7 @@ def _prompts(line: CommandLine, options: argparse.Namespace, rest: list[str]) ->
     )
     parsed = parser.parse_args(rest)
     if parsed.action == "list":
-        _print_json(
+        print_json(
             [
                 {
                     "name": prompt.name,
@@ -242,12 +282,12 @@ def _prompts(line: CommandLine, options: argparse.Namespace, rest: list[str]) ->
     async def get_one(client: Any) -> int:
         result = await client.get_prompt(name, values)
         if options.raw:
-            _print_json(_dump(result.raw))
+            print_json(_dump(result.raw))
         else:
             print(result.text)
         return EXIT_OK
 
-    return _connected(line, options, get_one)
+    return connected(line, options, get_one)
 
 
 def _connection(line: CommandLine, options: argparse.Namespace) -> Any:
@@ -289,13 +329,15 @@ def _connection(line: CommandLine, options: argparse.Namespace) -> Any:
     )
 
 
-def _connected(
+def connected(
     line: CommandLine,
     options: argparse.Namespace,
     work: Callable[[Any], Awaitable[int]],
 ) -> int:
     """Connect, run `work(client)`, close; errors become one line and an exit code."""
     connection = _connection(line, options)
+    if not options.verbose:
+        _quiet_sdk_logs()
 
     async def run() -> int:
         async with connection as client:
@@ -311,6 +353,8 @@ def _connected(
         McpClientError,
         OutcomeUnknownError,
         RequestTimeoutError,
+        TaskCancelledError,
+        TaskNotFoundError,
     )
 
     try:
@@ -318,6 +362,12 @@ def _connected(
     except ArgumentsValidationError as error:
         print(f"{line.prog}: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_USAGE
+    except TaskCancelledError as error:
+        print(f"{line.prog}: {one_line(str(error))}", file=sys.stderr)
+        return EXIT_TASK_CANCELLED
+    except TaskNotFoundError as error:
+        print(f"{line.prog}: {one_line(str(error))}", file=sys.stderr)
+        return EXIT_SERVER
     except OutcomeUnknownError as error:
         print(f"{line.prog}: {one_line(str(error))}", file=sys.stderr)
         return EXIT_OUTCOME_UNKNOWN
@@ -340,6 +390,14 @@ def _connected(
         return EXIT_SERVER
 
 
+def _quiet_sdk_logs() -> None:
+    """Keep the SDK's log records (a traceback it logs for a response that arrives as the connection
+    closes) off stderr, where errors are one line; `-v` shows them."""
+    import logging
+
+    logging.getLogger("mcp").addHandler(logging.NullHandler())
+
+
 #: Statuses that say the server (or a gateway before it) could not take the call now: retries were spent.
 _UNAVAILABLE = frozenset({408, 429, 502, 503, 504})
 
@@ -348,7 +406,7 @@ def _dump(model: Any) -> object:
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-def _print_json(value: object) -> None:
+def print_json(value: object) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False))
 
 
