@@ -150,7 +150,7 @@ def _listing(line: CommandLine, commands: Sequence[CommandRow]) -> str:
             "  prompts list            the prompts recorded at generation",
             "  prompts get NAME --arg KEY=VALUE ...",
         ]
-    if any(spec.task_support != "forbidden" for spec in line.tools.values()):
+    if line.task_tools:
         text += [
             "",
             "tasks (tools that run as MCP tasks; `TOOL --no-wait` starts one and prints its id):",

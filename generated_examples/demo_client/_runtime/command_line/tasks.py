@@ -23,12 +23,7 @@ if TYPE_CHECKING:
     from ..calls.specs import ToolSpec
     from ..calls.tasks import TaskProtocol, TaskState
 
-__all__ = ["has_task_tools", "run_task_call", "tasks_command"]
-
-
-def has_task_tools(line: CommandLine) -> bool:
-    """Whether any tool of the package may run as a task (`execution.taskSupport` optional or required)."""
-    return any(spec.task_support != "forbidden" for spec in line.tools.values())
+__all__ = ["StatusLines", "run_task_call", "state_json", "tasks_command"]
 
 
 class StatusLines:

@@ -86,9 +86,7 @@ def _main(
         return _resources(line, options, rest)
     if name == "prompts" and line.prompts:
         return _prompts(line, options, rest)
-    if name == "tasks" and any(
-        s.task_support != "forbidden" for s in line.tools.values()
-    ):
+    if name == "tasks" and line.task_tools:
         from .tasks import tasks_command
 
         return tasks_command(line, commands, options, rest)

@@ -124,6 +124,9 @@ class CommandLine:
     templates: Mapping[str, TemplateSpec]
     #: The launch recorded at generation (`specs.LAUNCH`); None: `--stdio` or `--url` is needed.
     launch: Mapping[str, Any] | None
+    #: The wire names of the tools that may run as MCP tasks (written at generation, so `--help` and
+    #: the `tasks` commands need not read the snapshot).
+    task_tools: frozenset[str] = frozenset()
 
 
 class UsageError(Exception):
