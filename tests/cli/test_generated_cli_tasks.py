@@ -211,3 +211,41 @@ def test_names_a_task_tool_cannot_take(tasky: Path, tmp_path: Path) -> None:
     assert sorted(option[1] for option in rows["plain"][3]) == ["--no-wait", "--task"]
     called = run_cli(package, "tasks-tool", "--task-arg", "x", "--no-wait-arg", "--help")
     assert called.returncode == 0 and "--no-wait-arg" in called.stdout and "  --task " in called.stdout
+
+
+FAKES = """
+import anyio
+
+
+def setup(fake):
+    @fake.tools["crunch"]
+    async def crunch(arguments, ctx):
+        await ctx.status("halfway")
+        await anyio.sleep(0.3)
+        return {"total": 2 * arguments["n"]}
+
+    fake.tools["quick"](lambda arguments: {"total": arguments["x"]}, task=False)  # never a task
+"""
+
+
+def test_against_the_package_served_as_a_fake(tasky: Path, tmp_path: Path) -> None:
+    """Offline: `mcp-codegen serve` plays the task tool for the command line, status messages included; a
+    server that answers at once where a task was asked gives the result and says so."""
+    import os
+    import shlex
+
+    (tmp_path / "tasky_fakes.py").write_text(FAKES, encoding="utf-8")
+    serve = shlex.join(
+        [sys.executable, "-m", "mcp_codegen", "serve", "--snapshot", str(tasky), "--handlers", "tasky_fakes:setup"]
+    )
+    server_path = os.pathsep.join([str(tmp_path), str(Path(__file__).parents[2] / "src")])
+    where = ["--stdio", serve, "--env", f"PYTHONPATH={server_path}"]
+    waited = run_cli(tasky, *where, "crunch", "--n", "5", cwd=tmp_path)
+    assert waited.returncode == 0, waited.stderr
+    assert json.loads(waited.stdout) == {"total": 10}
+    lines = waited.stderr.splitlines()
+    assert lines[0].startswith("python -m tasky crunch: task ") and "python -m tasky crunch: working: halfway" in lines
+    at_once = run_cli(tasky, *where, "quick", "--x", "3", "--no-wait", cwd=tmp_path)
+    assert at_once.returncode == 0, at_once.stderr
+    assert json.loads(at_once.stdout) == {"total": 3}
+    assert at_once.stderr == "python -m tasky quick: the server ran the call at once (no task)\n"
