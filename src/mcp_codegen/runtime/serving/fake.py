@@ -14,7 +14,8 @@ one typed hook per tool, prompt and resource.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import anyio
@@ -67,12 +68,27 @@ from .replies import (
     text_content,
     tool_result,
 )
-from .tasks import TASK_GROUP, FakeTask, TaskStore, task_lifespan
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
+    from .tasks import FakeTask, TaskStore
+
 __all__ = ["FakeServer"]
+
+#: Where the fake's lifespan state keeps the task group its MCP tasks run in.
+_TASK_GROUP = "mcp_codegen.fake.tasks"
+
+
+@asynccontextmanager
+async def _lifespan(_server: object) -> AsyncGenerator[dict[str, Any]]:
+    """The fake's lifespan (each `run()`, or once for the HTTP app): a task group for the tool calls
+    that run as MCP tasks (see `serving.tasks`), cancelled when the server stops."""
+    async with anyio.create_task_group() as group:
+        try:
+            yield {_TASK_GROUP: group}
+        finally:
+            group.cancel_scope.cancel()
 
 
 def _task_support(tool: Mapping[str, Any]) -> str:
@@ -138,7 +154,7 @@ class FakeServer(Server[Any]):
             description=text("description"),
             instructions=instructions if isinstance(instructions, str) else None,
             website_url=text("websiteUrl"),
-            lifespan=task_lifespan,
+            lifespan=_lifespan,
         )
         self.snapshot_data: _JsonObject = data
         capabilities = data.get("capabilities")
@@ -158,8 +174,7 @@ class FakeServer(Server[Any]):
         self.page_size = page_size
         #: Every tool call, resource read and prompt get, in order.
         self.calls: list[FakeCall] = []
-        #: The tasks tool calls ran as (MCP 2025-11-25 tasks), by id: `fake.tasks[task_id].status`.
-        self.tasks = TaskStore()
+        self._tasks: TaskStore | None = None
         #: Seconds between two `tasks/get` the fake suggests to clients following a task.
         self.task_poll_interval = 0.05
         self._argument_checks = ArgumentChecks()
@@ -438,6 +453,16 @@ class FakeServer(Server[Any]):
 
     # ------------------------------------------------------------------ tasks
 
+    @property
+    def tasks(self) -> TaskStore:
+        """The tasks tool calls ran as (MCP 2025-11-25 tasks), by id: `fake.tasks[task_id].status`."""
+        store = self._tasks
+        if store is None:
+            from .tasks import TaskStore
+
+            store = self._tasks = TaskStore()
+        return store
+
     def serve_tasks(self) -> None:
         """Answer `tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/list` (done at construction
         when a listed tool may run as a task or the snapshot declares `tasks`; idempotent).
@@ -482,7 +507,7 @@ class FakeServer(Server[Any]):
             return None
         state: object = ctx.lifespan_context
         group: Any = (
-            cast("_JsonObject", state).get(TASK_GROUP)
+            cast("_JsonObject", state).get(_TASK_GROUP)
             if isinstance(state, dict)
             else None
         )
@@ -681,7 +706,8 @@ class FakeServer(Server[Any]):
     def reset(self) -> None:
         """Forget recorded calls, scripts and handlers."""
         self.calls.clear()
-        self.tasks.clear()
+        if self._tasks is not None:
+            self._tasks.clear()
         for hooks in (self.tools, self.prompts, self.resources):
             for hook in hooks:
                 hook.clear()

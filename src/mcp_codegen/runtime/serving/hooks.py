@@ -25,7 +25,6 @@ from pydantic import BaseModel
 from ..calls.results import ToolResult
 from ..calls.specs import PromptSpec, ToolSpec, copy_json
 from ..calls.uri import match_uri_template
-from .tasks import send_related
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -200,6 +199,8 @@ class FakeContext:
             )
 
             async def send(session: Any, request_id: Any) -> types.ElicitResult:
+                from .tasks import send_related
+
                 return await send_related(
                     session, request_id, request, types.ElicitResult
                 )
@@ -238,6 +239,8 @@ class FakeContext:
             )
 
             async def send(session: Any, request_id: Any) -> types.CreateMessageResult:
+                from .tasks import send_related
+
                 return await send_related(
                     session, request_id, request, types.CreateMessageResult
                 )

@@ -10,7 +10,7 @@ handler (its awaits raise the cancellation). Tasks belong to the server, not to 
 HTTP any connection reads them; a task still running when its server stops is cancelled.
 
 The background work runs in a task group the fake's lifespan opens for each `Server.run` (stdio, in
-memory) or once for the streamable HTTP app; nothing of this runs for plain calls.
+memory) or once for the streamable HTTP app; this module is imported on the first task only.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -36,13 +35,11 @@ __all__ = [
     "RELATED_TASK",
     "FakeTask",
     "TaskStore",
-    "task_lifespan",
+    "send_related",
 ]
 
 #: The `_meta` key a request or result related to a task carries (`{"taskId": ...}`).
 RELATED_TASK = "io.modelcontextprotocol/related-task"
-#: Where the lifespan state keeps the task group the fake's tasks run in.
-TASK_GROUP = "mcp_codegen.fake.tasks"
 
 FakeTaskStatus = Literal[
     "working", "input_required", "completed", "failed", "cancelled"
@@ -52,16 +49,6 @@ _TERMINAL = frozenset({"completed", "failed", "cancelled"})
 _ResultT = TypeVar("_ResultT", bound=BaseModel)
 #: `send(session, request_id)`: a request to the client, sent from the waiting `tasks/result`.
 _Send = Callable[["ServerSession", "types.RequestId | None"], Awaitable[Any]]
-
-
-@asynccontextmanager
-async def task_lifespan(_server: object) -> AsyncGenerator[dict[str, Any]]:
-    """The fake's lifespan: a task group for its tasks, cancelled when the server stops."""
-    async with anyio.create_task_group() as group:
-        try:
-            yield {TASK_GROUP: group}
-        finally:
-            group.cancel_scope.cancel()
 
 
 def _iso(moment: float) -> str:
