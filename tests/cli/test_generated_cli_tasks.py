@@ -249,3 +249,14 @@ def test_against_the_package_served_as_a_fake(tasky: Path, tmp_path: Path) -> No
     assert at_once.returncode == 0, at_once.stderr
     assert json.loads(at_once.stdout) == {"total": 3}
     assert at_once.stderr == "python -m tasky quick: the server ran the call at once (no task)\n"
+
+
+def test_the_command_line_of_a_task_package_is_strictly_typed(tasky: Path) -> None:
+    from helpers import mypy_strict, pyright_strict
+
+    main = (tasky / "__main__.py").read_text(encoding="utf-8")
+    assert 'task_tools=frozenset({"crunch", "quick"}),' in main  # --help reads no snapshot to offer `tasks`
+    checked = mypy_strict(tasky.parent, f"{tasky.name}/__main__.py")
+    assert checked.returncode == 0, checked.stdout
+    pyright = pyright_strict(tasky.parent, f"{tasky.name}/__main__.py")
+    assert pyright.returncode == 0, pyright.stdout
