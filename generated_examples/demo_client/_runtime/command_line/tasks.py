@@ -37,7 +37,8 @@ class StatusLines:
 
     async def show(self, state: TaskState) -> None:
         if self.last is None:
-            print(f"{self.prefix}: task {state.task_id}", file=sys.stderr, flush=True)
+            task_id = one_line(state.task_id)
+            print(f"{self.prefix}: task {task_id}", file=sys.stderr, flush=True)
         self.last = state
         message = f": {one_line(state.message)}" if state.message else ""
         print(f"{self.prefix}: {state.status}{message}", file=sys.stderr, flush=True)
@@ -67,7 +68,6 @@ def state_json(state: TaskState) -> dict[str, object]:
 
 
 async def run_task_call(
-    line: CommandLine,
     client: Any,
     spec: ToolSpec[Any, Any],
     values: Mapping[str, object],

@@ -129,7 +129,7 @@ def _tool(
             from .tasks import run_task_call
 
             answer = await run_task_call(
-                line, client, spec, values, prefix=prefix, wait=not parsed.no_wait
+                client, spec, values, prefix=prefix, wait=not parsed.no_wait
             )
             if answer is None:  # started, its id printed
                 return EXIT_OK
