@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..text import one_line
+from .connect import connected
+from .output import print_json, print_result
 from .parsing import Formatter, Parser, find
 from .table import EXIT_OK, CommandLine, CommandRow, UsageError
 
@@ -125,8 +127,6 @@ def tasks_command(
     rest: list[str],
 ) -> int:
     """`tasks list`, `tasks status ID`, `tasks wait ID [--tool NAME] [--raw]`, `tasks cancel ID`."""
-    from .run import connected, print_json, print_result
-
     parser = Parser(
         prog=f"{line.prog} tasks",
         formatter_class=Formatter,

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    import mcp_types
 
-    from ..calls.specs import ToolSpec
+    pass
 
 from ..text import one_line
+from .connect import connected
+from .output import dump, print_json, print_result
 from .parsing import (
     Formatter,
     Parser,
@@ -21,19 +21,13 @@ from .parsing import (
     find,
     global_parser,
     json_value,
-    pairs,
     split_globals,
     tool_parser,
 )
 from .table import (
-    EXIT_CONNECTION,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_OUTCOME_UNKNOWN,
-    EXIT_SERVER,
-    EXIT_TASK_CANCELLED,
-    EXIT_TOOL_ERROR,
     EXIT_USAGE,
     Command,
     CommandLine,
@@ -145,38 +139,6 @@ def _tool(
     return connected(line, options, call)
 
 
-def print_result(
-    line: CommandLine,
-    prefix: str,
-    spec: ToolSpec[Any, Any] | None,
-    answer: mcp_types.CallToolResult,
-    raw: bool,
-) -> int:
-    """Print a tool's result as a call does (the structured result as JSON, else its text blocks;
-    `raw`: the whole result); a result with `isError` is one line on stderr and exit code 1.
-    """
-    if answer.is_error:
-        from ..calls.results import ToolResult
-
-        if raw:
-            print_json(_dump(answer))
-        text = one_line(ToolResult(answer).text, None) or "the tool reported an error"
-        print(f"{prefix}: {text}", file=sys.stderr)
-        return EXIT_TOOL_ERROR
-    if raw:
-        print_json(_dump(answer))
-        return EXIT_OK
-    structured = answer.structured_content
-    if structured is not None:
-        if spec is not None and spec.unwrap_result and len(structured) == 1:
-            print_json(next(iter(structured.values())))
-        else:
-            print_json(structured)
-    else:
-        _print_blocks(line, answer.content)
-    return EXIT_OK
-
-
 def _resources(line: CommandLine, options: argparse.Namespace, rest: list[str]) -> int:
     parser = Parser(prog=f"{line.prog} resources", formatter_class=Formatter)
     actions = parser.add_subparsers(dest="action", required=True, metavar="{list,read}")
@@ -211,7 +173,7 @@ def _resources(line: CommandLine, options: argparse.Namespace, rest: list[str]) 
     async def read_one(client: Any) -> int:
         result = await client.read_resource(uri)
         if options.raw:
-            print_json(_dump(result.raw))
+            print_json(dump(result.raw))
             return EXIT_OK
         for item in result.raw.contents:
             text = getattr(item, "text", None)
@@ -280,138 +242,9 @@ def _prompts(line: CommandLine, options: argparse.Namespace, rest: list[str]) ->
     async def get_one(client: Any) -> int:
         result = await client.get_prompt(name, values)
         if options.raw:
-            print_json(_dump(result.raw))
+            print_json(dump(result.raw))
         else:
             print(result.text)
         return EXIT_OK
 
     return connected(line, options, get_one)
-
-
-def _connection(line: CommandLine, options: argparse.Namespace) -> Any:
-    client = line.client
-    stderr: Literal["discard"] | None = None if options.verbose else "discard"
-    if options.stdio:
-        import shlex
-
-        words = shlex.split(options.stdio)
-        if not words:
-            raise UsageError("--stdio: the command is empty")
-        env = dict(pairs(options.env, "--env", "="))
-        return client.stdio(
-            words[0],
-            words[1:],
-            env=env,
-            timeout=options.timeout,
-            stderr=stderr,
-            retries=options.retries,
-        )
-    if options.url:
-        headers = {
-            k.strip(): v.strip() for k, v in pairs(options.header, "--header", ":")
-        }
-        return client.http(
-            options.url,
-            headers=headers,
-            timeout=options.timeout,
-            retries=options.retries,
-        )
-    if options.header or options.env:
-        raise UsageError("--header goes with --url, --env with --stdio")
-    if line.launch is None:
-        raise UsageError(
-            "this package recorded no server launch: give --stdio CMD or --url URL"
-        )
-    return client.connect(
-        timeout=options.timeout, stderr=stderr, retries=options.retries
-    )
-
-
-def connected(
-    line: CommandLine,
-    options: argparse.Namespace,
-    work: Callable[[Any], Awaitable[int]],
-) -> int:
-    """Connect, run `work(client)`, close; errors become one line and an exit code."""
-    connection = _connection(line, options)
-    if not options.verbose:
-        _quiet_sdk_logs()
-
-    async def run() -> int:
-        async with connection as client:
-            return await work(client)
-
-    import anyio
-
-    from ..calls.errors import (
-        ArgumentsValidationError,
-        ConnectError,
-        ConnectionClosedError,
-        HttpStatusError,
-        McpClientError,
-        OutcomeUnknownError,
-        RequestTimeoutError,
-        TaskCancelledError,
-        TaskNotFoundError,
-    )
-
-    try:
-        return anyio.run(run)
-    except ArgumentsValidationError as error:
-        print(f"{line.prog}: error: {one_line(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
-    except TaskCancelledError as error:
-        print(f"{line.prog}: {one_line(str(error))}", file=sys.stderr)
-        return EXIT_TASK_CANCELLED
-    except TaskNotFoundError as error:
-        print(f"{line.prog}: {one_line(str(error))}", file=sys.stderr)
-        return EXIT_SERVER
-    except OutcomeUnknownError as error:
-        print(f"{line.prog}: {one_line(str(error))}", file=sys.stderr)
-        return EXIT_OUTCOME_UNKNOWN
-    except HttpStatusError as error:
-        if error.status not in _UNAVAILABLE:
-            print(f"{line.prog}: server error: {one_line(str(error))}", file=sys.stderr)
-            return EXIT_SERVER
-        print(
-            f"{line.prog}: server unavailable: {one_line(str(error))}", file=sys.stderr
-        )
-        return EXIT_CONNECTION
-    except (ConnectError, ConnectionClosedError, RequestTimeoutError) as error:
-        print(
-            f"{line.prog}: cannot reach the server: {one_line(str(error))}",
-            file=sys.stderr,
-        )
-        return EXIT_CONNECTION
-    except McpClientError as error:
-        print(f"{line.prog}: server error: {one_line(str(error))}", file=sys.stderr)
-        return EXIT_SERVER
-
-
-def _quiet_sdk_logs() -> None:
-    """Keep the SDK's log records (a traceback it logs for a response that arrives as the connection
-    closes) off stderr, where errors are one line; `-v` shows them."""
-    import logging
-
-    logging.getLogger("mcp").addHandler(logging.NullHandler())
-
-
-#: Statuses that say the server (or a gateway before it) could not take the call now: retries were spent.
-_UNAVAILABLE = frozenset({408, 429, 502, 503, 504})
-
-
-def _dump(model: Any) -> object:
-    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
-def print_json(value: object) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
-
-
-def _print_blocks(line: CommandLine, blocks: Sequence[Any]) -> None:
-    for block in blocks:
-        if block.type == "text":
-            print(block.text)
-        else:
-            kind = getattr(block, "mime_type", None) or block.type
-            print(f"{line.prog}: a {kind} block is not shown (--raw)", file=sys.stderr)
