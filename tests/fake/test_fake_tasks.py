@@ -124,7 +124,8 @@ async def test_the_input_request_carries_the_related_task_meta() -> None:
     @fake.tools[RESEARCH]
     async def research(arguments: dict[str, Any], ctx: Any) -> str:
         answer = await ctx.elicit("Which one?", {"type": "object", "properties": {"pick": {"type": "string"}}})
-        return f"Report on {answer.content['pick']}"
+        sampled = await ctx.sample("Summarise", max_tokens=10)  # sampling goes the same way
+        return f"Report on {answer.content['pick']}: {sampled.content.text}"
 
     metas: list[Any] = []
 
@@ -132,7 +133,11 @@ async def test_the_input_request_carries_the_related_task_meta() -> None:
         metas.append(params.meta)
         return types.ElicitResult(action="accept", content={"pick": "wasps"})
 
-    async with mcp.Client(fake, mode="legacy", elicitation_callback=answer) as client:
+    async def sample(context: Any, params: Any) -> types.CreateMessageResult:
+        metas.append(params.meta)
+        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="ok"), model="m")
+
+    async with mcp.Client(fake, mode="legacy", elicitation_callback=answer, sampling_callback=sample) as client:
         send = client.session._dispatcher.send_raw_request  # noqa: SLF001 - the raw wire, past result checks
         with anyio.fail_after(10):
             created = await send("tools/call", {"name": RESEARCH, "arguments": {"topic": "x"}, "task": {"ttl": 60000}}, None)
@@ -143,8 +148,8 @@ async def test_the_input_request_carries_the_related_task_meta() -> None:
             assert metas == []  # asked only through tasks/result
             result = await send("tasks/result", {"taskId": task_id}, None)
     related = {"io.modelcontextprotocol/related-task": {"taskId": task_id}}
-    assert metas == [related]
-    assert result["_meta"] == related and result["content"][0]["text"] == "Report on wasps"
+    assert metas == [related, related]
+    assert result["_meta"] == related and result["content"][0]["text"] == "Report on wasps: ok"
 
 
 async def test_cancelling_a_handle_stops_the_handler(fake_everything_pkg: ModuleType) -> None:
@@ -334,3 +339,18 @@ def test_serve_over_http_keeps_tasks_across_connections(fake_everything_pkg: Mod
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_the_blocking_client_against_the_fakes_task_tool(fake_everything_pkg: ModuleType) -> None:
+    pkg = fake_everything_pkg
+    fake = _testing(pkg).FakeServer()
+    events: list[str] = []
+    _research_handler(pkg, fake, events)
+    with pkg.Client.in_process(fake) as client:
+        assert client.simulate_research_query(topic="bees").text == "Report on bees"
+        task = client.tasks.start(RESEARCH, {"topic": "wasps"})
+        assert task.status().status == "working"
+        assert task.cancel().status == "cancelled"
+        with pytest.raises(pkg.TaskCancelledError):
+            task.result()
+    assert [task.status for task in fake.tasks] == ["completed", "cancelled"]
