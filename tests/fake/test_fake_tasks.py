@@ -44,6 +44,7 @@ def _research_handler(pkg: ModuleType, fake: Any, events: list[str]) -> None:
         events.append(f"started {ctx.task_id}")
         try:
             await ctx.status("gathering")
+            await ctx.log("info", f"researching {args.topic}")
             await anyio.sleep(0.15)
             topic = args.topic
             if args.ambiguous:
@@ -66,12 +67,14 @@ async def test_a_typed_call_of_a_required_task_tool_returns_the_handlers_result(
     events: list[str] = []
     _research_handler(pkg, fake, events)
     seen: list[str | None] = []
-    async with pkg.AsyncClient.in_process(fake) as client:
+    logged: list[Any] = []
+    async with pkg.AsyncClient.in_process(fake, on_log=logged.append) as client:
         with anyio.fail_after(10):
             result = await client.with_options(on_progress=lambda p, t, m: seen.append(m)).simulate_research_query(
                 topic="bees"
             )
     assert result.text == "Report on bees"
+    assert [entry.data for entry in logged] == ["researching bees"]  # a task handler's log reaches the client
     assert events[-1] == "finished"
     # the status messages the handler posted, as the client followed the task
     assert "gathering" in seen and "synthesising" in seen and seen.index("gathering") < seen.index("synthesising")
@@ -263,6 +266,7 @@ def setup(fake):
     @fake.tools["simulate-research-query"]
     async def research(arguments, ctx):
         await ctx.status("gathering")
+        await ctx.log("info", "researching " + arguments["topic"])
         await anyio.sleep(0.3)
         if arguments.get("ambiguous"):
             answer = await ctx.elicit("Which one?", {"type": "object", "properties": {"pick": {"type": "string"}}})
@@ -326,9 +330,12 @@ def test_serve_over_http_keeps_tasks_across_connections(fake_everything_pkg: Mod
                 time.sleep(0.1)
         url = f"http://127.0.0.1:{port}/mcp"
 
+        logged: list[Any] = []
+
         async def main() -> None:
             with anyio.fail_after(30):
-                async with pkg.AsyncClient.http(url, timeout=20) as first:
+                async with pkg.AsyncClient.http(url, timeout=20, on_log=logged.append) as first:
+                    assert (await first.simulate_research_query(topic="owls")).text == "Report on owls"
                     task_id = (await first.tasks.start(RESEARCH, {"topic": "moths"})).id
                 async with pkg.AsyncClient.http(url, timeout=20) as second:
                     resumed = second.tasks.resume(task_id, RESEARCH)
@@ -336,6 +343,8 @@ def test_serve_over_http_keeps_tasks_across_connections(fake_everything_pkg: Mod
                     assert (await resumed.status()).status == "completed"
 
         anyio.run(main)
+        # the log a task handler sends reaches the client on its connection (the call was answered)
+        assert "researching owls" in [entry.data for entry in logged]
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -264,12 +264,14 @@ class FakeContext:
     async def log(
         self, level: types.LoggingLevel, data: Any, logger: str | None = None
     ) -> None:
-        """Send a log message (`notifications/message`) to the client."""
+        """Send a log message (`notifications/message`) to the client (in a task: on the connection,
+        the request that started the task having been answered)."""
         session = self.request_context.session
+        related = self.request_context.request_id if self.task is None else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             sending = session.send_log_message(  # pyright: ignore[reportDeprecated]
-                level, data, logger, related_request_id=self.request_context.request_id
+                level, data, logger, related_request_id=related
             )
         await sending
 
