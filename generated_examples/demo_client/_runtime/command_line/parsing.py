@@ -154,10 +154,10 @@ def _listing(line: CommandLine, commands: Sequence[CommandRow]) -> str:
         text += [
             "",
             "tasks (tools that run as MCP tasks; `TOOL --no-wait` starts one and prints its id):",
-            "  tasks list              the tasks the server keeps",
-            "  tasks status ID         a task's status, as JSON",
+            "  tasks list                   the tasks the server keeps",
+            "  tasks status ID              a task's status, as JSON",
             "  tasks wait ID [--tool TOOL]  wait for it to end; its result as a call prints it",
-            "  tasks cancel ID         cancel it",
+            "  tasks cancel ID              cancel it",
         ]
     text += ["", "exit codes:"]
     text += [f"  {code:<3} {meaning}" for code, meaning in EXIT_CODES.items()]
