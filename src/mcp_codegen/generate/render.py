@@ -354,6 +354,7 @@ def render_cli(
         prog_source=f'"python -m " + (__package__ or {string_literal(package)})',
         server_label=label,
         table_source=table_source(commands),
+        task_tools_source=_task_tools_source(spec),
     )
     groups = _tool_groups(commands, {tool.wire_name: tool.read_only for tool in spec.tools})
     skill = environment.get_template("cli/SKILL.md.jinja").render(
@@ -369,8 +370,17 @@ def render_cli(
         example=_cli_example(package, commands),
         exit_codes=[(code, meaning) for code, meaning in EXIT_CODES.items()],
         tool_groups=groups,
+        task_commands=[c for c in commands if c.wire_name in {t.wire_name for t in spec.tools if t.task_support}],
     )
     return {"__main__.py": main, "SKILL.md": skill}
+
+
+def _task_tools_source(spec: ir.ClientSpec) -> str:
+    """`frozenset({...})` of the wire names of the tools that may run as MCP tasks, or "" for none."""
+    names = sorted(tool.wire_name for tool in spec.tools if tool.task_support)
+    if not names:
+        return ""
+    return "frozenset({" + ", ".join(string_literal(name) for name in names) + "})"
 
 
 def _skill_name(package: str) -> str:
