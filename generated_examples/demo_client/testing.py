@@ -70,7 +70,12 @@ class NoteVariables(TypedDict):
 
 
 class FakeTools(ToolHooks):
-    """One hook per tool: `@fake.tools.<name>` registers a handler, `.script([...])` queues answers."""
+    """One hook per tool: `@fake.tools.<name>` registers a handler, `.script([...])` queues answers.
+
+    A tool listing `taskSupport` optional or required runs as an MCP task when the client asks for one
+    (`fake.tools.<name>(handler, task=True)` for any tool, `task=False` never); its handler's `FakeContext`
+    then posts status messages (`ctx.status(...)`) and asks for input through the task (`ctx.elicit(...)`).
+    """
 
     add: ToolHook[AddArguments, int]
     draft_note: ToolHook[DraftNoteArguments, DraftNoteResult]

@@ -15,6 +15,7 @@ from ._runtime import (
     AsyncClientBase,
     AsyncPromptsBase,
     AsyncResourcesBase,
+    AsyncTasksBase,
     NotSent,
     PromptResult,
     PromptSpec,
@@ -22,6 +23,9 @@ from ._runtime import (
     SyncClientBase,
     SyncPromptsBase,
     SyncResourcesBase,
+    SyncTask,
+    SyncTasksBase,
+    Task,
     TemplateSpec,
     ToolResult,
     ToolSpec,
@@ -77,6 +81,11 @@ class AsyncClient(AsyncClientBase):
     def resources(self) -> AsyncResources:
         """The server's resources and resource templates, one method each."""
         return AsyncResources(self)
+
+    @property
+    def tasks(self) -> AsyncTasks:
+        """Tool calls as MCP tasks: one method per tool that may run as one, returning its handle at once."""
+        return AsyncTasks(self)
 
     async def echo(self, *, message: str) -> ToolResult:
         """Echoes back the input string
@@ -266,7 +275,7 @@ class AsyncClient(AsyncClientBase):
     ) -> ToolResult:
         """Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
 
-        Runs as an MCP task: the call waits for the task's result (its timeout covers the whole wait); `client.tasks.start()` returns a handle instead.
+        Runs as an MCP task: the call waits for the task's result (its timeout covers the whole wait); `client.tasks.simulate_research_query()` returns a handle instead.
 
         Args:
             topic: The research topic to investigate
@@ -332,6 +341,33 @@ class AsyncClient(AsyncClientBase):
         return await self._call_tool(
             _specs.trigger_long_running_operation,
             {"duration": duration, "steps": steps},
+        )
+
+
+class AsyncTasks(AsyncTasksBase):
+    """Tools of the mcp-servers/everything 2.0.0 server that may run as MCP tasks, each started as one (`start`, `resume` and `list` as on every client)."""
+
+    async def simulate_research_query(
+        self, *, topic: str, ambiguous: bool | NotSent = NOT_SENT
+    ) -> Task[ToolResult]:
+        """Start `simulate-research-query` as an MCP task and return its handle at once (the server may run it at once).
+
+        `result()` returns what `client.simulate_research_query()` returns; keep `id` to `client.tasks.resume()` it later, from any connection or process.
+
+        Args:
+            topic: The research topic to investigate
+            ambiguous: Simulate an ambiguous query that requires clarification (triggers input_required status). Default False, applied by the server when not sent.
+
+        Raises:
+            ArgumentsValidationError: The arguments do not match the tool's schema; nothing was sent.
+            ServerRequestError: The server refused the call.
+            RequestTimeoutError: The server did not answer in time.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
+
+        Wire name: simulate-research-query
+        """
+        return await self._start(
+            _specs.simulate_research_query, {"topic": topic, "ambiguous": ambiguous}
         )
 
 
@@ -572,6 +608,11 @@ class Client(SyncClientBase[AsyncClient]):
         """The server's resources and resource templates, one method each."""
         return Resources(self)
 
+    @property
+    def tasks(self) -> Tasks:
+        """Tool calls as MCP tasks: one method per tool that may run as one, returning its handle at once."""
+        return Tasks(self)
+
     def echo(self, *, message: str) -> ToolResult:
         """Echoes back the input string
 
@@ -760,7 +801,7 @@ class Client(SyncClientBase[AsyncClient]):
     ) -> ToolResult:
         """Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
 
-        Runs as an MCP task: the call waits for the task's result (its timeout covers the whole wait); `client.tasks.start()` returns a handle instead.
+        Runs as an MCP task: the call waits for the task's result (its timeout covers the whole wait); `client.tasks.simulate_research_query()` returns a handle instead.
 
         Args:
             topic: The research topic to investigate
@@ -825,6 +866,33 @@ class Client(SyncClientBase[AsyncClient]):
         """
         return self._run(
             self._async.trigger_long_running_operation, duration=duration, steps=steps
+        )
+
+
+class Tasks(SyncTasksBase):
+    """Tools of the mcp-servers/everything 2.0.0 server that may run as MCP tasks, each started as one (blocking)."""
+
+    def simulate_research_query(
+        self, *, topic: str, ambiguous: bool | NotSent = NOT_SENT
+    ) -> SyncTask[ToolResult]:
+        """Start `simulate-research-query` as an MCP task and return its handle at once (the server may run it at once).
+
+        `result()` returns what `client.simulate_research_query()` returns; keep `id` to `client.tasks.resume()` it later, from any connection or process.
+
+        Args:
+            topic: The research topic to investigate
+            ambiguous: Simulate an ambiguous query that requires clarification (triggers input_required status). Default False, applied by the server when not sent.
+
+        Raises:
+            ArgumentsValidationError: The arguments do not match the tool's schema; nothing was sent.
+            ServerRequestError: The server refused the call.
+            RequestTimeoutError: The server did not answer in time.
+            ConnectionClosedError: The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).
+
+        Wire name: simulate-research-query
+        """
+        return self._start(
+            _specs.simulate_research_query, {"topic": topic, "ambiguous": ambiguous}
         )
 
 

@@ -99,7 +99,12 @@ class DynamicTextResourceVariables(TypedDict):
 
 
 class FakeTools(ToolHooks):
-    """One hook per tool: `@fake.tools.<name>` registers a handler, `.script([...])` queues answers."""
+    """One hook per tool: `@fake.tools.<name>` registers a handler, `.script([...])` queues answers.
+
+    A tool listing `taskSupport` optional or required runs as an MCP task when the client asks for one
+    (`fake.tools.<name>(handler, task=True)` for any tool, `task=False` never); its handler's `FakeContext`
+    then posts status messages (`ctx.status(...)`) and asks for input through the task (`ctx.elicit(...)`).
+    """
 
     echo: ToolHook[EchoArguments, ToolResult]
     get_annotated_message: ToolHook[GetAnnotatedMessageArguments, ToolResult]

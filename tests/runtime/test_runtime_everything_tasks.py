@@ -60,7 +60,7 @@ async def test_the_elicitation_handler_is_asked_while_the_task_waits(
 
 async def test_the_handle_path_and_cancel(everything: ModuleType, everything_command: list[str]) -> None:
     async with _stdio(everything, everything_command) as client:
-        task = await client.tasks.start("simulate_research_query", {"topic": "ants"})
+        task = await client.tasks.simulate_research_query(topic="ants")  # the typed method
         assert isinstance(task.id, str) and task.id
         state = await task.status()
         assert state.status == "working" and state.poll_interval == 1.0

@@ -167,6 +167,21 @@ async def test_cancelling_the_caller_cancels_the_task(pkg: ModuleType, url: str)
         assert [state.status for state in created] == ["cancelled"]
 
 
+async def test_agent_tools_wait_for_the_task_within_their_timeout(pkg: ModuleType, url: str) -> None:
+    """An agent tool of a task tool returns the task's result to the model; its timeout bounds the whole
+    wait, comes back as an error output (nothing raised) and cancels the task."""
+    async with _connect(pkg, url) as client:
+        crunch = client.tools(include="crunch")["crunch"]
+        output = await crunch.run({"n": 3})
+        assert not output.is_error and output.structured == {"total": 6}
+        before = {state.task_id for state in await client.tasks.list()}
+        with anyio.fail_after(10):
+            late = await crunch.run({"n": 1, "mode": "slow"}, timeout=0.4)
+        assert late.is_error and isinstance(late.error, pkg.RequestTimeoutError)
+        created = [state for state in await client.tasks.list() if state.task_id not in before]
+        assert [state.status for state in created] == ["cancelled"]
+
+
 async def test_a_handle_result_timeout_leaves_the_task_running(pkg: ModuleType, url: str) -> None:
     async with _connect(pkg, url) as client:
         task = await client.tasks.start("crunch", {"n": 1, "mode": "slow"})

@@ -43,6 +43,7 @@ from .client.blocking import (
     SyncPromptsBase,
     SyncResourcesBase,
     SyncTask,
+    SyncTasksBase,
 )
 from .client.sync_client import SyncClientBase
 from .connection.session import AsyncConnection
@@ -120,7 +121,7 @@ if TYPE_CHECKING:
     from .agents.names import agent_tool_names
     from .auth import TokenStore, client_credentials, oauth, stored, workload
     from .calls.tracing import ToolCall, TraceRecorder
-    from .client.task_handles import Task
+    from .client.task_handles import AsyncTasksBase, Task
 
 #: What every generated package also re-exports, imported on first use: name -> runtime module.
 PACKAGE_LAZY_EXPORTS: dict[str, str] = {
@@ -142,6 +143,7 @@ _LAZY = {
     "ToolCall": "calls.tracing",
     "TraceRecorder": "calls.tracing",
     "Task": "client.task_handles",
+    "AsyncTasksBase": "client.task_handles",
 }
 
 
@@ -182,6 +184,7 @@ __all__ = [
     "AsyncConnection",
     "AsyncPromptsBase",
     "AsyncResourcesBase",
+    "AsyncTasksBase",
     "CallOptions",
     "ProgressCallback",
     "ConnectError",
@@ -210,6 +213,7 @@ __all__ = [
     "SyncPromptsBase",
     "SyncResourcesBase",
     "SyncTask",
+    "SyncTasksBase",
     "Task",
     "TaskCancelledError",
     "TaskNotFoundError",

@@ -16,7 +16,11 @@ from mcp_codegen import __version__
 from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostic, Diagnostics
 from mcp_codegen.generate import ir
-from mcp_codegen.generate.client_members import RESERVED_CLIENT_MEMBERS, RESERVED_NAMESPACE_MEMBERS
+from mcp_codegen.generate.client_members import (
+    RESERVED_CLIENT_MEMBERS,
+    RESERVED_NAMESPACE_MEMBERS,
+    RESERVED_TASKS_MEMBERS,
+)
 from mcp_codegen.generate.model_defaults import default_source
 from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, names_in
 from mcp_codegen.generate.naming import (
@@ -75,6 +79,8 @@ class ToolPlan:
     parameter_notes: dict[str, str] = field(default_factory=dict)
     nullable: frozenset[str] = frozenset()
     description_override: str | None = None
+    #: The tool's method in the `client.tasks` namespace, for a tool that may run as a task (else None).
+    task_method: str | None = None
     #: A digest of what the prepared schemas are made from (`prepared_cache.prepared_tool_keyed`; with the names,
     #: all the tool's models are made from): empty without a cache.
     prepared_key: str = field(default="", compare=False)
@@ -106,6 +112,10 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
         if note is not None:
             diagnostics.info(f"tools.{wire}", f"method {note}", code="renamed")
 
+    task_methods = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_TASKS_MEMBERS).assign_all(
+        (wire for wire in tools if task_support(tools[wire]) is not None), lambda wire: method_names[wire]
+    )
+
     prefix_of_method = class_prefixes(method_names.values(), taken=_CLASS_NAMES_TAKEN)
     prefixes = {wire: prefix_of_method[method_names[wire]] for wire in tools}
     class_names = ClassNames(_CLASS_NAMES_TAKEN)
@@ -130,6 +140,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
             prepared=prepared,
             unwrap_result=prepared.result_class is not None and is_wrapped_primitive(raw.get("outputSchema")),
             description_override=selection.descriptions.get(wire),
+            task_method=task_methods.get(wire),
             prepared_key=prepared_key,
         )
         arguments = prepared.definitions[plan.arguments_class]
@@ -323,8 +334,6 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         return_type = result_class or "ToolResult"
     annotations = plan.raw.get("annotations")
     read_only = annotations.get("readOnlyHint") if isinstance(annotations, dict) else None
-    execution = plan.raw.get("execution")
-    task_support = execution.get("taskSupport") if isinstance(execution, dict) else None
     title = plan.raw.get("title")
     description = plan.raw.get("description")
     return ir.Tool(
@@ -342,9 +351,17 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         description=description if isinstance(description, str) else None,
         description_override=plan.description_override,
         read_only=read_only if isinstance(read_only, bool) else None,
-        task_support=task_support if task_support in ("optional", "required") else None,
+        task_support=task_support(plan.raw),
+        task_method=plan.task_method,
         fingerprint=tool_fingerprint(plan.raw.get("inputSchema"), plan.raw.get("outputSchema")),
     )
+
+
+def task_support(raw: dict[str, Any]) -> str | None:
+    """The listed `execution.taskSupport` of a tool that may run as an MCP task ("optional", "required"), else None."""
+    execution = raw.get("execution")
+    support = execution.get("taskSupport") if isinstance(execution, dict) else None
+    return support if support in ("optional", "required") else None
 
 
 def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, ...]:

@@ -17,9 +17,11 @@ from mcp_codegen.runtime.command_line.table import Choice, Command, Option
 from mcp_codegen.runtime.text import one_line
 
 #: Command names of the groups beside the tools; a tool whose name would be one of these gets `-tool` appended.
-GROUP_COMMANDS = frozenset({"resources", "prompts"})
+GROUP_COMMANDS = frozenset({"resources", "prompts", "tasks"})
 #: Options every tool command has: a parameter whose option would be one of these gets `-arg` appended.
 RESERVED_OPTIONS = frozenset({"--help", "--json", "--raw"})
+#: Options a tool that may run as an MCP task has as well (`taskSupport` optional or required).
+TASK_OPTIONS = frozenset({"--task", "--no-wait"})
 _PLAIN_COMMAND = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _SCALAR_KINDS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
 _SUMMARY_LIMIT = 100
@@ -62,6 +64,8 @@ def _options(tool: ir.Tool, schema: dict[str, Any]) -> tuple[Option, ...]:
     required = schema.get("required")
     required_names = set(required) if isinstance(required, list) else set()
     taken: set[str] = set(RESERVED_OPTIONS)
+    if tool.task_support is not None:
+        taken |= TASK_OPTIONS
     options = []
     wire_names = [p.wire_name for p in tool.parameters] if not tool.permissive else list(properties)
     for wire in wire_names:

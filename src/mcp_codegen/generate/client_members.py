@@ -25,3 +25,6 @@ RESERVED_CLIENT_MEMBERS: frozenset[str] = (
 RESERVED_NAMESPACE_MEMBERS: frozenset[str] = public_members(
     runtime.AsyncPromptsBase, runtime.AsyncResourcesBase, runtime.SyncPromptsBase, runtime.SyncResourcesBase
 )
+
+#: Public names of the `client.tasks` namespace's bases, which its per-tool methods must not shadow.
+RESERVED_TASKS_MEMBERS: frozenset[str] = public_members(runtime.AsyncTasksBase, runtime.SyncTasksBase)

@@ -51,6 +51,8 @@ class Tool:
     read_only: bool | None
     #: The listed `execution.taskSupport` when the tool may run as an MCP task ("optional", "required"), else None.
     task_support: str | None
+    #: The tool's method in the generated `client.tasks` namespace (set with `task_support`).
+    task_method: str | None
     #: Hash of the listed input and output schemas, for the client's connect-time drift guard.
     fingerprint: str
 

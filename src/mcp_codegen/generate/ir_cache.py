@@ -58,6 +58,7 @@ def _key(plan: ToolPlan, models_source: str) -> str:
         plan.prepared_key,
         raw,
         plan.python_name,
+        plan.task_method,
         plan.class_prefix,
         plan.description_override,
         plan.parameter_names,

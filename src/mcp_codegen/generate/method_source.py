@@ -95,9 +95,9 @@ def _raises_section(errors: list[tuple[str, str]]) -> list[str]:
 _TASK_LINES = {
     "required": (
         "Runs as an MCP task: the call waits for the task's result (its timeout covers the whole wait);"
-        " `client.tasks.start()` returns a handle instead."
+        " `client.tasks.{method}()` returns a handle instead."
     ),
-    "optional": "The server may run it as an MCP task; `client.tasks.start()` returns a handle to follow.",
+    "optional": "The server may run it as an MCP task; `client.tasks.{method}()` returns a handle to follow.",
 }
 
 
@@ -105,11 +105,8 @@ def tool_docstring(tool: ir.Tool, indent: int) -> str:
     lines = [tool.description or tool.title or f"Call the `{tool.wire_name}` tool."]
     task_line = _TASK_LINES.get(tool.task_support or "")
     if task_line is not None:
-        lines += ["", task_line]
-    arguments = [_argument_line(p.python_name, p.description, p.default) for p in tool.parameters]
-    if tool.extra_arguments:
-        arguments.append(f"    {EXTRA_ARGUMENTS}: {_EXTRA_ARGUMENTS_LINE}")
-    lines += _args_section(arguments)
+        lines += ["", task_line.format(method=tool.task_method)]
+    lines += _tool_args_section(tool)
     if tool.return_type != "ToolResult":
         lines += ["", "Returns:", f"    {tool.return_type}: The tool's structured result, validated."]
     errors = []
@@ -119,6 +116,29 @@ def tool_docstring(tool: ir.Tool, indent: int) -> str:
     if tool.result_class is not None:
         errors.append(("ResultValidationError", "The result does not match the tool's output schema."))
     errors.append(("ServerRequestError", "The server answered with a JSON-RPC error."))
+    return _named_docstring(lines, errors, tool.wire_name, tool.python_name, indent)
+
+
+def _tool_args_section(tool: ir.Tool) -> list[str]:
+    arguments = [_argument_line(p.python_name, p.description, p.default) for p in tool.parameters]
+    if tool.extra_arguments:
+        arguments.append(f"    {EXTRA_ARGUMENTS}: {_EXTRA_ARGUMENTS_LINE}")
+    return _args_section(arguments)
+
+
+def task_docstring(tool: ir.Tool, indent: int) -> str:
+    """The docstring of a tool's method in `client.tasks`: what it starts and what its handle gives."""
+    lines = [
+        f"Start `{tool.wire_name}` as an MCP task and return its handle at once (the server may run it at once).",
+        "",
+        f"`result()` returns what `client.{tool.python_name}()` returns; keep `id` to `client.tasks.resume()` it"
+        " later, from any connection or process.",
+        *_tool_args_section(tool),
+    ]
+    errors = []
+    if tool.parameters or tool.extra_arguments:
+        errors.append(("ArgumentsValidationError", "The arguments do not match the tool's schema; nothing was sent."))
+    errors.append(("ServerRequestError", "The server refused the call."))
     return _named_docstring(lines, errors, tool.wire_name, tool.python_name, indent)
 
 

@@ -31,6 +31,7 @@ from mcp_codegen.generate.method_source import (
     prompt_signature,
     qualified,
     resource_docstring,
+    task_docstring,
     template_docstring,
     template_signature,
     template_values_dict,
@@ -78,6 +79,7 @@ def _environment() -> jinja2.Environment:
         signature_md=lambda tool: tool_signature(tool, with_self=False),
         qualified=qualified,
         tool_docstring=tool_docstring,
+        task_docstring=task_docstring,
         tool_call_arguments=tool_call_arguments,
         forwarded_arguments=forwarded_arguments,
         prompt_signature=prompt_signature,
@@ -223,7 +225,7 @@ def render_package(
     runtime = ".._runtime" if shared_runtime else "._runtime"
     context: dict[str, Any] = {"spec": spec, "header": header, "server_label": label, "runtime": runtime}
     model_names = frozenset(name for name, _module in spec.signature_models)
-    async_methods, sync_methods, tool_specs = _tool_pieces(spec.tools, model_names)
+    pieces = _tool_pieces(spec.tools, model_names)
     files: dict[str, str | PieceFile] = {
         "__init__.py": environment.get_template("package_init.py.jinja").render(
             context,
@@ -241,7 +243,13 @@ def render_package(
                 "client_docstring": docstring(_client_description(spec, blocking=False), 4),
                 "sync_client_docstring": docstring(_client_description(spec, blocking=True), 4),
             },
-            {"async_tool_methods": async_methods, "sync_tool_methods": sync_methods},
+            # In the order the template places them.
+            {
+                "async_tool_methods": pieces["async_tool_method"],
+                "async_task_methods": pieces["async_task_method"],
+                "sync_tool_methods": pieces["sync_tool_method"],
+                "sync_task_methods": pieces["sync_task_method"],
+            },
         ),
         "specs.py": _piece_file(
             environment.get_template("specs.py.jinja"),
@@ -252,7 +260,7 @@ def render_package(
                 "instructions_source": _text_literal(spec.instructions),
                 "tool_prefix": tool_prefix,
             },
-            {"tool_specs": tool_specs},
+            {"tool_specs": pieces["tool_spec"]},
         ),
         "testing.py": environment.get_template("testing.py.jinja").render(
             context, spec_imports=_spec_imports(spec, models), **_testing_names(spec, models)
@@ -275,20 +283,24 @@ def render_package(
     return files
 
 
-def _tool_pieces(
-    tools: Sequence[ir.Tool], model_names: frozenset[str]
-) -> tuple[tuple[Piece, ...], tuple[Piece, ...], tuple[Piece, ...]]:
-    """Each tool's async method, blocking method and spec (`pieces.py`), rendered only if the formatter asks."""
+#: The pieces of every tool, and those of a tool that may run as a task (its `client.tasks` methods).
+_TOOL_PIECES = ("async_tool_method", "sync_tool_method", "tool_spec")
+_TASK_PIECES = ("async_task_method", "sync_task_method")
+
+
+def _tool_pieces(tools: Sequence[ir.Tool], model_names: frozenset[str]) -> dict[str, tuple[Piece, ...]]:
+    """Each tool's async method, blocking method and spec, and the `client.tasks` methods of a task tool (`pieces.py`),
+    by kind, rendered only if the formatter asks."""
     environment = _environment()
-    kinds = ("async_tool_method", "sync_tool_method", "tool_spec")
+    kinds = _TOOL_PIECES + _TASK_PIECES
     templates = {kind: environment.get_template(f"pieces/{kind}.py.jinja") for kind in kinds}
     pieces: dict[str, list[Piece]] = {kind: [] for kind in kinds}
     for tool in tools:
         group, qualified_names = _piece_group(tool, model_names)
-        for kind in kinds:
+        for kind in _TOOL_PIECES + (_TASK_PIECES if tool.task_method is not None else ()):
             render = functools.partial(_render_piece, templates[kind], tool, qualified_names)
             pieces[kind].append(Piece(group, kind, 0 if kind == "tool_spec" else 4, render))
-    return tuple(pieces["async_tool_method"]), tuple(pieces["sync_tool_method"]), tuple(pieces["tool_spec"])
+    return {kind: tuple(found) for kind, found in pieces.items()}
 
 
 def _piece_file(template: jinja2.Template, context: dict[str, Any], slots: dict[str, tuple[Piece, ...]]) -> PieceFile:
@@ -342,6 +354,7 @@ def render_cli(
         prog_source=f'"python -m " + (__package__ or {string_literal(package)})',
         server_label=label,
         table_source=table_source(commands),
+        task_tools_source=_task_tools_source(spec),
     )
     groups = _tool_groups(commands, {tool.wire_name: tool.read_only for tool in spec.tools})
     skill = environment.get_template("cli/SKILL.md.jinja").render(
@@ -357,8 +370,17 @@ def render_cli(
         example=_cli_example(package, commands),
         exit_codes=[(code, meaning) for code, meaning in EXIT_CODES.items()],
         tool_groups=groups,
+        task_commands=[c for c in commands if c.wire_name in {t.wire_name for t in spec.tools if t.task_support}],
     )
     return {"__main__.py": main, "SKILL.md": skill}
+
+
+def _task_tools_source(spec: ir.ClientSpec) -> str:
+    """`frozenset({...})` of the wire names of the tools that may run as MCP tasks, or "" for none."""
+    names = sorted(tool.wire_name for tool in spec.tools if tool.task_support)
+    if not names:
+        return ""
+    return "frozenset({" + ", ".join(string_literal(name) for name in names) + "})"
 
 
 def _skill_name(package: str) -> str:

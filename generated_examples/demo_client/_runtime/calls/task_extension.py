@@ -50,6 +50,7 @@ __all__ = [
     "TASKS_EXTENSION",
     "TaskExtensionError",
     "TaskFailedError",
+    "TaskOrResult",
     "TaskState",
     "TaskStatus",
     "TasksExtension",
@@ -58,6 +59,7 @@ __all__ = [
     "follow",
     "get",
     "start",
+    "started",
     "update",
 ]
 
@@ -194,8 +196,8 @@ class _CancelTask(Request[_TaskIdParams, Literal["tasks/cancel"]]):
     name_param = "taskId"
 
 
-class _TaskOrResult(Result):
-    """What `start()` reads a `tools/call` answer as: a task, or the plain result (validated below)."""
+class TaskOrResult(Result):
+    """The result type of a `tools/call` that may start a task: a task, or the plain result (`started`)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -309,9 +311,14 @@ async def _start(
     from .input_required import resolve_input_required
 
     try:
-        answer = await resolve_input_required(session, request, _TaskOrResult, send)
+        answer = await resolve_input_required(session, request, TaskOrResult, send)
     except Exception as error:
         raise _explained(error) from None
+    return started(answer)
+
+
+def started(answer: TaskOrResult) -> TaskState | CallToolResult:
+    """What a `tools/call` answered as `TaskOrResult` is: the task's first state, or the tool's result."""
     raw = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
     if answer.result_type == "task":
         return _state(_CreatedTask.model_validate(raw, by_name=False))

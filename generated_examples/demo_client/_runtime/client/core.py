@@ -708,7 +708,11 @@ class ClientCore:
         session = self._session
         if speaks_multi_round(session):
             send = functools.partial(self._send_once, timeout=timeout, method=method)
-            if self._declares_tasks and method == "tools/call":
+            if (
+                self._declares_tasks
+                and method == "tools/call"
+                and result_type is lazy_mcp_types().CallToolResult
+            ):  # (a task's own start asks for a task or a result: `ExtensionTasks`)
                 called: _PageT = await self._call_through_task(request, timeout, send)
                 return called
             return await resolve_input_required(session, request, result_type, send)

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ..calls.specs import ToolSpec
     from .tool_calls import ToolCalls
 
-__all__ = ["AsyncTasks", "Task", "cancel_quietly", "follow_task", "status_relay"]
+__all__ = ["AsyncTasksBase", "Task", "cancel_quietly", "follow_task", "status_relay"]
 
 R = TypeVar("R")
 _log = logging.getLogger(__name__)
@@ -315,8 +315,11 @@ class Task(Generic[R]):
         return f"<Task {self.id!r}{tool}>"
 
 
-class AsyncTasks:
-    """`client.tasks`: tool calls as MCP tasks (`start`), tasks by id (`resume`), the server's `list`."""
+class AsyncTasksBase:
+    """`client.tasks`: tool calls as MCP tasks (`start`), tasks by id (`resume`), the server's `list`.
+
+    A generated package's `AsyncTasks` adds one typed method per tool that may run as a task.
+    """
 
     __slots__ = ("_client",)
 
@@ -346,13 +349,16 @@ class AsyncTasks:
         spec: ToolSpec[Any, R],
         arguments: Mapping[str, object],
         *,
+        extra: Mapping[str, object] | None = None,
         ttl: float | None = None,
         timeout: float | None = None,
     ) -> Task[R]:
-        """`start` for a spec, typed: what a generated `client.tasks.<tool>(...)` method would call."""
+        """`start` for a spec, typed: what a generated `client.tasks.<tool>(...)` method calls (`extra`:
+        arguments beyond the listed ones, by wire name, as the typed method takes them).
+        """
         client = self._client
         payload = client._wire_arguments(  # pyright: ignore[reportPrivateUsage]
-            spec, arguments, None
+            spec, arguments, extra
         )
         protocol = client._task_protocol()  # pyright: ignore[reportPrivateUsage]
         started = await protocol.start(spec.name, payload, ttl=ttl, timeout=timeout)
@@ -382,4 +388,4 @@ class AsyncTasks:
         return await protocol.list(timeout=timeout)
 
     def __repr__(self) -> str:
-        return f"<AsyncTasks of {self._client!r}>"
+        return f"<{type(self).__name__} of {self._client!r}>"

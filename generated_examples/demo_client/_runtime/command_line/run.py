@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-    from ..calls.results import ToolResult
+
+    pass
 
 from ..text import one_line
+from .connect import connected
+from .output import dump, print_json, print_result
 from .parsing import (
     Formatter,
     Parser,
@@ -19,18 +21,13 @@ from .parsing import (
     find,
     global_parser,
     json_value,
-    pairs,
     split_globals,
     tool_parser,
 )
 from .table import (
-    EXIT_CONNECTION,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_OUTCOME_UNKNOWN,
-    EXIT_SERVER,
-    EXIT_TOOL_ERROR,
     EXIT_USAGE,
     Command,
     CommandLine,
@@ -83,6 +80,10 @@ def _main(
         return _resources(line, options, rest)
     if name == "prompts" and line.prompts:
         return _prompts(line, options, rest)
+    if name == "tasks" and line.task_tools:
+        from .tasks import tasks_command
+
+        return tasks_command(line, commands, options, rest)
     command = find(commands, name, line.tools)
     return _tool(line, command, options, rest)
 
@@ -112,31 +113,30 @@ def _tool(
         raise UsageError(f"{', '.join(missing)} {what} required (or give it in --json)")
     check_arguments(spec, command, values)
 
+    prefix = f"{line.prog} {command.name}"
+    support = spec.task_support
+    # `--task`/`--no-wait` are offered only for tools that may run as tasks (see `tool_parser`).
+    as_task = support == "required" or bool(parsed.task or parsed.no_wait)
+
     async def call(client: Any) -> int:
+        if as_task:
+            from .tasks import run_task_call
+
+            answer = await run_task_call(
+                client, spec, values, prefix=prefix, wait=not parsed.no_wait
+            )
+            if answer is None:  # started, its id printed
+                return EXIT_OK
+            return print_result(line, prefix, spec, answer, raw)
         from ..calls.errors import ToolError
 
         try:
-            result: ToolResult = await client.call_spec_result(spec, values)
+            answer = (await client.call_spec_result(spec, values)).raw
         except ToolError as error:
-            if raw:
-                _print_json(_dump(error.result.raw))
-            message = one_line(error.result.text, None) or "the tool reported an error"
-            print(f"{line.prog} {command.name}: {message}", file=sys.stderr)
-            return EXIT_TOOL_ERROR
-        if raw:
-            _print_json(_dump(result.raw))
-            return EXIT_OK
-        structured = result.structured
-        if structured is not None:
-            if spec.unwrap_result and len(structured) == 1:
-                _print_json(next(iter(structured.values())))
-            else:
-                _print_json(structured)
-        else:
-            _print_blocks(line, result.raw.content)
-        return EXIT_OK
+            answer = error.result.raw
+        return print_result(line, prefix, spec, answer, raw)
 
-    return _connected(line, options, call)
+    return connected(line, options, call)
 
 
 def _resources(line: CommandLine, options: argparse.Namespace, rest: list[str]) -> int:
@@ -166,14 +166,14 @@ def _resources(line: CommandLine, options: argparse.Namespace, rest: list[str]) 
                     "description": template.description,
                 }
             )
-        _print_json(listing)
+        print_json(listing)
         return EXIT_OK
     uri: str = parsed.uri
 
     async def read_one(client: Any) -> int:
         result = await client.read_resource(uri)
         if options.raw:
-            _print_json(_dump(result.raw))
+            print_json(dump(result.raw))
             return EXIT_OK
         for item in result.raw.contents:
             text = getattr(item, "text", None)
@@ -187,7 +187,7 @@ def _resources(line: CommandLine, options: argparse.Namespace, rest: list[str]) 
                 )
         return EXIT_OK
 
-    return _connected(line, options, read_one)
+    return connected(line, options, read_one)
 
 
 def _prompts(line: CommandLine, options: argparse.Namespace, rest: list[str]) -> int:
@@ -205,7 +205,7 @@ def _prompts(line: CommandLine, options: argparse.Namespace, rest: list[str]) ->
     )
     parsed = parser.parse_args(rest)
     if parsed.action == "list":
-        _print_json(
+        print_json(
             [
                 {
                     "name": prompt.name,
@@ -242,120 +242,9 @@ def _prompts(line: CommandLine, options: argparse.Namespace, rest: list[str]) ->
     async def get_one(client: Any) -> int:
         result = await client.get_prompt(name, values)
         if options.raw:
-            _print_json(_dump(result.raw))
+            print_json(dump(result.raw))
         else:
             print(result.text)
         return EXIT_OK
 
-    return _connected(line, options, get_one)
-
-
-def _connection(line: CommandLine, options: argparse.Namespace) -> Any:
-    client = line.client
-    stderr: Literal["discard"] | None = None if options.verbose else "discard"
-    if options.stdio:
-        import shlex
-
-        words = shlex.split(options.stdio)
-        if not words:
-            raise UsageError("--stdio: the command is empty")
-        env = dict(pairs(options.env, "--env", "="))
-        return client.stdio(
-            words[0],
-            words[1:],
-            env=env,
-            timeout=options.timeout,
-            stderr=stderr,
-            retries=options.retries,
-        )
-    if options.url:
-        headers = {
-            k.strip(): v.strip() for k, v in pairs(options.header, "--header", ":")
-        }
-        return client.http(
-            options.url,
-            headers=headers,
-            timeout=options.timeout,
-            retries=options.retries,
-        )
-    if options.header or options.env:
-        raise UsageError("--header goes with --url, --env with --stdio")
-    if line.launch is None:
-        raise UsageError(
-            "this package recorded no server launch: give --stdio CMD or --url URL"
-        )
-    return client.connect(
-        timeout=options.timeout, stderr=stderr, retries=options.retries
-    )
-
-
-def _connected(
-    line: CommandLine,
-    options: argparse.Namespace,
-    work: Callable[[Any], Awaitable[int]],
-) -> int:
-    """Connect, run `work(client)`, close; errors become one line and an exit code."""
-    connection = _connection(line, options)
-
-    async def run() -> int:
-        async with connection as client:
-            return await work(client)
-
-    import anyio
-
-    from ..calls.errors import (
-        ArgumentsValidationError,
-        ConnectError,
-        ConnectionClosedError,
-        HttpStatusError,
-        McpClientError,
-        OutcomeUnknownError,
-        RequestTimeoutError,
-    )
-
-    try:
-        return anyio.run(run)
-    except ArgumentsValidationError as error:
-        print(f"{line.prog}: error: {one_line(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
-    except OutcomeUnknownError as error:
-        print(f"{line.prog}: {one_line(str(error))}", file=sys.stderr)
-        return EXIT_OUTCOME_UNKNOWN
-    except HttpStatusError as error:
-        if error.status not in _UNAVAILABLE:
-            print(f"{line.prog}: server error: {one_line(str(error))}", file=sys.stderr)
-            return EXIT_SERVER
-        print(
-            f"{line.prog}: server unavailable: {one_line(str(error))}", file=sys.stderr
-        )
-        return EXIT_CONNECTION
-    except (ConnectError, ConnectionClosedError, RequestTimeoutError) as error:
-        print(
-            f"{line.prog}: cannot reach the server: {one_line(str(error))}",
-            file=sys.stderr,
-        )
-        return EXIT_CONNECTION
-    except McpClientError as error:
-        print(f"{line.prog}: server error: {one_line(str(error))}", file=sys.stderr)
-        return EXIT_SERVER
-
-
-#: Statuses that say the server (or a gateway before it) could not take the call now: retries were spent.
-_UNAVAILABLE = frozenset({408, 429, 502, 503, 504})
-
-
-def _dump(model: Any) -> object:
-    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
-def _print_json(value: object) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
-
-
-def _print_blocks(line: CommandLine, blocks: Sequence[Any]) -> None:
-    for block in blocks:
-        if block.type == "text":
-            print(block.text)
-        else:
-            kind = getattr(block, "mime_type", None) or block.type
-            print(f"{line.prog}: a {kind} block is not shown (--raw)", file=sys.stderr)
+    return connected(line, options, get_one)

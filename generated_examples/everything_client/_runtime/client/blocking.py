@@ -44,13 +44,13 @@ if TYPE_CHECKING:
     from ..calls.options import CacheMode, ProgressCallback
     from ..calls.results import PromptResult, ResourceResult
     from ..calls.retries import Retries
-    from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec
+    from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
     from ..calls.tasks import TaskState, TaskStatus
     from ..server_requests import (
         ServerRequests,
     )
     from .sync_client import SyncClientBase
-    from .task_handles import AsyncTasks, Task
+    from .task_handles import AsyncTasksBase, Task
 
 __all__ = [
     "BlockingCore",
@@ -58,7 +58,7 @@ __all__ = [
     "SyncPromptsBase",
     "SyncResourcesBase",
     "SyncTask",
-    "SyncTasks",
+    "SyncTasksBase",
 ]
 
 AsyncT = TypeVar("AsyncT", bound=AsyncClientBase)
@@ -414,12 +414,12 @@ class BlockingCore(Generic[AsyncT]):
         return async_tools.bind(self, timeout=timeout)
 
     @property
-    def tasks(self) -> SyncTasks:
+    def tasks(self) -> SyncTasksBase:
         """Tool calls as MCP tasks: `task = client.tasks.start("tool", {...})`, then `task.result()`,
         `task.status()`, `task.cancel()`; `client.tasks.resume(id)` for a task started before;
         `client.tasks.list()`. A tool that requires a task needs none of this: its typed method runs
         it as one and returns its result."""
-        return SyncTasks(self)
+        return SyncTasksBase(self)
 
     @contextmanager
     def listen(
@@ -564,15 +564,18 @@ class SyncTask(Generic[R]):
         return repr(self._task)
 
 
-class SyncTasks:
-    """The blocking twin of `client.tasks` (`AsyncTasks`): start, resume and list tasks."""
+class SyncTasksBase:
+    """The blocking twin of `client.tasks` (`AsyncTasksBase`): start, resume and list tasks.
+
+    A generated package's `Tasks` adds one typed method per tool that may run as a task.
+    """
 
     __slots__ = ("_client",)
 
     def __init__(self, client: BlockingCore[Any]) -> None:
         self._client = client
 
-    def _tasks(self) -> AsyncTasks:
+    def _tasks(self) -> AsyncTasksBase:
         async_client: AsyncClientBase = self._client.async_client
         return async_client.tasks
 
@@ -584,14 +587,26 @@ class SyncTasks:
         ttl: float | None = None,
         timeout: float | None = None,
     ) -> SyncTask[Any]:
-        """Call `tool` as a task and return its (blocking) handle at once (see `AsyncTasks.start`)."""
+        """Call `tool` as a task and return its (blocking) handle at once (see `AsyncTasksBase.start`)."""
         task = self._client.run_blocking(
             self._tasks().start, tool, arguments, ttl=ttl, timeout=timeout
         )
         return SyncTask(self._client, task)
 
+    def _start(
+        self,
+        spec: ToolSpec[Any, R],
+        arguments: Mapping[str, object],
+        *,
+        extra: Mapping[str, object] | None = None,
+    ) -> SyncTask[R]:
+        """`start` for a spec, typed: what a generated `client.tasks.<tool>(...)` method calls."""
+        started = self._tasks()._start  # pyright: ignore[reportPrivateUsage]
+        task = self._client.run_blocking(started, spec, arguments, extra=extra)
+        return SyncTask(self._client, task)
+
     def resume(self, task_id: str, tool: str | None = None) -> SyncTask[Any]:
-        """The handle of a task started before (see `AsyncTasks.resume`)."""
+        """The handle of a task started before (see `AsyncTasksBase.resume`)."""
         return SyncTask(self._client, self._tasks().resume(task_id, tool))
 
     def list(self, *, timeout: float | None = None) -> list[TaskState]:
@@ -599,4 +614,4 @@ class SyncTasks:
         return self._client.run_blocking(self._tasks().list, timeout=timeout)
 
     def __repr__(self) -> str:
-        return f"<SyncTasks of {self._client!r}>"
+        return f"<{type(self).__name__} of {self._client!r}>"

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from ..calls.specs import ToolSpec
     from ..calls.tracing import CallHook
-    from .task_handles import AsyncTasks
+    from .task_handles import AsyncTasksBase
 
 
 R = TypeVar("R")
@@ -104,8 +104,7 @@ class ToolCalls(ClientCore):
         """Send `tools/call` with the wire arguments (`_wire_arguments`); a tool that lists
         `taskSupport: "required"` runs as a task (`_send_task_call`)."""
         payload = self._wire_arguments(spec, arguments, extra)
-        if spec.task_support == "required" and not speaks_multi_round(self._session):
-            # 2025-11-25 tasks; at 2026-07-28 the send path follows the tasks extension's tasks.
+        if spec.task_support != "forbidden" and self._runs_as_task(spec.task_support):
             return await self._send_task_call(spec, payload, timeout)
         if self._closed_reason is not None:
             await self._reopen(timeout)
@@ -175,14 +174,27 @@ class ToolCalls(ClientCore):
         limits = [t for t in (options.timeout, options.max_timeout) if t is not None]
         return min(limits) if limits else None
 
-    def _task_protocol(self) -> TaskProtocol:
-        """The task requests of this connection (2025-11-25 tasks), sent through `_request`."""
+    def _runs_as_task(self, support: str) -> bool:
+        """Whether a typed call of a tool listing `taskSupport: support` runs as a task: a required one
+        at 2025-11-25; any task tool once the session declared the 2026-07-28 extension (the server
+        then decides, and answers at once when it makes no task)."""
         if speaks_multi_round(self._session):
+            return self._declares_tasks
+        return support == "required"
+
+    def _task_protocol(self) -> TaskProtocol:
+        """The task requests of this connection, sent through `_request`: the 2025-11-25 ones, or the
+        2026-07-28 extension's on a session that declared it."""
+        if not speaks_multi_round(self._session):
+            return SessionTasks(self._session, self._task_request)
+        if not self._declares_tasks:
             raise UnsupportedByServerError(
-                "task handles need a 2025-11-25 connection: on 2026-07-28 (the tasks extension) a tool"
-                " that runs as a task is followed by its typed method, but not yet held as a handle"
+                "tasks at 2026-07-28 need the tasks extension (io.modelcontextprotocol/tasks), which"
+                " this client declares only when its snapshot lists tools that run as tasks"
             )
-        return SessionTasks(self._session, self._task_request)
+        from ..calls.extension_tasks import ExtensionTasks
+
+        return ExtensionTasks(self._session, self._task_request)
 
     async def _task_request(
         self,
@@ -202,14 +214,14 @@ class ToolCalls(ClientCore):
         )
 
     @property
-    def tasks(self) -> AsyncTasks:
+    def tasks(self) -> AsyncTasksBase:
         """Tool calls as MCP tasks: `task = await client.tasks.start("tool", {...})`, then
         `await task.result()`, `await task.status()`, `await task.cancel()`; `client.tasks.resume(id)`
         for a task started before; `await client.tasks.list()`. A tool that requires a task needs none
         of this: its typed method runs it as one and returns its result."""
-        from .task_handles import AsyncTasks
+        from .task_handles import AsyncTasksBase
 
-        return AsyncTasks(self)
+        return AsyncTasksBase(self)
 
     def _wire_arguments(
         self,

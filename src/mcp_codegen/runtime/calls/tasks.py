@@ -39,6 +39,7 @@ __all__ = [
     "TaskState",
     "TaskStatus",
     "TaskSupport",
+    "idempotent_cancel",
     "poll_delay",
 ]
 
@@ -139,6 +140,23 @@ class TaskProtocol(Protocol):
     async def list(self, *, timeout: float | None = None) -> list[TaskState]: ...
 
 
+async def idempotent_cancel(
+    cancel: Callable[[], Awaitable[TaskState]], get: Callable[[], Awaitable[TaskState]]
+) -> TaskState:
+    """`cancel()`, except that a task that already ended (which servers refuse to cancel: "Cannot cancel
+    task in terminal status") keeps its state, read with `get()`: cancelling is idempotent here.
+    """
+    try:
+        return await cancel()
+    except TaskNotFoundError:
+        raise
+    except ServerRequestError:
+        state = await get()
+        if state.terminal:
+            return state
+        raise
+
+
 def _not_found(error: ServerRequestError) -> bool:
     """Whether a JSON-RPC error answer to a `tasks/*` request means the task id is unknown.
 
@@ -216,19 +234,16 @@ class SessionTasks:
         request = mcp_types.CancelTaskRequest(
             params=mcp_types.CancelTaskRequestParams(task_id=task_id)
         )
-        try:
+
+        async def cancel() -> TaskState:
             answer = await self._task_request(
                 request, mcp_types.CancelTaskResult, timeout, "tasks/cancel", task_id
             )
-        except TaskNotFoundError:
-            raise
-        except ServerRequestError:
-            # e.g. "Cannot cancel task in terminal status": cancelling is idempotent here.
-            state = await self.get(task_id, timeout=timeout)
-            if state.terminal:
-                return state
-            raise
-        return TaskState.from_task(answer)
+            return TaskState.from_task(answer)
+
+        return await idempotent_cancel(
+            cancel, lambda: self.get(task_id, timeout=timeout)
+        )
 
     async def list(self, *, timeout: float | None = None) -> list[TaskState]:
         import mcp_types

@@ -192,9 +192,10 @@ class Connectors(ServerFeatures):
         server may accept the legacy handshake too, and then gets neither per-request `_meta` nor the
         MCP-Protocol-Version header it expects. Others get the legacy handshake first (no 10 s probe).
 
-        A package with tools the server runs as tasks of the 2026-07-28 extension declares it
-        (`TasksExtension`), and starts with `server/discover` when one of them runs only as a task
-        although the snapshot was taken over the legacy handshake (see `_extension_tasks`).
+        A package with tools the server runs as tasks of the 2026-07-28 extension, or of a 2026-07-28
+        server that lists the extension among its capabilities, declares it (`TasksExtension`), and starts
+        with `server/discover` when a tool runs only as a task although the snapshot was taken over the
+        legacy handshake (see `_extension_tasks`).
         """
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -202,13 +203,26 @@ class Connectors(ServerFeatures):
         modern = recorded is not None and recorded in MODERN_PROTOCOL_VERSIONS
         task_tools = cls._extension_tasks(modern)
         options: dict[str, Any] = {}
-        if task_tools:
+        if task_tools or (modern and cls._lists_the_tasks_extension()):
             from ..calls.task_extension import TasksExtension
 
             options["extensions"] = [TasksExtension()]
         if modern or "required" in task_tools.values():
             options["mode"] = "auto"
         return options
+
+    @classmethod
+    def _lists_the_tasks_extension(cls) -> bool:
+        """Whether the snapshot's server capabilities name the tasks extension (at 2026-07-28 a server need
+        not list `taskSupport`: it decides per call which calls become tasks)."""
+        from ..calls.task_extension import TASKS_EXTENSION
+
+        spec = next(iter(cls._tools.values()), None)
+        capabilities: object = spec.snapshot.data.get("capabilities") if spec else None
+        if not isinstance(capabilities, dict):
+            return False
+        extensions = cast("dict[str, Any]", capabilities).get("extensions")
+        return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
 
     @classmethod
     def _extension_tasks(cls, modern: bool) -> dict[str, str]:

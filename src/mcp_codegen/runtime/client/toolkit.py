@@ -11,6 +11,11 @@ client classes:
         await kit.disable("slow")              # closed, and left out of tools() until enable()
         report = await kit.health(timeout=2)   # pings every connected server
 
+Tools that run as MCP tasks need nothing of their own: a server's typed methods and its agent tools
+wait for the task (an agent sees a failed or cancelled task as an error output), and
+`kit[name].tasks` is that server's task handles (`start`, `resume`, `list`; in a lazy toolkit, before
+the server's first use, `(await kit.connected(name)).tasks.resume(task_id)`).
+
 `Toolkit(lazy=True)` connects nothing at start: each server connects on its first use (a typed
 call through `kit[name]`, `await kit.connected(name)`, a call of one of its agent tools, `health`),
 and `kit.tools()` is built from the package's snapshots without connecting; `status()` says
@@ -496,6 +501,12 @@ class _OnFirstUse:
         return _OnFirstUse(self._kit, self._name, (*self._path, attribute))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._path == ("tasks", "resume"):
+            # `resume` returns a handle at once, not an awaitable: it needs the client itself.
+            raise TypeError(
+                f"server {self._name!r} is not connected yet: resume a task with "
+                f"`(await kit.connected({self._name!r})).tasks.resume(task_id)`"
+            )
         return self._kit.call_on_first_use(self._name, self._path, args, kwargs)
 
     def __repr__(self) -> str:

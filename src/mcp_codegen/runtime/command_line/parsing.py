@@ -121,7 +121,7 @@ def global_parser(line: CommandLine, commands: Sequence[CommandRow]) -> Parser:
         "-v",
         "--verbose",
         action="store_true",
-        help="show the server's own stderr (a stdio server's)",
+        help="show the server's own stderr (a stdio server's) and the MCP SDK's log",
     )
     return parser
 
@@ -149,6 +149,15 @@ def _listing(line: CommandLine, commands: Sequence[CommandRow]) -> str:
             "prompts:",
             "  prompts list            the prompts recorded at generation",
             "  prompts get NAME --arg KEY=VALUE ...",
+        ]
+    if line.task_tools:
+        text += [
+            "",
+            "tasks (tools that run as MCP tasks; `TOOL --no-wait` starts one and prints its id):",
+            "  tasks list                   the tasks the server keeps",
+            "  tasks status ID              a task's status, as JSON",
+            "  tasks wait ID [--tool TOOL]  wait for it to end; its result as a call prints it",
+            "  tasks cancel ID              cancel it",
         ]
     text += ["", "exit codes:"]
     text += [f"  {code:<3} {meaning}" for code, meaning in EXIT_CODES.items()]
@@ -230,7 +239,37 @@ def tool_parser(
         )
     else:
         parser.set_defaults(raw_output=False)
+    parser.set_defaults(task=False, no_wait=False)
+    if spec.task_support != "forbidden":
+        _add_task_options(parser, spec, flags)
     return parser
+
+
+def _add_task_options(
+    parser: Parser, spec: ToolSpec[Any, Any], flags: set[str]
+) -> None:
+    """`--task` (an optional task tool) and `--no-wait`: a tool that may run as an MCP task."""
+    group = parser.add_argument_group(
+        "task",
+        "The tool runs as an MCP task"
+        + (" (it requires one)" if spec.task_support == "required" else " when asked")
+        + ": a call waits for it (its id and status lines on stderr); `tasks status|wait|cancel ID`"
+        " follow one by id.",
+    )
+    if spec.task_support == "optional" and "--task" not in flags:
+        group.add_argument(
+            "--task",
+            dest="task",
+            action="store_true",
+            help="run the call as a task and wait for it",
+        )
+    if "--no-wait" not in flags:
+        group.add_argument(
+            "--no-wait",
+            dest="no_wait",
+            action="store_true",
+            help="start the task, print its id on stdout and exit",
+        )
 
 
 class _AddsArguments(Protocol):

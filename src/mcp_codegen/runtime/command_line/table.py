@@ -39,6 +39,11 @@ EXIT_SERVER = 4
 EXIT_OUTCOME_UNKNOWN = 5
 
 
+#: The tool ran as an MCP task and the task was cancelled (by the server, `tasks cancel` or another
+#: client) before it had a result.
+EXIT_TASK_CANCELLED = 6
+
+
 #: A bug (an unexpected exception): one line naming it.
 EXIT_INTERNAL = 70
 
@@ -56,10 +61,16 @@ EXIT_CODES: dict[int, str] = {
         " connection failed or timed out, retries spent"
         " (the call was not processed; after a timeout it may still be running)"
     ),
-    EXIT_SERVER: "the server answered with an error (unknown tool, resource or prompt; protocol error)",
+    EXIT_SERVER: (
+        "the server answered with an error (unknown tool, resource, prompt or task id; protocol error)"
+    ),
     EXIT_OUTCOME_UNKNOWN: (
         "the connection failed after the call was sent: the tool may have run (not sent again, as it is"
         " not read-only or idempotent); check before running it again"
+    ),
+    EXIT_TASK_CANCELLED: (
+        "the tool ran as a task and the task was cancelled (by the server, `tasks cancel` or another"
+        " client) before it had a result"
     ),
     EXIT_INTERNAL: "an unexpected error (a bug): one line naming it",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
@@ -113,6 +124,9 @@ class CommandLine:
     templates: Mapping[str, TemplateSpec]
     #: The launch recorded at generation (`specs.LAUNCH`); None: `--stdio` or `--url` is needed.
     launch: Mapping[str, Any] | None
+    #: The wire names of the tools that may run as MCP tasks (written at generation, so `--help` and
+    #: the `tasks` commands need not read the snapshot).
+    task_tools: frozenset[str] = frozenset()
 
 
 class UsageError(Exception):

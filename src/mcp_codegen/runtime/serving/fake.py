@@ -14,7 +14,8 @@ one typed hook per tool, prompt and resource.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import anyio
@@ -71,7 +72,34 @@ from .replies import (
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
+    from .tasks import FakeTask, TaskStore
+
 __all__ = ["FakeServer"]
+
+#: Where the fake's lifespan state keeps the task group its MCP tasks run in.
+_TASK_GROUP = "mcp_codegen.fake.tasks"
+
+
+@asynccontextmanager
+async def _lifespan(_server: object) -> AsyncGenerator[dict[str, Any]]:
+    """The fake's lifespan (each `run()`, or once for the HTTP app): a task group for the tool calls
+    that run as MCP tasks (see `serving.tasks`), cancelled when the server stops."""
+    async with anyio.create_task_group() as group:
+        try:
+            yield {_TASK_GROUP: group}
+        finally:
+            group.cancel_scope.cancel()
+
+
+def _task_support(tool: Mapping[str, Any]) -> str:
+    """A listed tool's `execution.taskSupport` ("forbidden" when absent or unknown)."""
+    execution = tool.get("execution")
+    if isinstance(execution, dict):
+        support = cast("_JsonObject", execution).get("taskSupport")
+        if support in ("optional", "required"):
+            return cast(str, support)
+    return "forbidden"
+
 
 _JsonObject = dict[str, Any]
 
@@ -126,6 +154,7 @@ class FakeServer(Server[Any]):
             description=text("description"),
             instructions=instructions if isinstance(instructions, str) else None,
             website_url=text("websiteUrl"),
+            lifespan=_lifespan,
         )
         self.snapshot_data: _JsonObject = data
         capabilities = data.get("capabilities")
@@ -145,6 +174,9 @@ class FakeServer(Server[Any]):
         self.page_size = page_size
         #: Every tool call, resource read and prompt get, in order.
         self.calls: list[FakeCall] = []
+        self._tasks: TaskStore | None = None
+        #: Seconds between two `tasks/get` the fake suggests to clients following a task.
+        self.task_poll_interval = 0.05
         self._argument_checks = ArgumentChecks()
         self._synthesised: dict[str, Any] = {}
         self._sessions: dict[int, Any] = {}
@@ -177,6 +209,7 @@ class FakeServer(Server[Any]):
         }
         self._resource_view = resources_class(self, resource_names, self.resource_hooks)
 
+        self._serving_tasks = False
         self._register_handlers()
         self.middleware.append(self._answer_raw)
 
@@ -218,6 +251,11 @@ class FakeServer(Server[Any]):
             self.add_request_handler(
                 "tools/call", types.CallToolRequestParams, self._on_call_tool
             )
+            if self._declared("tasks") or any(
+                _task_support(tool) != "forbidden"
+                for tool in self.listed["tools"].values()
+            ):
+                self.serve_tasks()
         if self._declared("resources"):
             self.add_request_handler(
                 "resources/read", types.ReadResourceRequestParams, self._on_read
@@ -268,6 +306,13 @@ class FakeServer(Server[Any]):
         """Listings and the initialize result as the snapshot's raw dicts (the SDK's result models
         would drop vendor keys and reject off-spec schemas)."""
         method = ctx.method
+        if method == "tools/call":
+            params = ctx.params
+            if params is not None and isinstance(params.get("task"), dict):
+                created = self._start_task(ctx, params)
+                if created is not None:
+                    return created
+            return await call_next(ctx)
         listing = LIST_METHODS.get(method)
         if listing is not None and self._declared(listing[1]):
             self._remember(ctx)
@@ -328,8 +373,15 @@ class FakeServer(Server[Any]):
     async def _on_call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        name = params.name
-        arguments: _JsonObject = dict(params.arguments or {})
+        return await self._call(ctx, params.name, dict(params.arguments or {}), None)
+
+    async def _call(
+        self,
+        ctx: ServerRequestContext[Any],
+        name: str,
+        arguments: _JsonObject,
+        task: FakeTask | None,
+    ) -> types.CallToolResult:
         tool = self.listed["tools"].get(name)
         hook = self.tool_hooks.get(name)
         await self._wait(hook)
@@ -340,7 +392,7 @@ class FakeServer(Server[Any]):
             if problem is not None:
                 result = error_result(problem)
             else:
-                result = await self._answer_tool(ctx, name, tool, hook, arguments)
+                result = await self._answer_tool(ctx, name, tool, hook, arguments, task)
         self.calls.append(
             FakeCall(
                 "tool",
@@ -348,6 +400,7 @@ class FakeServer(Server[Any]):
                 arguments,
                 result,
                 result_text(result) if result.is_error else None,
+                task.task_id if task is not None else None,
             )
         )
         return result
@@ -359,6 +412,7 @@ class FakeServer(Server[Any]):
         tool: Mapping[str, Any],
         hook: ToolHook[Any, Any] | None,
         arguments: _JsonObject,
+        task: FakeTask | None = None,
     ) -> types.CallToolResult:
         spec = self.tool_specs.get(name)
         try:
@@ -372,7 +426,7 @@ class FakeServer(Server[Any]):
                     except ValueError as error:
                         return error_result(f"Input validation error: {error}")
                 answered, value = await hook.answer(
-                    argument, FakeContext(self, name, ctx)
+                    argument, FakeContext(self, name, ctx, task)
                 )
             if not answered:
                 return self._unhandled(name, tool)
@@ -396,6 +450,142 @@ class FakeServer(Server[Any]):
         if name not in self._synthesised:
             self._synthesised[name] = synthesise(schema)
         return structured_result(copy_json(self._synthesised[name]))
+
+    # ------------------------------------------------------------------ tasks
+
+    @property
+    def tasks(self) -> TaskStore:
+        """The tasks tool calls ran as (MCP 2025-11-25 tasks), by id: `fake.tasks[task_id].status`."""
+        store = self._tasks
+        if store is None:
+            from .tasks import TaskStore
+
+            store = self._tasks = TaskStore()
+        return store
+
+    def serve_tasks(self) -> None:
+        """Answer `tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/list` (done at construction
+        when a listed tool may run as a task or the snapshot declares `tasks`; idempotent).
+        """
+        if self._serving_tasks:
+            return
+        self._serving_tasks = True
+        self.add_request_handler(
+            "tasks/get", types.GetTaskRequestParams, self._on_get_task
+        )
+        self.add_request_handler(
+            "tasks/result", types.GetTaskPayloadRequestParams, self._on_task_result
+        )
+        self.add_request_handler(
+            "tasks/cancel", types.CancelTaskRequestParams, self._on_cancel_task
+        )
+        self.add_request_handler(
+            "tasks/list", types.PaginatedRequestParams, self._on_list_tasks
+        )
+
+    def _runs_as_task(self, name: str, tool: Mapping[str, Any]) -> bool:
+        """Whether a call of `name` the client asks to run as a task is made one: as its hook's `task`
+        says, else as the listing does (`taskSupport` optional or required)."""
+        hook = self.tool_hooks.get(name)
+        if hook is not None and hook.task is not None:
+            return hook.task
+        return _task_support(tool) != "forbidden"
+
+    def _start_task(
+        self, ctx: ServerRequestContext[Any], params: Mapping[str, Any]
+    ) -> _JsonObject | None:
+        """`CreateTaskResult` for a task-augmented `tools/call`, its handler started in the background;
+        None to answer the call as a plain one (not a task tool, or no task group to run it in).
+        """
+        name = params.get("name")
+        tool = self.listed["tools"].get(name) if isinstance(name, str) else None
+        if (
+            tool is None
+            or not isinstance(name, str)
+            or not self._runs_as_task(name, tool)
+        ):
+            return None
+        state: object = ctx.lifespan_context
+        group: Any = (
+            cast("_JsonObject", state).get(_TASK_GROUP)
+            if isinstance(state, dict)
+            else None
+        )
+        if group is None:
+            return None
+        self.serve_tasks()
+        self._remember(ctx)
+        arguments = params.get("arguments")
+        task = self.tasks.create(
+            name,
+            dict(cast("_JsonObject", arguments)) if isinstance(arguments, dict) else {},
+            cast("_JsonObject", params["task"]).get("ttl"),
+            round(self.task_poll_interval * 1000),
+        )
+
+        async def work() -> types.CallToolResult:
+            return await self._call(ctx, name, task.arguments, task)
+
+        group.start_soon(task.run, work, self._task_ended)
+        return {"task": task.wire()}
+
+    def _task_ended(self, task: FakeTask) -> None:
+        if task.status == "cancelled":
+            self.calls.append(
+                FakeCall(
+                    "tool",
+                    task.tool,
+                    task.arguments,
+                    None,
+                    f"cancelled: {task.message}",
+                    task.task_id,
+                )
+            )
+        elif task.error is not None:
+            self.calls.append(
+                FakeCall(
+                    "tool",
+                    task.tool,
+                    task.arguments,
+                    None,
+                    task.error.message,
+                    task.task_id,
+                )
+            )
+
+    async def _on_get_task(
+        self, ctx: ServerRequestContext[Any], params: types.GetTaskRequestParams
+    ) -> _JsonObject:
+        return self.tasks.find(params.task_id).wire()
+
+    async def _on_task_result(
+        self, ctx: ServerRequestContext[Any], params: types.GetTaskPayloadRequestParams
+    ) -> _JsonObject:
+        task = self.tasks.find(params.task_id)
+        return await task.outcome(ctx.session, ctx.request_id)
+
+    async def _on_cancel_task(
+        self, ctx: ServerRequestContext[Any], params: types.CancelTaskRequestParams
+    ) -> _JsonObject:
+        task = self.tasks.find(params.task_id)
+        if task.terminal:
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"Cannot cancel task in terminal status: {task.status}",
+            )
+        task.cancel("cancelled by the client")
+        return task.wire()
+
+    async def _on_list_tasks(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams
+    ) -> _JsonObject:
+        page = page_of(
+            "tasks",
+            [task.wire() for task in self.tasks.all()],
+            params.cursor,
+            self.page_size,
+        )
+        return page
 
     def _find_resource(self, uri: str) -> tuple[str, dict[str, str], bool] | None:
         """(key, variables, is template) for a URI: a static resource first, then templates."""
@@ -516,6 +706,8 @@ class FakeServer(Server[Any]):
     def reset(self) -> None:
         """Forget recorded calls, scripts and handlers."""
         self.calls.clear()
+        if self._tasks is not None:
+            self._tasks.clear()
         for hooks in (self.tools, self.prompts, self.resources):
             for hook in hooks:
                 hook.clear()

@@ -17,6 +17,7 @@ from typing import (
     TypeVar,
 )
 
+import anyio.lowlevel
 import mcp_types as types
 from mcp.shared.exceptions import MCPDeprecationWarning
 from pydantic import BaseModel
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
     from .fake import FakeServer
+    from .tasks import FakeTask
 
 __all__ = [
     "FakeCall",
@@ -118,6 +120,8 @@ class FakeCall:
     result: Any = None
     #: The error text (an `isError` tool result's text, or a protocol error's message), or None.
     error: str | None = None
+    #: The id of the MCP task the tool call ran as, or None (a plain call).
+    task_id: str | None = None
 
     @property
     def is_error(self) -> bool:
@@ -125,23 +129,51 @@ class FakeCall:
 
 
 class FakeContext:
-    """What a handler taking a second parameter receives: the request, and requests back to the client."""
+    """What a handler taking a second parameter receives: the request, and requests back to the client.
 
-    __slots__ = ("fake", "name", "request_context")
+    In a tool call running as an MCP task (`task_id` set), `status()` posts the task's status message,
+    and `elicit()`/`sample()` make the task `input_required` and reach the client through its waiting
+    `tasks/result`, as the spec says.
+    """
+
+    __slots__ = ("fake", "name", "request_context", "task")
 
     def __init__(
-        self, fake: FakeServer, name: str, request_context: ServerRequestContext[Any]
+        self,
+        fake: FakeServer,
+        name: str,
+        request_context: ServerRequestContext[Any],
+        task: FakeTask | None = None,
     ) -> None:
         self.fake = fake
         #: The tool or prompt name, or the resource URI, being answered.
         self.name = name
         #: The SDK's request context (session, request id, `_meta`).
         self.request_context = request_context
+        #: The task this tool call runs as (None: a plain call).
+        self.task = task
+
+    @property
+    def task_id(self) -> str | None:
+        """The id of the MCP task this tool call runs as, or None for a plain call."""
+        return self.task.task_id if self.task is not None else None
+
+    async def status(self, message: str) -> None:
+        """Post the task's status message (`tasks/get` reports it); nothing for a plain call."""
+        task = self.task
+        if task is not None:
+            task.set(task.status, message)
+            await anyio.lowlevel.checkpoint()
 
     async def progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
-        """Send `notifications/progress` for this request (nothing when the client did not ask)."""
+        """Send `notifications/progress` for this request (nothing when the client did not ask).
+        In a task, a `message` becomes the task's status message instead."""
+        if self.task is not None:
+            if message is not None:
+                await self.status(message)
+            return
         await self.request_context.session.report_progress(progress, total, message)
 
     async def elicit(
@@ -153,6 +185,28 @@ class FakeContext:
             if isinstance(schema, type)
             else copy_json(dict(schema))
         )
+        task = self.task
+        if task is not None:
+            request = types.ElicitRequest(
+                params=types.ElicitRequestFormParams.model_validate(
+                    {
+                        "mode": "form",
+                        "message": message,
+                        "requestedSchema": requested,
+                        "_meta": task.related_meta(),
+                    }
+                )
+            )
+
+            async def send(session: Any, request_id: Any) -> types.ElicitResult:
+                from .tasks import send_related
+
+                return await send_related(
+                    session, request_id, request, types.ElicitResult
+                )
+
+            answer: types.ElicitResult = await task.ask(send, message)
+            return answer
         return await self.request_context.session.elicit_form(
             message, requested, related_request_id=self.request_context.request_id
         )
@@ -174,27 +228,50 @@ class FakeContext:
             if isinstance(prompt, str)
             else list(prompt)
         )
+        task = self.task
+        if task is not None:
+            params = types.CreateMessageRequestParams(
+                messages=messages, max_tokens=max_tokens, system_prompt=system_prompt
+            ).model_dump(mode="json", by_alias=True, exclude_none=True)
+            params["_meta"] = task.related_meta()
+            request = types.CreateMessageRequest(
+                params=types.CreateMessageRequestParams.model_validate(params)
+            )
+
+            async def send(session: Any, request_id: Any) -> types.CreateMessageResult:
+                from .tasks import send_related
+
+                return await send_related(
+                    session, request_id, request, types.CreateMessageResult
+                )
+
+            answer: types.CreateMessageResult = await task.ask(
+                send, "waiting for the model"
+            )
+            return answer
         session = self.request_context.session
         # Deprecated for 2026-07-28, still what handshake-era clients answer.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
-            request = session.create_message(  # pyright: ignore[reportDeprecated]
+            sending = session.create_message(  # pyright: ignore[reportDeprecated]
                 messages,
                 max_tokens=max_tokens,
                 system_prompt=system_prompt,
                 related_request_id=self.request_context.request_id,
             )
-        return await request
+        return await sending
 
     async def log(
         self, level: types.LoggingLevel, data: Any, logger: str | None = None
     ) -> None:
-        """Send a log message (`notifications/message`) to the client."""
+        """Send a log message (`notifications/message`) to the client (in a task: on the connection,
+        the request that started the task having been answered)."""
         session = self.request_context.session
+        related = self.request_context.request_id if self.task is None else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             sending = session.send_log_message(  # pyright: ignore[reportDeprecated]
-                level, data, logger, related_request_id=self.request_context.request_id
+                level, data, logger, related_request_id=related
             )
         await sending
 
@@ -282,7 +359,7 @@ class ToolHook(Hook, Generic[ArgsT, ResultT]):
     `ToolResult`, content blocks); raising makes an `isError` result with the exception's message.
     """
 
-    __slots__ = ("spec",)
+    __slots__ = ("spec", "task")
     kind = "tool"
 
     def __init__(
@@ -290,12 +367,27 @@ class ToolHook(Hook, Generic[ArgsT, ResultT]):
     ) -> None:
         super().__init__(fake, key)
         self.spec = spec
+        #: Whether a call the client asks to run as an MCP task is made one: None (default) as the
+        #: tool's listing says (`taskSupport` optional or required), True always (also a tool listed
+        #: without task support), False never (answered at once, as a server ignoring `task` would).
+        self.task: bool | None = None
 
     def __call__(
-        self, handler: _ToolHandler[ArgsT, ResultT]
+        self, handler: _ToolHandler[ArgsT, ResultT], *, task: bool | None = None
     ) -> _ToolHandler[ArgsT, ResultT]:
+        """Register `handler` (as a decorator: `@fake.tools.<name>`); `task=True` runs the calls the
+        client asks to run as tasks as MCP tasks (see `task`)."""
         self._set(handler)
+        if task is not None:
+            self.task = task
+            if task:
+                self.fake.serve_tasks()
         return handler
+
+    def clear(self) -> None:
+        """Forget the handler, any scripted answers left, and the `task` setting."""
+        super().clear()
+        self.task = None
 
     def script(self, steps: Iterable[ToolReply[ResultT] | BaseException]) -> None:
         """Answer the next calls with these, in order (an exception makes an `isError` result), then
