@@ -47,3 +47,17 @@ def test_warm_run_reads_items_from_the_cache(tmp_path: Path, monkeypatch: pytest
         result["text"] = result["text"].replace("{", "{ ")
     entry.write_text(json.dumps(stored), encoding="utf-8")
     assert snapshot_text(snapshot) != expected
+
+
+def test_a_canonical_file_read_the_usual_way_keeps_no_items(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its tools' texts are recognised by their digests next time: their indented texts need not be kept."""
+    monkeypatch.setenv("MCP_CODEGEN_CACHE_DIR", str(tmp_path / "cache"))
+    live = corpus_snapshot("github")
+    path = tmp_path / "snapshot.json"
+    path.write_text(live.to_text(), encoding="utf-8")
+    from_file = Snapshot.from_text(path.read_text(encoding="utf-8"))  # a new server: read the usual way
+    assert snapshot_text(from_file) == live.to_text()
+    assert not list((tmp_path / "cache").glob("snapshot-items/*/*.json"))
+    assert list((tmp_path / "cache").glob("snapshot-texts/*/*.json"))  # what the next read recognises it by
+    assert snapshot_text(live) == live.to_text()  # a live snapshot's items are kept
+    assert list((tmp_path / "cache").glob("snapshot-items/*/*.json"))

@@ -127,6 +127,10 @@ class Snapshot:
         """Whether this snapshot was parsed from JSON text (a file), not made from a server's answers."""
         return "_source_text" in self.__dict__
 
+    def read_from(self, text: str) -> bool:
+        """Whether this snapshot was parsed from exactly `text`."""
+        return self.__dict__.get("_source_text") == text
+
     def read_back(self, text: str) -> Snapshot:
         """The snapshot `text`, this snapshot's canonical file text, reads back as: this very one when it was
         read from that same text (the usual file, written by mcp-codegen), else `text` parsed."""
