@@ -92,6 +92,27 @@ def test_the_stubs_type_check_and_regeneration_keeps_the_users_handlers(work: Pa
     assert verified.returncode == 0, verified.stderr
 
 
+def test_overwrite_removes_stray_files_but_never_the_users_handlers(tmp_path: Path) -> None:
+    """`--overwrite` replaces what mcp-codegen did not write; `handlers.py` is the user's code the skeleton asked
+    for, and a regeneration (here: a changed description) keeps it (before, it was removed as a stray file)."""
+    snapshot = tmp_path / "snapshot.json"
+    data = json.loads((ROOT / "generated_examples" / "demo_client" / "snapshot.json").read_text(encoding="utf-8"))
+    snapshot.write_text(json.dumps(data), encoding="utf-8")
+    arguments = ("generate", "--snapshot", str(snapshot), "--server-skeleton", "--overwrite", "-o", "srv")
+    assert _run(*arguments, cwd=tmp_path).returncode == 0
+    handlers = tmp_path / "srv" / "handlers.py"
+    handlers.write_text("# mine\n", encoding="utf-8")
+    (tmp_path / "srv" / "stray.txt").write_text("not generated", encoding="utf-8")
+    data["tools"][0]["description"] = "A new description."
+    snapshot.write_text(json.dumps(data), encoding="utf-8")
+    again = _run(*arguments, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert handlers.read_text(encoding="utf-8") == "# mine\n"
+    assert not (tmp_path / "srv" / "stray.txt").exists()
+    assert "removed srv/stray.txt (not written by mcp-codegen; --overwrite)" in again.stderr
+    assert "handlers.py (not written" not in again.stderr
+
+
 def test_the_skeleton_answers_typed_calls_and_lists_the_original_snapshot(work: Path) -> None:
     (work / "every_server" / "handlers.py").write_text(HANDLERS, encoding="utf-8")
     again = work / "again.json"

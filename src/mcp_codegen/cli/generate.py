@@ -98,7 +98,8 @@ class StaleOutputError(CodegenError):
     "--overwrite",
     is_flag=True,
     help="Replace the output directory even if mcp-codegen did not generate it; files it did not write are "
-    "removed (and named). Without it, files you added to a generated package are kept.",
+    "removed (and named), except a server package's handlers.py. Without it, files you added to a generated "
+    "package are kept.",
 )
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on any warning not accepted with --allow-warning.")
 @click.option(

@@ -59,6 +59,8 @@ class Prepared:
     files: dict[str, bytes] | None
     #: A server package's `handlers.py`: created once (its stubs) when it is missing, never rewritten.
     handlers_stubs: bytes | None = None
+    #: Files of the user's that the package holds by design (a server's `handlers.py`): kept even by --overwrite.
+    users: tuple[str, ...] = ()
 
 
 @dataclass
@@ -118,7 +120,8 @@ def prepare(
     stubs = handlers.stubs if handlers is not None else None
     if options.server:
         _check_handlers(output, files["server.py"].decode("utf-8"), diagnostics)
-    return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, files, stubs)
+    users = ("handlers.py",) if options.server else ()
+    return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, files, stubs, users)
 
 
 def model_workers(output: Path) -> AbstractContextManager[None]:
@@ -168,7 +171,7 @@ def finish(prepared: Prepared, *, check: bool, overwrite: bool) -> JobResult:
     if check:
         stale = differences(prepared.output, prepared.files)
         return JobResult(STALE if stale else CURRENT, tools, left_out, stale=stale)
-    written = write_package(prepared.output, prepared.files, overwrite=overwrite)
+    written = write_package(prepared.output, prepared.files, overwrite=overwrite, users=prepared.users)
     if prepared.handlers_stubs is not None:
         _create_once(prepared.output / "handlers.py", prepared.handlers_stubs)
     return JobResult(WRITTEN, tools, left_out, kept=written.kept, removed=written.removed)

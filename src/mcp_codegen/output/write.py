@@ -154,8 +154,13 @@ class WriteResult:
     removed: list[str] = field(default_factory=list)
 
 
-def write_package(directory: Path, files: Mapping[str, bytes], *, overwrite: bool) -> WriteResult:
+def write_package(
+    directory: Path, files: Mapping[str, bytes], *, overwrite: bool, users: tuple[str, ...] = ()
+) -> WriteResult:
     """Replace `directory` with `files` (plus the user's own files, unless `overwrite`), atomically.
+
+    `users`: files of the user's that the package holds by design (a server's `handlers.py`), kept even with
+    `overwrite`: it replaces what mcp-codegen did not write, never the user's code it asked for.
 
     Raises `OutputConflictError` (nothing written) for a directory mcp-codegen does not own, or a user
     file where a generated file (or folder) goes; `OutputLocationError` when it cannot be written.
@@ -164,8 +169,9 @@ def write_package(directory: Path, files: Mapping[str, bytes], *, overwrite: boo
     found = user_files(directory)
     is_file = directory.exists() and not directory.is_dir()
     if overwrite:
-        result = WriteResult(removed=["."] if is_file else found)
-        found = []
+        removed = [path for path in found if path not in users]
+        result = WriteResult(removed=["."] if is_file else removed, kept=[path for path in found if path in users])
+        found = result.kept
     else:
         result = WriteResult(kept=found)
         folders = {parent.as_posix() for path in files for parent in Path(path).parents}
