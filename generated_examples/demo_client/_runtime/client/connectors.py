@@ -212,42 +212,40 @@ class Connectors(ServerFeatures):
         return options
 
     @classmethod
+    def _server_capabilities(cls) -> dict[str, Any]:
+        """The server's capabilities as the snapshot recorded them ({} without tools or a record)."""
+        spec = next(iter(cls._tools.values()), None)
+        capabilities: object = spec.snapshot.data.get("capabilities") if spec else None
+        return (
+            cast("dict[str, Any]", capabilities)
+            if isinstance(capabilities, dict)
+            else {}
+        )
+
+    @classmethod
     def _lists_the_tasks_extension(cls) -> bool:
         """Whether the snapshot's server capabilities name the tasks extension (at 2026-07-28 a server need
         not list `taskSupport`: it decides per call which calls become tasks)."""
         from ..calls.task_extension import TASKS_EXTENSION
 
-        spec = next(iter(cls._tools.values()), None)
-        capabilities: object = spec.snapshot.data.get("capabilities") if spec else None
-        if not isinstance(capabilities, dict):
-            return False
-        extensions = cast("dict[str, Any]", capabilities).get("extensions")
+        extensions: object = cls._server_capabilities().get("extensions")
         return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
 
     @classmethod
     def _extension_tasks(cls, modern: bool) -> dict[str, str]:
-        """Tool name -> its listed `execution.taskSupport` ("optional" or "required"), for the tools that
-        run as tasks of the 2026-07-28 extension: all of them in a 2026-07-28 snapshot; in a legacy one,
-        only when the server declared no 2025-11-25 `tasks` capability, without which `taskSupport` means
-        the extension (FastMCP with fastmcp-tasks lists such tools over both handshakes, and refuses a
-        required one unless the request declares the extension)."""
-        found: dict[str, str] = {}
-        snapshot = None
-        for spec in cls._tools.values():
-            snapshot = spec.snapshot
-            execution = (snapshot.tool(spec.name) or {}).get("execution")
-            support: object = None
-            if isinstance(execution, dict):
-                support = cast("dict[str, Any]", execution).get("taskSupport")
-            if isinstance(support, str) and support in ("optional", "required"):
-                found[spec.name] = support
-        if not found or modern or snapshot is None:
+        """Tool name -> its `task_support` ("optional" or "required"), for the tools that run as tasks of the
+        2026-07-28 extension: all of them in a 2026-07-28 snapshot; in a legacy one, only when the server
+        declared no 2025-11-25 `tasks` capability, without which `taskSupport` means the extension (FastMCP
+        with fastmcp-tasks lists such tools over both handshakes, and refuses a required one unless the
+        request declares the extension)."""
+        found: dict[str, str] = {
+            spec.name: spec.task_support
+            for spec in cls._tools.values()
+            if spec.task_support != "forbidden"
+        }
+        if not found or modern:
             return found
-        capabilities: object = snapshot.data.get("capabilities")
-        legacy_tasks = isinstance(capabilities, dict) and "tasks" in cast(
-            "dict[str, Any]", capabilities
-        )
-        return {} if legacy_tasks else found
+        return {} if "tasks" in cls._server_capabilities() else found
 
     @classmethod
     def default_client_info(cls) -> tuple[str, str]:

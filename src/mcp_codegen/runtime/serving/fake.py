@@ -530,28 +530,16 @@ class FakeServer(Server[Any]):
         return {"task": task.wire()}
 
     def _task_ended(self, task: FakeTask) -> None:
+        """Record a task that was cancelled or ended with a JSON-RPC error in `calls`."""
         if task.status == "cancelled":
-            self.calls.append(
-                FakeCall(
-                    "tool",
-                    task.tool,
-                    task.arguments,
-                    None,
-                    f"cancelled: {task.message}",
-                    task.task_id,
-                )
-            )
+            error = f"cancelled: {task.message}"
         elif task.error is not None:
-            self.calls.append(
-                FakeCall(
-                    "tool",
-                    task.tool,
-                    task.arguments,
-                    None,
-                    task.error.message,
-                    task.task_id,
-                )
-            )
+            error = task.error.message
+        else:
+            return
+        self.calls.append(
+            FakeCall("tool", task.tool, task.arguments, None, error, task.task_id)
+        )
 
     async def _on_get_task(
         self, ctx: ServerRequestContext[Any], params: types.GetTaskRequestParams
