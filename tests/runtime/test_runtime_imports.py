@@ -1,4 +1,5 @@
-"""The runtime's modules import one another without a cycle (at module level or inside functions).
+"""The runtime's modules import one another without a cycle (at module level or inside functions), and the
+package's names are imported on first use.
 
 A cycle hidden by a function-level import works until someone moves the import; the agent tools
 reach their clients through `runtime/protocols.py` instead. Imports under `if TYPE_CHECKING:`
@@ -8,7 +9,11 @@ are annotations only and never run, so they are not edges.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
+
+import mcp_codegen.runtime as runtime
 
 RUNTIME = Path(__file__).resolve().parents[2] / "src" / "mcp_codegen" / "runtime"
 
@@ -124,3 +129,35 @@ def test_the_cycle_check_sees_function_level_imports(tmp_path: Path) -> None:
     assert find_cycle(graph) == ["a", "b", "a"]
     assert graph["c"] == set() and graph["d"] == {"c"}
     assert graph["pkg.e"] == {"d", "pkg.f"}
+
+
+def test_every_name_of_the_package_is_imported_from_where_type_checkers_see_it() -> None:
+    # `_EXPORTS` (what `__getattr__` imports) and the `TYPE_CHECKING` imports (what mypy and pyright read)
+    # name the same modules and the same names.
+    tree = ast.parse((RUNTIME / "__init__.py").read_text(encoding="utf-8"))
+    [block] = [node for node in tree.body if isinstance(node, ast.If) and _is_type_checking(node.test)]
+    seen = {
+        node.module: tuple(sorted(alias.name for alias in node.names))
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module is not None
+    }
+    assert seen == {module: tuple(sorted(names)) for module, names in runtime._EXPORTS.items()}
+    assert set(runtime.__all__) == {*runtime._WHERE, "PACKAGE_EXPORTS", "PACKAGE_LAZY_EXPORTS"}
+    for name in runtime.__all__:
+        assert getattr(runtime, name) is not None, name
+    assert set(runtime.PACKAGE_LAZY_EXPORTS.items()) <= set(runtime._WHERE.items())
+
+
+def test_importing_a_light_runtime_module_loads_neither_pydantic_nor_the_sdk() -> None:
+    # The generator reads these in its main process; the package's `__init__` runs first and must stay light.
+    code = (
+        "import sys\n"
+        "import mcp_codegen.runtime.calls.drift, mcp_codegen.runtime.calls.uri, mcp_codegen.runtime.files\n"
+        "import mcp_codegen.runtime.text, mcp_codegen.runtime.command_line.table\n"
+        "from mcp_codegen.runtime import PACKAGE_EXPORTS\n"
+        "print(sorted(m for m in ('pydantic', 'mcp', 'mcp_types', 'anyio') if m in sys.modules))\n"
+        "from mcp_codegen.runtime import AsyncClientBase, SnapshotData\n"
+        "print('pydantic' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split("\n")[:2] == ["[]", "True"], result.stdout + result.stderr

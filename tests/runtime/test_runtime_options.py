@@ -243,9 +243,9 @@ async def test_agent_tools_of_a_view_use_its_options() -> None:
 
 def test_with_options_is_a_reserved_member_name() -> None:
     """A tool named `with_options` must not shadow the method: the generator renames it."""
-    from mcp_codegen.generate.client_members import RESERVED_CLIENT_MEMBERS
+    from mcp_codegen.generate.class_members import class_members
 
-    assert "with_options" in RESERVED_CLIENT_MEMBERS
+    assert "with_options" in class_members().client
 
 
 async def test_reset_on_progress_resets_the_connectors_timeout() -> None:

@@ -85,10 +85,11 @@ def test_tools_named_after_every_client_member_keep_the_members_intact(tmp_path:
 
 
 def test_namespace_methods_never_shadow_their_bases() -> None:
-    from mcp_codegen.generate.client_members import RESERVED_NAMESPACE_MEMBERS
+    from mcp_codegen.generate.class_members import class_members
 
     assert (
-        _public(AsyncPromptsBase, AsyncResourcesBase, SyncPromptsBase, SyncResourcesBase) <= RESERVED_NAMESPACE_MEMBERS
+        _public(AsyncPromptsBase, AsyncResourcesBase, SyncPromptsBase, SyncResourcesBase)
+        <= class_members().namespaces
     )
 
 

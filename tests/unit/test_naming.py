@@ -3,17 +3,17 @@ from __future__ import annotations
 import keyword
 
 from mcp_codegen.casing import snake_case
-from mcp_codegen.generate.client_members import RESERVED_CLIENT_MEMBERS
+from mcp_codegen.generate.class_members import class_members
 from mcp_codegen.generate.naming import (
-    RESERVED_IDENTIFIERS,
     NameRegistry,
     class_prefixes,
     pascal_from_snake,
+    reserved_identifiers,
 )
 
 
 def methods(*wire: str) -> dict[str, str]:
-    registry = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_CLIENT_MEMBERS)
+    registry = NameRegistry(reserved_identifiers() | class_members().client)
     return registry.assign_all(wire, lambda w: snake_case(w, fallback="tool"))
 
 
@@ -47,7 +47,7 @@ def test_non_identifiers_and_non_ascii() -> None:
 
 
 def test_pydantic_reserved_field_prefix() -> None:
-    registry = NameRegistry(RESERVED_IDENTIFIERS, reserved_prefix="model_")
+    registry = NameRegistry(reserved_identifiers(), reserved_prefix="model_")
     names = registry.assign_all(["model_config", "model_dump", "schema", "json"], lambda w: snake_case(w, fallback="f"))
     assert names == {
         "json": "json_",

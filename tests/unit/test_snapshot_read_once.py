@@ -144,7 +144,8 @@ def test_tools_out_of_order_or_reordered_keys_are_not_taken_as_canonical(cache: 
 
 
 def test_the_input_hash_is_the_same_however_the_snapshot_was_read(cache: Path, tmp_path: Path) -> None:
-    """It is taken over the canonical file text: a file read in canonical form gives its own text, unencoded."""
+    """It is taken over the snapshot's content: a file recognised tool by tool takes the digests of the tools it has
+    seen from the cache and encodes the others, and gives the hash of any other reading of the same content."""
     live = corpus_snapshot("github")
     expected = input_hash(live, "github_client")
     path = tmp_path / "snapshot.json"
@@ -156,3 +157,20 @@ def test_the_input_hash_is_the_same_however_the_snapshot_was_read(cache: Path, t
     assert input_hash(read_snapshot(path), "github_client") == expected
     path.write_text(json.dumps(json.loads(live.to_text()), indent=1), encoding="utf-8")  # another text
     assert input_hash(read_snapshot(path, item_texts=item_texts), "github_client") == expected
+
+
+def test_a_changed_tool_in_a_recognised_file_changes_the_input_hash(cache: Path, tmp_path: Path) -> None:
+    live = corpus_snapshot("github")
+    path = tmp_path / "snapshot.json"
+    path.write_text(live.to_text(), encoding="utf-8")
+    _generate(read_snapshot(path))  # records each tool's text as canonical
+    data = json.loads(live.to_text())
+    data["tools"][3]["description"] = "Changed."
+    changed = Snapshot.from_json(data)
+    path.write_text(changed.to_text(), encoding="utf-8")
+    recognised = read_snapshot(path, item_texts=item_texts)
+    assert recognised.canonical_text() is not None  # read tool by tool: one tool new
+    assert input_hash(recognised, "github_client") == input_hash(changed, "github_client")
+    assert input_hash(recognised, "github_client") != input_hash(live, "github_client")
+    again = read_snapshot(path, item_texts=item_texts)  # now every tool's digest comes from the cache
+    assert input_hash(again, "github_client") == input_hash(changed, "github_client")

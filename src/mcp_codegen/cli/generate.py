@@ -6,7 +6,7 @@ import io
 import json
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -275,6 +275,7 @@ def _generate_one(
     reporter: Reporter,
     flags: Flags,
 ) -> None:
+    from mcp_codegen.generate.manifest import read_manifest
     from mcp_codegen.inputs.options import validate_package_name
     from mcp_codegen.output.job import model_workers, new_snapshot, preflight, run_job
 
@@ -285,12 +286,14 @@ def _generate_one(
     preflight(output, overwrite=flags.overwrite, check=flags.check)
     diagnostics = Diagnostics()
     started = time.perf_counter()
-    # A snapshot file other than the package's own (a regeneration after a change): the model generator's slow
-    # start begins now, while the snapshot is read and planned.
-    regenerating = source.snapshot_file is not None and not flags.check and new_snapshot(source.snapshot_file, output)
-    early = model_workers(output) if regenerating else nullcontext()
     try:
-        with collector_paused(), early:  # paused first: the early workers are forked without it
+        with collector_paused(), ExitStack() as early:  # paused first: the early workers are forked without it
+            if source.snapshot_file is not None and not flags.check and read_manifest(output) is not None:
+                # Regenerating a package from a file: the model generator's slow start begins now, while the
+                # snapshot is read and planned, unless the file is the package's own snapshot (up to date).
+                early.enter_context(model_workers(output))
+                if not new_snapshot(source.snapshot_file, output):
+                    early.close()
             if source.snapshot_file is not None:
                 from mcp_codegen.generate.snapshot_text import item_texts  # a canonical file: read tool by tool
 

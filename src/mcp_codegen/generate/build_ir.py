@@ -16,19 +16,15 @@ from mcp_codegen import __version__
 from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostic, Diagnostics
 from mcp_codegen.generate import ir
-from mcp_codegen.generate.client_members import (
-    RESERVED_CLIENT_MEMBERS,
-    RESERVED_NAMESPACE_MEMBERS,
-    RESERVED_TASKS_MEMBERS,
-)
+from mcp_codegen.generate.class_members import class_members
 from mcp_codegen.generate.model_defaults import default_source
 from mcp_codegen.generate.models import FieldInfo, ModelsOutput, field_aliases, names_in
 from mcp_codegen.generate.naming import (
-    RESERVED_IDENTIFIERS,
-    RESERVED_PARAMETERS,
     ClassNames,
     NameRegistry,
     class_prefixes,
+    reserved_identifiers,
+    reserved_parameters,
 )
 from mcp_codegen.generate.prepared_cache import open_store, prepared_tool_keyed
 from mcp_codegen.generate.schema_prep import (
@@ -105,14 +101,14 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
                 "description override for a tool that is not generated",
                 code="description-override-unused",
             )
-    methods = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_CLIENT_MEMBERS | {"models", "annotations"})
+    methods = NameRegistry(reserved_identifiers() | class_members().client | {"models", "annotations"})
     method_names = methods.assign_all(tools, lambda wire: snake_case(wire, fallback="tool"))
     for wire, python in sorted(method_names.items()):
         note = rename_note(wire, python, snake_case(wire, fallback="tool"), methods.claimed_by)
         if note is not None:
             diagnostics.info(f"tools.{wire}", f"method {note}", code="renamed")
 
-    task_methods = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_TASKS_MEMBERS).assign_all(
+    task_methods = NameRegistry(reserved_identifiers() | class_members().tasks).assign_all(
         (wire for wire in tools if task_support(tools[wire]) is not None), lambda wire: method_names[wire]
     )
 
@@ -146,7 +142,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
         arguments = prepared.definitions[plan.arguments_class]
         properties = arguments.get("properties")
         if isinstance(properties, dict) and not prepared.permissive_arguments:
-            registry = NameRegistry(RESERVED_PARAMETERS | {ir.EXTRA_ARGUMENTS}, reserved_prefix="model_")
+            registry = NameRegistry(reserved_parameters() | {ir.EXTRA_ARGUMENTS}, reserved_prefix="model_")
             plan.parameter_names = registry.assign_all(properties, lambda p: snake_case(p, fallback="field"))
             for wire_property, python in plan.parameter_names.items():
                 converted = snake_case(wire_property, fallback="field")
@@ -366,7 +362,7 @@ def task_support(raw: dict[str, Any]) -> str | None:
 
 def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, ...]:
     prompts = _unique_by(snapshot.prompts, "name", "prompts", diagnostics)
-    registry = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_NAMESPACE_MEMBERS | _NAMESPACE_MEMBERS)
+    registry = NameRegistry(reserved_identifiers() | class_members().namespaces | _NAMESPACE_MEMBERS)
     names = registry.assign_all(prompts, lambda wire: snake_case(wire, fallback="prompt"))
     result = []
     for wire in sorted(prompts):
@@ -379,7 +375,7 @@ def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, .
         arguments_by_name = _unique_by(
             tuple(a for a in raw_arguments if isinstance(a, dict)), "name", f"prompts.{wire}.arguments", diagnostics
         )
-        argument_registry = NameRegistry(RESERVED_PARAMETERS)
+        argument_registry = NameRegistry(reserved_parameters())
         argument_names = argument_registry.assign_all(arguments_by_name, lambda a: snake_case(a, fallback="argument"))
         for name, python in argument_names.items():
             note = rename_note(name, python, snake_case(name, fallback="argument"), argument_registry.claimed_by)
@@ -412,7 +408,7 @@ def _resources(
 ) -> tuple[tuple[ir.Resource, ...], tuple[ir.ResourceTemplate, ...]]:
     resources = _unique_by(snapshot.resources, "uri", "resources", diagnostics)
     templates = _unique_by(snapshot.resource_templates, "uriTemplate", "resourceTemplates", diagnostics)
-    registry = NameRegistry(RESERVED_IDENTIFIERS | RESERVED_NAMESPACE_MEMBERS | _NAMESPACE_MEMBERS)
+    registry = NameRegistry(reserved_identifiers() | class_members().namespaces | _NAMESPACE_MEMBERS)
     # Resources and templates share the `client.resources` namespace; keys are tagged to stay apart.
     labels = {f"r:{uri}": _text(item.get("name")) or uri for uri, item in resources.items()}
     labels |= {f"t:{uri}": _text(item.get("name")) or uri for uri, item in templates.items()}
@@ -430,7 +426,7 @@ def _resources(
     template_ir = []
     for uri_template, item in sorted(templates.items()):
         variables = uri_template_variables(uri_template)
-        variable_registry = NameRegistry(RESERVED_PARAMETERS)
+        variable_registry = NameRegistry(reserved_parameters())
         variable_names = variable_registry.assign_all(variables, lambda v: snake_case(v, fallback="value"))
         for variable in variables:
             python = variable_names[variable]

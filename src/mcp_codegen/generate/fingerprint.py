@@ -26,7 +26,7 @@ def input_hash(snapshot: Snapshot, package_name: str, options: GenerateOptions |
     facts = (generator_fingerprint(), package_name, options.key())
     known: dict[tuple[str, str, str], str] = snapshot.__dict__.setdefault("_input_hashes", {})
     if facts not in known:
-        key = "\0".join([*facts, snapshot.digest_text()])
+        key = "\0".join([*facts, snapshot.content_digest()])
         known[facts] = hashlib.sha256(key.encode()).hexdigest()
     return known[facts]
 

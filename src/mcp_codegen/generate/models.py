@@ -19,8 +19,9 @@ from typing import Any, TypeVar
 
 from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.generate.class_members import class_members
 from mcp_codegen.generate.model_defaults import hold_object_defaults
-from mcp_codegen.generate.naming import PYDANTIC_MODEL_ATTRIBUTES, RESERVED_PARAMETERS, NameRegistry
+from mcp_codegen.generate.naming import NameRegistry, reserved_parameters
 
 SHARED_MODULE = "_shared"
 
@@ -113,7 +114,7 @@ def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
     wire_names = property_names(definitions)
     kept = {name for name in wire_names if kept_as_field_name(name)}
     renamed = wire_names - kept - _SHADOWING_FIELD_ALIASES.keys()
-    registry = NameRegistry(RESERVED_PARAMETERS, reserved_prefix="model_")
+    registry = NameRegistry(reserved_parameters(), reserved_prefix="model_")
     registry.hold(kept | set(_SHADOWING_FIELD_ALIASES.values()))
     return _SHADOWING_FIELD_ALIASES | registry.assign_all(renamed, lambda wire: snake_case(wire, fallback="field"))
 
@@ -126,7 +127,7 @@ def kept_as_field_name(wire: str) -> bool:
         and wire.isidentifier()
         and not keyword.iskeyword(wire)
         and not wire.startswith(("_", "model_"))
-        and wire not in PYDANTIC_MODEL_ATTRIBUTES
+        and wire not in class_members().pydantic_model
         and wire not in _SHADOWING_FIELD_ALIASES
     )
 

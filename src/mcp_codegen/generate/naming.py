@@ -9,18 +9,9 @@ from __future__ import annotations
 import builtins
 import keyword
 from collections.abc import Callable, Collection, Iterable
+from functools import cache
 
-from pydantic import BaseModel
-
-#: Attributes of pydantic models, their metaclass's included: datamodel-code-generator renames a field
-#: `mro` or `register` too.
-PYDANTIC_MODEL_ATTRIBUTES: frozenset[str] = frozenset(dir(BaseModel)) | frozenset(dir(type(BaseModel)))
-
-#: Names a method must never take: keywords (hard and soft), builtins (a method named `list` shadows the
-#: builtin in every annotation of its class), and the names pydantic reserves.
-RESERVED_IDENTIFIERS: frozenset[str] = frozenset(
-    {*keyword.kwlist, *keyword.softkwlist, *dir(builtins), "self", "cls", *PYDANTIC_MODEL_ATTRIBUTES}
-)
+from mcp_codegen.generate.class_members import class_members
 
 #: The builtins generated annotations are written with: a model field (so a parameter) or a TypedDict key
 #: named like one would shadow it for the annotations after it in its class.
@@ -28,13 +19,23 @@ ANNOTATION_BUILTINS: frozenset[str] = frozenset(
     {"str", "int", "float", "bool", "list", "dict", "tuple", "set", "frozenset", "bytes"}
 )
 
-#: Names a keyword parameter (of a tool, prompt or template) and a model field must never take: keywords,
-#: `self` (every generated method's first parameter), `_`, the builtins of `ANNOTATION_BUILTINS` and the
-#: names pydantic reserves. Any other builtin is a fine name: no generated method body or model calls one,
-#: so `range` stays `range`.
-RESERVED_PARAMETERS: frozenset[str] = frozenset(
-    {*keyword.kwlist, "_", "self", *ANNOTATION_BUILTINS, *PYDANTIC_MODEL_ATTRIBUTES}
-)
+
+@cache
+def reserved_identifiers() -> frozenset[str]:
+    """Names a method must never take: keywords (hard and soft), builtins (a method named `list` shadows the
+    builtin in every annotation of its class), and the names pydantic reserves."""
+    pydantic = class_members().pydantic_model
+    return frozenset({*keyword.kwlist, *keyword.softkwlist, *dir(builtins), "self", "cls", *pydantic})
+
+
+@cache
+def reserved_parameters() -> frozenset[str]:
+    """Names a keyword parameter (of a tool, prompt or template) and a model field must never take: keywords,
+    `self` (every generated method's first parameter), `_`, the builtins of `ANNOTATION_BUILTINS` and the
+    names pydantic reserves. Any other builtin is a fine name: no generated method body or model calls one,
+    so `range` stays `range`."""
+    pydantic = class_members().pydantic_model
+    return frozenset({*keyword.kwlist, "_", "self", *ANNOTATION_BUILTINS, *pydantic})
 
 
 class NameRegistry:

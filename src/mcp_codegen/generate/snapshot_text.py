@@ -5,9 +5,11 @@ server of 300+ tools that was a quarter of a regeneration after a change. Each t
 encoded once (the compact C encoding names it in the cache), so a changed run encodes only the changed items.
 The text is the same, byte for byte, as `Snapshot.to_text()` (`tests/unit/test_snapshot_text.py`).
 
-The digest of each tool's part of that text is kept too (`snapshot-texts/`, `item_texts`): reading a snapshot file
-then recognises a file in canonical form (the usual one, written by mcp-codegen) tool by tool, canonicalising
-only the tools whose text it has not seen (`snapshot.model._canonical_file`), and its text is the file's own.
+The digest of each tool's part of that text is kept too, with the digest of the tool's content (`snapshot-texts/`,
+`item_texts`): reading a snapshot file then recognises a file in canonical form (the usual one, written by
+mcp-codegen) tool by tool, canonicalising only the tools whose text it has not seen
+(`snapshot.model._canonical_file`); its text is the file's own, and its content digest needs only the new tools
+encoded (`Snapshot.content_digest`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import json
 from typing import Any
 
 from mcp_codegen.generate.cache import ServerResults
-from mcp_codegen.snapshot.model import ItemTexts, Snapshot, item_text_digest, sorted_keys
+from mcp_codegen.snapshot.model import ItemTexts, Snapshot, item_text_digest, sorted_keys, tool_digest
 
 #: The lists whose items are canonical already (sorting them again would sort their schemas' `properties`).
 _ITEM_LISTS = frozenset({"tools", "resources", "resourceTemplates", "prompts"})
@@ -41,9 +43,10 @@ def snapshot_text(snapshot: Snapshot) -> str:
         if key in _ITEM_LISTS and value:
             texts = ["    " + _indented(_item_text(item, store), "    ") for item in value]
             if key == "tools" and digests is not None:
-                for digest in map(item_text_digest, texts):
-                    if digest not in digests:
-                        digests.add(digest)  # kept for the next read
+                for text, item in zip(texts, value, strict=True):
+                    digest = item_text_digest(text)
+                    if digests.get(digest) is None:
+                        digests.add(digest, tool_digest(item))  # kept for the next read
             items = ",\n".join(texts)
             text = f"[\n{items}\n  ]"
         else:
@@ -65,16 +68,15 @@ class _ItemTexts:
     def __init__(self, store: ServerResults) -> None:
         self.store = store
 
-    def __contains__(self, digest: object) -> bool:
-        if not isinstance(digest, str):
-            return False
-        if self.store.get(digest) is None:
-            return False
-        self.store.use(digest, {}, made=False)
-        return True
+    def get(self, text_digest: str) -> str | None:
+        entry = self.store.get(text_digest)
+        if entry is None:
+            return None
+        self.store.use(text_digest, entry, made=False)
+        return str(entry["tool"])
 
-    def add(self, digest: str) -> None:
-        self.store.use(digest, {}, made=True)
+    def add(self, text_digest: str, tool: str) -> None:
+        self.store.use(text_digest, {"tool": tool}, made=True)
 
     def close(self) -> None:
         self.store.close()
@@ -85,7 +87,9 @@ def item_texts(server_name: str) -> ItemTexts | None:
     what `read_snapshot(..., item_texts=item_texts)` recognises a canonical file by."""
     from mcp_codegen.generate.fingerprint import generator_fingerprint
 
-    store = ServerResults.open("snapshot-texts", generator_fingerprint(), server_name, lambda entry: True)
+    store = ServerResults.open(
+        "snapshot-texts", generator_fingerprint(), server_name, lambda entry: isinstance(entry["tool"], str)
+    )
     return _ItemTexts(store) if store is not None else None
 
 

@@ -41,9 +41,10 @@ def cores() -> int:
 
 
 @contextmanager
-def warm_workers(count: int | None = None) -> Iterator[None]:
+def warm_workers(count: int | None = None, more: Callable[[], bool] | None = None) -> Iterator[None]:
     """Within the block, `tool_models` uses `count` workers (default: one per core) started (and warmed up) on
-    entry, and more, up to one per core, if it then has many tools to generate; they all stop on exit."""
+    entry, then one per core if `more()` says so once they are started (a check that would delay them), and more,
+    up to one per core, if it then has many tools to generate; they all stop on exit."""
     global _active
     if _active is not None or cores() < 2:  # nested, or nothing to overlap with
         yield
@@ -52,6 +53,8 @@ def warm_workers(count: int | None = None) -> Iterator[None]:
     _active = workers
     try:
         _start(max(1, min(count or cores(), cores())), warm=True, into=workers)
+        if more is not None and len(workers) < cores() and more():
+            _start(cores() - len(workers), warm=True, into=workers)
         yield
     finally:
         _active = None

@@ -127,18 +127,23 @@ def prepare(
 def model_workers(output: Path) -> AbstractContextManager[None]:
     """Model generator workers started now for a run generating into `output` (`workers.warm_workers`).
 
-    Regenerating a package whose tools' models this generator has cached: one worker for the few that changed
-    (a second would compete with this process for a core); otherwise one per core."""
-    from mcp_codegen.generate.cache import has_results
-    from mcp_codegen.generate.fingerprint import generator_fingerprint
+    Regenerating a package: one worker at once for the few tools that changed (a second would compete with this
+    process for a core), the others as soon as the cache turns out to hold no models of this generator (a new
+    version of it: every tool to make); otherwise one per core."""
     from mcp_codegen.generate.workers import warm, warm_workers
 
     if warm():  # started early (`cli.generate`): the manifest and the cache need not be looked at again
         return warm_workers()
-    regenerating = (
-        output.is_dir() and read_manifest(output) is not None and has_results("models", generator_fingerprint())
-    )
-    return warm_workers(1 if regenerating else None)
+    if output.is_dir() and read_manifest(output) is not None:
+        return warm_workers(1, more=_no_models_cached)
+    return warm_workers()
+
+
+def _no_models_cached() -> bool:
+    from mcp_codegen.generate.cache import has_results
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
+
+    return not has_results("models", generator_fingerprint())
 
 
 def new_snapshot(snapshot_file: Path, output: Path) -> bool:

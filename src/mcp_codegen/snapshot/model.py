@@ -107,16 +107,19 @@ class Snapshot:
         indent, non-ASCII kept, trailing newline."""
         return json.dumps(self._ordered(), indent=2, ensure_ascii=False) + "\n"
 
-    def digest_text(self) -> str:
-        """The same content as `to_text()`, compact: what input hashes are taken over (the C encoder
-        writes it; the indented file text takes the pure-Python one, ten times slower). Remembered: a
-        generation hashes its snapshot twice (is the output current? then the manifest). Hashing a canonical
-        file's own text would spare ms-365 20 ms, but every other snapshot (a file in another form, a live one)
-        would then pay the indented encoding to hash the same: the 360-tool listing's up-to-date run 10%."""
-        known = self.__dict__.get("_digest_text")
+    def content_digest(self) -> str:
+        """A digest of the same content as `to_text()`: what input hashes are taken over. It is taken over the
+        compact text of all but the tools (the C encoder; the indented file text takes the pure-Python one, ten
+        times slower) and each tool's `tool_digest`, so a file recognised tool by tool (`_canonical_file`)
+        encodes only the tools it has not seen: the others' digests are known. Remembered: a generation asks
+        twice (is the output current? then the manifest)."""
+        known = self.__dict__.get("_content_digest")
         if known is None:
-            known = json.dumps(self._ordered(), ensure_ascii=False, separators=(",", ":"))
-            object.__setattr__(self, "_digest_text", known)
+            ordered = self._ordered()
+            tools = self.__dict__.get("_tool_digests") or [tool_digest(tool) for tool in ordered["tools"]]
+            head = json.dumps({**ordered, "tools": []}, ensure_ascii=False, separators=(",", ":"))
+            known = hashlib.sha256("\0".join([head, *tools]).encode()).hexdigest()
+            object.__setattr__(self, "_content_digest", known)
         return cast(str, known)
 
     def canonical_text(self) -> str | None:
@@ -202,12 +205,14 @@ class Snapshot:
 
 
 class ItemTexts(Protocol):
-    """Digests of tool texts known to be canonical (each tool's part of a canonical file), kept between runs."""
+    """The tool texts known to be canonical (each tool's part of a canonical file), by `item_text_digest`, with the
+    `tool_digest` of the tool each reads as; kept between runs."""
 
-    def __contains__(self, digest: object) -> bool: ...
+    def get(self, text_digest: str) -> str | None:
+        """The `tool_digest` of the tool whose canonical text has `text_digest`, when that text was seen."""
 
-    def add(self, digest: str) -> None:
-        """`digest`'s text was found canonical."""
+    def add(self, text_digest: str, tool: str) -> None:
+        """The text of `text_digest` was found canonical; `tool` is its tool's `tool_digest`."""
 
     def close(self) -> None:
         """Done: keep what was added."""
@@ -216,6 +221,11 @@ class ItemTexts(Protocol):
 def item_text_digest(text: str) -> str:
     """The digest `ItemTexts` knows a tool's text by (its part of the file, indented as in the file)."""
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def tool_digest(tool: Any) -> str:
+    """The digest of a canonical tool's content (its compact JSON, keys in their order)."""
+    return hashlib.sha256(json.dumps(tool, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
 
 
 #: Where the tools' list starts and ends in a canonical file: `tools` is the last key of the top object.
@@ -260,20 +270,23 @@ def _canonical_file(
     try:
         pieces = [pieces[0], *("    {\n" + piece for piece in pieces[1:])]
         digests = [item_text_digest(piece) for piece in pieces]
-        new = [index for index, digest in enumerate(digests) if digest not in known]
+        tool_digests = [known.get(digest) for digest in digests]
+        new = [index for index, tool in enumerate(tool_digests) if tool is None]
         if len(new) * _MOSTLY_KNOWN > len(tools):
             return None  # a new server, or most tools changed: the usual way, and the text while the models are made
         for index in new:
             canonical = json.dumps(_canonical_tool(tools[index]), indent=2, ensure_ascii=False)
             if "    " + canonical.replace("\n", "\n    ") != pieces[index]:
                 return None
-            known.add(digests[index])
+            tool_digests[index] = digest = tool_digest(tools[index])
+            known.add(digests[index], digest)
     finally:
         known.close()
     # Each tool's text is the canonical text of the tool it reads as, so that tool is canonical (keys in order).
     snapshot = replace(shell, tools=tuple(tools))
     object.__setattr__(snapshot, "_canonical", snapshot)
     object.__setattr__(snapshot, "_canonical_text", text)
+    object.__setattr__(snapshot, "_tool_digests", tool_digests)  # see `content_digest`
     return snapshot
 
 
