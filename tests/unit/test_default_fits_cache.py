@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import marshal
 from pathlib import Path
 
 import pytest
 
+from mcp_codegen.generate.cache import SUFFIX, encode_entry
 from mcp_codegen.generate.model_defaults import default_fits
 
 ROOT = {"$defs": {"Tag": {"type": "string"}}, "type": "object"}
@@ -25,15 +27,16 @@ def test_verdicts_cold_and_warm(off: bool, tmp_path: Path, monkeypatch: pytest.M
         monkeypatch.setenv("MCP_CODEGEN_NO_CACHE", "1")
     for _ in range(2):
         assert [default_fits(value, schema, ROOT) for value, schema, _fits in CASES] == [c[2] for c in CASES]
-    assert len(list(tmp_path.rglob("*.json"))) == (0 if off else len(CASES))
+    assert len(list(tmp_path.rglob(f"*{SUFFIX}"))) == (0 if off else len(CASES))
 
 
 def test_warm_verdict_comes_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MCP_CODEGEN_CACHE_DIR", str(tmp_path))
     value, schema, fits = CASES[0]
     assert default_fits(value, schema, ROOT) is fits
-    (entry,) = tmp_path.rglob("*.json")
-    entry.write_text('{"fits": false}', encoding="utf-8")
+    (entry,) = tmp_path.rglob(f"*{SUFFIX}")
+    entry.write_bytes(encode_entry({"fits": False}))
     assert default_fits(value, schema, ROOT) is False
-    entry.write_text("not json", encoding="utf-8")  # a corrupt entry is a miss
-    assert default_fits(value, schema, ROOT) is True
+    for corrupt in (b"not an entry", encode_entry({"fits": False})[:-1], marshal.dumps(["fits"])):
+        entry.write_bytes(corrupt)  # a corrupt entry is a miss
+        assert default_fits(value, schema, ROOT) is True

@@ -4,7 +4,6 @@ tool's IR and pieces come from the cache on a warm run, and a bad cache entry on
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from helpers import corpus_names, corpus_snapshot, snapshot_of
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import pieces
+from mcp_codegen.generate.cache import SUFFIX, encode_entry, read_entry
 from mcp_codegen.generate.formatting import format_python
 from mcp_codegen.generate.pieces import SLOT, Piece, PieceFile
 from mcp_codegen.generate.pipeline import generate_files
@@ -104,18 +104,18 @@ def test_imports_only_the_pieces_use_are_kept_and_unused_ones_dropped(cache: Pat
 def test_bad_cache_entries_only_cost_time(damage: str, cache: Path) -> None:
     snapshot = corpus_snapshot("github")
     first = _generate(snapshot)
-    entries = sorted(cache.glob("tool-ir/*/*.json")) + sorted(cache.glob("formatted-pieces-ruff/*/*.json"))
+    entries = sorted(cache.glob(f"tool-ir/*/*{SUFFIX}")) + sorted(cache.glob(f"formatted-pieces-ruff/*/*{SUFFIX}"))
     assert len(entries) == 2  # one per server and kind
     for index, path in enumerate(entries):
         if damage == "whole entries":
-            path.write_text(["[]", "{"][index], encoding="utf-8")
+            path.write_bytes([encode_entry([]), b"{"][index])  # an entry of another shape; no marshal data
             continue
-        entry = json.loads(path.read_text(encoding="utf-8"))
+        entry = read_entry(path)
         results = entry["results"]
         assert len(results) == len(snapshot.tools)
         for number, key in enumerate(sorted(results)):
             results[key] = [{"tool": {}}, [], {"pieces": {"x": 1}, "names": {}}, None][number % 4]
-        path.write_text(json.dumps(entry), encoding="utf-8")
+        path.write_bytes(encode_entry(entry))
     assert _generate(snapshot) == first
 
 

@@ -3,7 +3,6 @@ names still hold (a tool added before one can take a name it was granted), a cor
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from helpers import corpus_names, corpus_snapshot, snapshot_of
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import prepared_cache, schema_prep
 from mcp_codegen.generate.build_ir import ToolPlan, plan_tools
+from mcp_codegen.generate.cache import SUFFIX, encode_entry, read_entry
 from mcp_codegen.generate.naming import ClassNames
 from mcp_codegen.generate.pipeline import generate_files
 from mcp_codegen.snapshot.model import Snapshot
@@ -47,12 +47,12 @@ def _without_cache(monkeypatch: pytest.MonkeyPatch, make: Any) -> Any:
 
 
 def _entries(cache: Path) -> list[Path]:
-    return sorted(cache.glob("prepared/*/*.json"))
+    return sorted(cache.glob(f"prepared/*/*{SUFFIX}"))
 
 
 def _tool_entries(cache: Path) -> dict[str, Any]:
     (store,) = _entries(cache)  # one per server
-    tools: dict[str, Any] = json.loads(store.read_text(encoding="utf-8"))["results"]
+    tools: dict[str, Any] = read_entry(store)["results"]
     return tools
 
 
@@ -131,12 +131,23 @@ def test_the_bytes_after_a_rejected_replay_are_those_of_a_run_without_the_cache(
     assert generate(both) == _without_cache(monkeypatch, lambda: generate(both))
 
 
-@pytest.mark.parametrize("damage", ["not json", "[]", '{"format": 1}', '{"format": 1, "results": []}'])
-def test_a_corrupt_store_is_a_miss(damage: str, cache: Path, preparations: list[str]) -> None:
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"not an entry",
+        b"",
+        None,  # the entry truncated
+        b'{"format": 1, "results": {}}',  # a JSON entry
+        encode_entry([]),
+        encode_entry({"format": 1}),
+        encode_entry({"format": 1, "results": []}),
+    ],
+)
+def test_a_corrupt_store_is_a_miss(damage: bytes | None, cache: Path, preparations: list[str]) -> None:
     snapshot = corpus_snapshot("github")
     expected = _plans(snapshot)
     (store,) = _entries(cache)
-    store.write_text(damage, encoding="utf-8")
+    store.write_bytes(store.read_bytes()[:-7] if damage is None else damage)
     preparations.clear()
     assert _plans(snapshot) == expected
     assert len(preparations) == len(snapshot.tools)  # each prepared again (and stored again)
@@ -150,10 +161,10 @@ def test_a_corrupt_tool_entry_is_a_miss_for_that_tool(damage: Any, cache: Path, 
     snapshot = corpus_snapshot("github")
     expected = _plans(snapshot)
     (store,) = _entries(cache)
-    bundle = json.loads(store.read_text(encoding="utf-8"))
+    bundle = read_entry(store)
     key = sorted(bundle["results"])[0]
     bundle["results"][key] = damage
-    store.write_text(json.dumps(bundle), encoding="utf-8")
+    store.write_bytes(encode_entry(bundle))
     preparations.clear()
     assert _plans(snapshot) == expected
     assert len(preparations) == 1

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from helpers import corpus_names, corpus_snapshot, snapshot_of
 
+from mcp_codegen.generate.cache import SUFFIX, encode_entry, read_entry
 from mcp_codegen.generate.snapshot_text import snapshot_text
 from mcp_codegen.snapshot.model import Snapshot
 
@@ -40,12 +40,12 @@ def test_warm_run_reads_items_from_the_cache(tmp_path: Path, monkeypatch: pytest
     snapshot = corpus_snapshot("github")
     expected = snapshot.to_text()
     snapshot_text(snapshot)
-    [entry] = list((tmp_path / "snapshot-items").rglob("*.json"))  # one per server
-    stored = json.loads(entry.read_text(encoding="utf-8"))
+    [entry] = list((tmp_path / "snapshot-items").rglob(f"*{SUFFIX}"))  # one per server
+    stored = read_entry(entry)
     assert len(stored["results"]) == len(snapshot.tools)
     for result in stored["results"].values():  # a warm run takes the stored texts: alter them and it shows
         result["text"] = result["text"].replace("{", "{ ")
-    entry.write_text(json.dumps(stored), encoding="utf-8")
+    entry.write_bytes(encode_entry(stored))
     assert snapshot_text(snapshot) != expected
 
 
@@ -57,7 +57,7 @@ def test_a_canonical_file_read_the_usual_way_keeps_no_items(tmp_path: Path, monk
     path.write_text(live.to_text(), encoding="utf-8")
     from_file = Snapshot.from_text(path.read_text(encoding="utf-8"))  # a new server: read the usual way
     assert snapshot_text(from_file) == live.to_text()
-    assert not list((tmp_path / "cache").glob("snapshot-items/*/*.json"))
-    assert list((tmp_path / "cache").glob("snapshot-texts/*/*.json"))  # what the next read recognises it by
+    assert not list((tmp_path / "cache").glob(f"snapshot-items/*/*{SUFFIX}"))
+    assert list((tmp_path / "cache").glob(f"snapshot-texts/*/*{SUFFIX}"))  # what the next read recognises it by
     assert snapshot_text(live) == live.to_text()  # a live snapshot's items are kept
-    assert list((tmp_path / "cache").glob("snapshot-items/*/*.json"))
+    assert list((tmp_path / "cache").glob(f"snapshot-items/*/*{SUFFIX}"))

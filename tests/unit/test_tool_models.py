@@ -6,7 +6,6 @@ distinct): deep request bodies, `$ref`s, enums, names that need renaming.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import cache as cache_module
 from mcp_codegen.generate import formatting, model_units, tool_models, workers
 from mcp_codegen.generate.build_ir import plan_tools
-from mcp_codegen.generate.cache import RECENT
+from mcp_codegen.generate.cache import RECENT, SUFFIX, encode_entry, read_entry
 from mcp_codegen.generate.pipeline import generate_files
 from mcp_codegen.inputs.options import GenerateOptions
 from mcp_codegen.snapshot.model import Snapshot
@@ -43,7 +42,7 @@ def _generate(snapshot: Snapshot) -> tuple[dict[str, bytes], list[str]]:
 
 
 def _entries(cache: Path, kind: str = "models") -> list[Path]:
-    return sorted(cache.glob(f"{kind}/*/*.json"))
+    return sorted(cache.glob(f"{kind}/*/*{SUFFIX}"))
 
 
 def _results(cache: Path, kind: str = "models") -> dict[str, Any]:
@@ -51,8 +50,8 @@ def _results(cache: Path, kind: str = "models") -> dict[str, Any]:
     entries = _entries(cache, kind)
     assert len(entries) in (1, 2)
     results: dict[str, Any] = {}
-    for entry in sorted(entries, key=lambda path: path.stem.endswith(RECENT)):
-        results |= json.loads(entry.read_text(encoding="utf-8"))["results"]
+    for entry in sorted(entries, key=lambda path: path.name.removesuffix(SUFFIX).endswith(RECENT)):
+        results |= read_entry(entry)["results"]
     return results
 
 
@@ -125,12 +124,15 @@ def test_a_corrupt_cache_only_costs_time(damage: str, cache: Path) -> None:
     entries = _entries(cache) + _entries(cache, "formatted")
     for index, path in enumerate(entries):
         if damage == "whole entries":
-            path.write_text(["{", "[]", '{"format": 1}', "\x00garbage"][index % 4], encoding="utf-8")
+            whole = path.read_bytes()
+            path.write_bytes(
+                [whole[: len(whole) // 2], encode_entry([]), encode_entry({"format": 1}), b"\x00garbage"][index % 4]
+            )
             continue
-        entry = json.loads(path.read_text(encoding="utf-8"))
+        entry = read_entry(path)
         for number, key in enumerate(sorted(entry["results"])):
             entry["results"][key] = [{"format": 1}, [], {"text": 1}, None][number % 4]
-        path.write_text(json.dumps(entry), encoding="utf-8")
+        path.write_bytes(encode_entry(entry))
     assert _generate(snapshot) == first
     assert all(result["format"] == 2 for result in _results(cache).values())  # made again and kept
     assert all(isinstance(result["text"], str) for result in _results(cache, "formatted").values())

@@ -1,4 +1,4 @@
-"""The user's cache of generation results: JSON entries by content hash, bounded; any failure only costs time.
+"""The user's cache of generation results: marshal entries by content hash, bounded; any failure only costs time.
 
 It lives in `$MCP_CODEGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/mcp-codegen`, else `~/.cache/mcp-codegen`, with
 one folder per kind of result (`models/`, `model-keys/`, `prepared/`, `tool-ir/`, `formatted/`,
@@ -9,20 +9,47 @@ what making one of them does; a run that made only a few adds them to the server
 instead of writing the whole one again. Each kind keeps at most `MAX_ENTRIES` entries, the least recently used removed
 first. `MCP_CODEGEN_NO_CACHE=1` turns the cache off. An unreadable, corrupt or unwritable cache is a miss,
 never an error.
+
+An entry (dicts, lists, strings, numbers, booleans, None) is a `marshal` file, `<key>` and `SUFFIX`
+(`.cpython-311.marshal`). A regeneration of ms-365 (344 tools) after two tools changed reads 15 MB of entries in
+~24 ms (read, decoded, checked), where their 17 MB of JSON took ~62 ms; a cold run writes them all in ~45 ms
+instead of ~115 ms (encoding ~12 ms instead of ~90 ms). Marshal runs no code on load (unlike pickle), and the
+cache is the user's own directory, written atomically. Its format is the interpreter's own, hence the cache tag in
+the name: two Pythons sharing the directory never read (nor prune) each other's entries. A file that is not an
+entry (garbage, truncated, another shape) is a miss.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 #: At most this many results of one kind are kept (a few KB each).
 MAX_ENTRIES = 20_000
+#: The interpreter's tag (`cpython-311`): marshal's format is its own (one without a tag names its version).
+_TAG = sys.implementation.cache_tag or f"{sys.implementation.name}-{sys.version_info[0]}{sys.version_info[1]}"
+#: The suffix of an entry's file, `<key>.cpython-311.marshal`: another Python's entries are neither read nor pruned.
+SUFFIX = f".{_TAG}.marshal"
+
+
+def encode_entry(entry: Any) -> bytes:
+    """An entry file's bytes (raises ValueError for what marshal cannot encode, or nests too deeply)."""
+    return marshal.dumps(entry)
+
+
+def read_entry(path: Path) -> Any:
+    """The value of the entry file at `path`; ValueError when its bytes are no marshal data (garbage, truncated),
+    OSError when it cannot be read. Which value it holds is for the caller to check."""
+    try:
+        return marshal.loads(path.read_bytes())
+    except (EOFError, TypeError) as error:  # what marshal also raises on bad data
+        raise ValueError(f"{path}: not a cache entry ({error})") from error
 
 
 def cache_root() -> Path:
@@ -34,11 +61,12 @@ def cache_root() -> Path:
 
 
 def has_results(kind: str, fingerprint: str) -> bool:
-    """Whether the cache holds `kind` results made under `fingerprint` (cheap: one directory looked at)."""
+    """Whether the cache holds `kind` results made under `fingerprint` by this Python (cheap: one directory looked
+    at)."""
     if os.environ.get("MCP_CODEGEN_NO_CACHE"):
         return False
     try:
-        return any((cache_root() / kind / fingerprint[:20]).iterdir())
+        return any(path.name.endswith(SUFFIX) for path in (cache_root() / kind / fingerprint[:20]).iterdir())
     except (OSError, RuntimeError):
         return False
 
@@ -68,12 +96,12 @@ class ResultCache:
         return cls(directory, valid) if os.access(directory, os.W_OK) else None
 
     def _path(self, key: str) -> Path:
-        return self.directory / f"{key}.json"
+        return self.directory / f"{key}{SUFFIX}"
 
     def get(self, key: str) -> dict[str, Any] | None:
         path = self._path(key)
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
+            entry = read_entry(path)
             os.utime(path)  # recently used: kept longest
         except (OSError, ValueError):
             return None
@@ -86,9 +114,9 @@ class ResultCache:
         from mcp_codegen.runtime.files import write_atomically  # the runtime is loaded by then (models need it)
 
         try:
-            write_atomically(self._path(key), json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+            write_atomically(self._path(key), encode_entry(entry))
             self.written += 1
-        except OSError:
+        except (OSError, ValueError):  # ValueError: not marshallable (never made here); not kept, as unwritable
             pass
 
     def remove(self, key: str) -> None:
@@ -102,7 +130,7 @@ class ResultCache:
         if not self.written:
             return
         try:
-            entries = list(self.directory.glob("*.json"))
+            entries = list(self.directory.glob(f"*{SUFFIX}"))
             if len(entries) <= MAX_ENTRIES:
                 return
             entries.sort(key=lambda path: path.stat().st_mtime)
@@ -113,8 +141,8 @@ class ResultCache:
 
 
 #: A server's whole entry is written again once one of this many of its results is new; until then the new ones
-#: go to its small `recent` entry (rewriting the whole, ~6 ms for 360 real tools' prepared schemas and 15 ms for
-#: ms-365's 3 MB of models, costs what making dozens of them again does).
+#: go to its small `recent` entry (rewriting the whole, ~3 ms for ms-365's 3 MB of models and ~6 ms for its 5 MB of
+#: IR, 15-50 ms when entries were JSON, costs what making several of them again does).
 REWRITE_SHARE = 16
 #: The name of a server's entry of recent results is the whole entry's with this suffix.
 RECENT = "-recent"
