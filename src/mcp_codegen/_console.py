@@ -3,6 +3,10 @@
 Importing click and the commands takes a noticeable moment; an interrupt then is one line and exit 130
 (nothing can have been written yet), never a traceback. Once the command's outcome is decided, a late
 Ctrl-C is ignored and the process ends without tearing down its objects one by one.
+
+A regeneration from a file (`generate --snapshot FILE -o DIR`, DIR a generated package) starts the model
+generator's worker first of all, so that its slow start (~0.25 s) overlaps the whole run, the command line's
+import included: the arguments are only glanced at, and a wrong guess costs a worker started and stopped.
 """
 
 from __future__ import annotations
@@ -10,35 +14,70 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from contextlib import AbstractContextManager, ExitStack, nullcontext
+from pathlib import Path
 from typing import NoReturn
 
 
 def main() -> None:
-    try:
-        from mcp_codegen.interrupts import pause
+    with ExitStack() as workers:  # stopped before the process ends (`_exit_now` would leave them to die alone)
+        try:
+            from mcp_codegen.interrupts import pause
 
-        pause("start")
-        from mcp_codegen.cli import main as run_cli
-        from mcp_codegen.collector import paused_until_exit
+            pause("start")
+            workers.enter_context(_early_model_worker())
+            from mcp_codegen.cli import main as run_cli
+            from mcp_codegen.collector import paused_until_exit
 
-        paused_until_exit()  # this process ends with the command (`_exit_now`)
-    except KeyboardInterrupt:
-        _interrupted_at_start()
-    except RuntimeError as error:  # how Python reports a Ctrl-C while an imported module makes a class
-        from mcp_codegen.interrupts import caused_by_interrupt
+            paused_until_exit()  # this process ends with the command (`_exit_now`)
+        except KeyboardInterrupt:
+            _interrupted_at_start()
+        except RuntimeError as error:  # how Python reports a Ctrl-C while an imported module makes a class
+            from mcp_codegen.interrupts import caused_by_interrupt
 
-        if not caused_by_interrupt(error):
-            raise
-        _interrupted_at_start()
-    try:
-        run_cli()
-    except SystemExit as done:
-        code = done.code
-    else:
-        code = 0
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+            if not caused_by_interrupt(error):
+                raise
+            _interrupted_at_start()
+        try:
+            run_cli()
+        except SystemExit as done:
+            code = done.code
+        else:
+            code = 0
+        finally:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     _exit_now(code)
+
+
+def _early_model_worker() -> AbstractContextManager[None]:
+    """The model generator's workers (`workers.warm_workers`) for a regeneration from a file, started now."""
+    output = _regeneration_output(sys.argv[1:])
+    if output is None:
+        return nullcontext()
+    from mcp_codegen.generate.workers import regeneration_workers
+
+    return regeneration_workers()
+
+
+def _regeneration_output(arguments: list[str]) -> Path | None:
+    """DIR of `generate --snapshot FILE -o DIR` (not `--check`) when DIR holds a generated package, read from the
+    raw arguments before click parses them (a guess: `cli.generate` stops the worker when the file is the
+    package's own snapshot)."""
+    if not arguments or arguments[0] != "generate" or "--check" in arguments:
+        return None
+    if not any(argument == "--snapshot" or argument.startswith("--snapshot=") for argument in arguments):
+        return None
+    output = None
+    for argument, value in zip(arguments, [*arguments[1:], None], strict=True):
+        if argument in ("-o", "--output") and value is not None:
+            output = value
+        elif argument.startswith("--output="):
+            output = argument.removeprefix("--output=")
+        elif argument.startswith("-o") and len(argument) > 2:
+            output = argument[2:]
+    from mcp_codegen.generate.manifest import MANIFEST
+
+    return Path(output) if output and (Path(output) / MANIFEST).is_file() else None
 
 
 def _interrupted_at_start() -> NoReturn:

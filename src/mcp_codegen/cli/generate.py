@@ -276,6 +276,7 @@ def _generate_one(
     flags: Flags,
 ) -> None:
     from mcp_codegen.generate.manifest import read_manifest
+    from mcp_codegen.generate.workers import stop_warm
     from mcp_codegen.inputs.options import validate_package_name
     from mcp_codegen.output.job import model_workers, new_snapshot, preflight, run_job
 
@@ -293,7 +294,7 @@ def _generate_one(
                 # snapshot is read and planned, unless the file is the package's own snapshot (up to date).
                 early.enter_context(model_workers(output))
                 if not new_snapshot(source.snapshot_file, output):
-                    early.close()
+                    stop_warm()  # also those `_console` started
             if source.snapshot_file is not None:
                 from mcp_codegen.generate.snapshot_text import item_texts  # a canonical file: read tool by tool
 

@@ -20,8 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_core import SchemaError, SchemaValidator, core_schema
-
 from mcp_codegen.casing import pascal_case
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.model_defaults import default_fits
@@ -453,6 +451,9 @@ def _rewrite_ref(ref: Any, hoister: _Hoister, location: str) -> Any:
 def _compiles(pattern: str) -> bool:
     """Whether both Python and pydantic's regex engine (Rust `regex`: no look-around, no backreferences)
     accept the pattern: one either rejects makes the generated module fail at import."""
+    # On use: importing pydantic-core costs ~13 ms, which a regeneration whose changed tools hold no pattern skips.
+    from pydantic_core import SchemaError, SchemaValidator, core_schema
+
     try:
         with warnings.catch_warnings():  # FutureWarning on syntax Python may reinterpret: still compiles
             warnings.simplefilter("ignore")

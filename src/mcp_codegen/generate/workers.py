@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -60,6 +60,29 @@ def warm_workers(count: int | None = None, more: Callable[[], bool] | None = Non
         _active = None
         for worker in workers:
             worker.stop()
+
+
+def regeneration_workers() -> AbstractContextManager[None]:
+    """`warm_workers` for regenerating a package: one worker at once for the few tools that changed (a second would
+    compete with the main process for a core), the others as soon as the cache turns out to hold no models of this
+    generator (a new version of it: every tool to make)."""
+    return warm_workers(1, more=_no_models_cached)
+
+
+def _no_models_cached() -> bool:
+    from mcp_codegen.generate.cache import has_results
+    from mcp_codegen.generate.fingerprint import generator_fingerprint
+
+    return not has_results("models", generator_fingerprint())
+
+
+def stop_warm() -> None:
+    """Stop the open block's workers now: the run has no models to make (its package is up to date). The block stays
+    open: workers are started again if models are asked for after all."""
+    if _active:
+        for worker in _active:
+            worker.stop()
+        _active.clear()
 
 
 def warm() -> bool:

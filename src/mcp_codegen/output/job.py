@@ -125,25 +125,15 @@ def prepare(
 
 
 def model_workers(output: Path) -> AbstractContextManager[None]:
-    """Model generator workers started now for a run generating into `output` (`workers.warm_workers`).
+    """Model generator workers started now for a run generating into `output` (`workers.warm_workers`): for a
+    package regenerated, `workers.regeneration_workers`; otherwise one per core."""
+    from mcp_codegen.generate.workers import regeneration_workers, warm, warm_workers
 
-    Regenerating a package: one worker at once for the few tools that changed (a second would compete with this
-    process for a core), the others as soon as the cache turns out to hold no models of this generator (a new
-    version of it: every tool to make); otherwise one per core."""
-    from mcp_codegen.generate.workers import warm, warm_workers
-
-    if warm():  # started early (`cli.generate`): the manifest and the cache need not be looked at again
+    if warm():  # started early (`_console`, `cli.generate`): the manifest and the cache need not be looked at again
         return warm_workers()
     if output.is_dir() and read_manifest(output) is not None:
-        return warm_workers(1, more=_no_models_cached)
+        return regeneration_workers()
     return warm_workers()
-
-
-def _no_models_cached() -> bool:
-    from mcp_codegen.generate.cache import has_results
-    from mcp_codegen.generate.fingerprint import generator_fingerprint
-
-    return not has_results("models", generator_fingerprint())
 
 
 def new_snapshot(snapshot_file: Path, output: Path) -> bool:
