@@ -1,10 +1,11 @@
 """Model generator worker processes, started early so the generator's slow start overlaps the rest of a run.
 
-Importing datamodel-code-generator and its first call cost about 0.4 s, as much as generating dozens of
-tools. A run that is about to generate opens `warm_workers()` before it even imports the pipeline: one
-worker per core (one only when regenerating a package whose models are probably cached: the few tools that
-changed) is started at once, imports the generator and makes a throwaway call while the main process plans
-the tools and reads the model cache. `tool_models` then hands the tools that missed the cache to
+Importing datamodel-code-generator and its first call cost about 0.25-0.4 s, as much as generating dozens of
+tools. A run that is about to generate opens `warm_workers()` before it even imports the pipeline (a
+regeneration from a file, before it imports the command line: `_console`): one worker per core (one only when
+regenerating a package whose models are probably cached: the few tools that changed, `regeneration_workers`) is
+started at once, imports the generator and makes a throwaway call while the main process reads the snapshot,
+plans the tools and reads the model cache. `tool_models` then hands the tools that missed the cache to
 these workers (the main process never imports the generator); when every tool hits, they are never used
 and are stopped when the block ends. Outside such a block, workers are started only for many misses, after
 the generator is imported, so forked workers inherit it.
