@@ -60,24 +60,43 @@ def _early_model_worker() -> AbstractContextManager[None]:
 
 
 def _regeneration_output(arguments: list[str]) -> Path | None:
-    """DIR of `generate --snapshot FILE -o DIR` (not `--check`) when DIR holds a generated package, read from the
-    raw arguments before click parses them (a guess: `cli.generate` stops the worker when the file is the
-    package's own snapshot)."""
+    """DIR of `generate --snapshot FILE -o DIR` (not `--check`) when DIR holds a generated package whose
+    `snapshot.json` is not FILE's bytes, read from the raw arguments before click parses them (a guess:
+    `cli.generate` stops the worker when the file is the package's own snapshot after all)."""
     if not arguments or arguments[0] != "generate" or "--check" in arguments:
         return None
-    if not any(argument == "--snapshot" or argument.startswith("--snapshot=") for argument in arguments):
-        return None
-    output = None
+    snapshot = output = None
     for argument, value in zip(arguments, [*arguments[1:], None], strict=True):
-        if argument in ("-o", "--output") and value is not None:
+        if argument == "--snapshot" and value is not None:
+            snapshot = value
+        elif argument.startswith("--snapshot="):
+            snapshot = argument.removeprefix("--snapshot=")
+        elif argument in ("-o", "--output") and value is not None:
             output = value
         elif argument.startswith("--output="):
             output = argument.removeprefix("--output=")
         elif argument.startswith("-o") and len(argument) > 2:
             output = argument[2:]
+    if not snapshot or not output:
+        return None
     from mcp_codegen.generate.manifest import MANIFEST
 
-    return Path(output) if output and (Path(output) / MANIFEST).is_file() else None
+    package = Path(output)
+    if not (package / MANIFEST).is_file() or not _differs(Path(snapshot), package / "snapshot.json"):
+        return None  # not a package yet (a cold run), the daily run that finds it up to date, or no FILE
+    return package
+
+
+def _differs(snapshot: Path, packaged: Path) -> bool:
+    """Whether the file `snapshot` exists and is not `packaged` byte for byte."""
+    try:
+        size = snapshot.stat().st_size
+    except OSError:
+        return False
+    try:
+        return size != packaged.stat().st_size or snapshot.read_bytes() != packaged.read_bytes()
+    except OSError:
+        return True
 
 
 def _interrupted_at_start() -> NoReturn:

@@ -22,7 +22,7 @@ import hashlib
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -165,8 +165,7 @@ def _formatted_files(
 ) -> dict[str, str]:
     """`python` formatted, each file's result taken from the cache when it holds it (one entry per server), and
     `joined_pieces` (new by definition: not looked up) formatted in the same formatter run."""
-    kind = "formatted" if settings.name == "ruff" else f"formatted-{settings.name}"
-    store = ServerResults.open(kind, _fingerprint(settings.name), server, _valid)
+    store = _store(_files_kind(settings), _valid, server, settings)
     keys = {path: _key(path, text, settings) for path, text in python.items()}
     formatted: dict[str, str] = {}
     if store is not None:
@@ -192,20 +191,36 @@ def _uses_line(names: Iterable[str]) -> str:
     return f"({listed},)\n" if listed else "()\n"
 
 
-#: Stores of formatted pieces opened ahead (`open_piece_store`), by settings and server: taken when formatting.
-_opened: dict[tuple[str, str], ServerResults | None] = {}
+#: Stores read ahead (`open_stores`), by kind, settings and server: taken when formatting.
+_opened: dict[tuple[str, str, str], ServerResults | None] = {}
 
 
-def open_piece_store(server: str, settings: FormatterSettings = _DEFAULT) -> None:
-    """Read the cached formatted pieces of `server`'s tools now (a run does it while it waits for the model
+def open_stores(server: str, settings: FormatterSettings = _DEFAULT) -> None:
+    """Read the cached formatted files and pieces of `server` now (a run does it while it waits for the model
     generator), for `format_python` to find them in memory."""
     _opened.clear()
-    _opened[settings.key(), server] = _piece_store(server, settings)
+    if settings.name == "none":
+        return
+    for kind, valid in ((_files_kind(settings), _valid), (_pieces_kind(settings), _valid_pieces)):
+        _opened[kind, settings.key(), server] = ServerResults.open(kind, _fingerprint(settings.name), server, valid)
 
 
-def _piece_store(server: str, settings: FormatterSettings) -> ServerResults | None:
-    kind = f"formatted-pieces-{settings.name}"
-    return ServerResults.open(kind, _fingerprint(settings.name), server, _valid_pieces)
+def _store(
+    kind: str, valid: Callable[[dict[str, Any]], bool], server: str, settings: FormatterSettings
+) -> ServerResults | None:
+    """The `kind` store of `server`: the one read ahead (`open_stores`), else read now."""
+    key = (kind, settings.key(), server)
+    if key in _opened:
+        return _opened.pop(key)
+    return ServerResults.open(kind, _fingerprint(settings.name), server, valid)
+
+
+def _files_kind(settings: FormatterSettings) -> str:
+    return "formatted" if settings.name == "ruff" else f"formatted-{settings.name}"
+
+
+def _pieces_kind(settings: FormatterSettings) -> str:
+    return f"formatted-pieces-{settings.name}"
 
 
 def _piece_key(group: str, settings: FormatterSettings) -> str:
@@ -219,11 +234,7 @@ class _PieceTexts:
 
     def __init__(self, settings: FormatterSettings, pieces: Sequence[Piece], server: str) -> None:
         self.settings = settings
-        opened = (settings.key(), server)
-        if opened in _opened:  # read ahead (`open_piece_store`)
-            self.store = _opened.pop(opened)
-        else:
-            self.store = _piece_store(server, settings) if pieces else None
+        self.store = _store(_pieces_kind(settings), _valid_pieces, server, settings) if pieces else None
         self.texts: dict[tuple[str, str], str] = {}
         self.names: dict[tuple[str, str], list[str]] = {}
         groups: dict[str, list[Piece]] = {}

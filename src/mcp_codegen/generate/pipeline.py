@@ -21,7 +21,7 @@ from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, build_client_spec, p
 from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.cli_table import cli_commands
 from mcp_codegen.generate.fingerprint import input_hash
-from mcp_codegen.generate.formatting import format_python, open_piece_store
+from mcp_codegen.generate.formatting import format_python, open_stores
 from mcp_codegen.generate.ir_cache import open_store as open_ir_store
 from mcp_codegen.generate.ir_cache import tool_irs
 from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes
@@ -63,7 +63,7 @@ def generate_files(
     # The IR of the tools whose models are cached is built while the model generator makes the others'.
     irs: dict[str, ToolIR] = {}
     ir_stores: list[ServerResults | None] = []
-    pieces_opened: list[bool] = []
+    stores_opened: list[bool] = []
 
     def ir_store() -> ServerResults | None:
         """The cached IR, read on first use: once the model generator has the tools to make (~40 ms for 344)."""
@@ -75,9 +75,9 @@ def generate_files(
         if not snapshot_texts:
             snapshot_texts.append(snapshot_text_of(snapshot))
         irs.update(zip((plan.wire_name for plan in cached), tool_irs(cached, cached_models, ir_store()), strict=True))
-        if not pieces_opened:  # called again as the workers answer: the store is read once
-            open_piece_store(snapshot.server_name, options.formatting())
-            pieces_opened.append(True)
+        if not stores_opened:  # called again as the workers answer: the store is read once
+            open_stores(snapshot.server_name, options.formatting())
+            stores_opened.append(True)
 
     models = tool_models(plans, diagnostics, server=snapshot.server_name, while_waiting=while_waiting)
     snapshot_text = snapshot_texts[0] if snapshot_texts else snapshot_text_of(snapshot)
