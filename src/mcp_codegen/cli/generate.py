@@ -275,8 +275,6 @@ def _generate_one(
     reporter: Reporter,
     flags: Flags,
 ) -> None:
-    from mcp_codegen.generate.manifest import read_manifest
-    from mcp_codegen.generate.workers import stop_warm
     from mcp_codegen.inputs.options import validate_package_name
     from mcp_codegen.output.job import model_workers, new_snapshot, preflight, run_job
 
@@ -289,12 +287,14 @@ def _generate_one(
     started = time.perf_counter()
     try:
         with collector_paused(), ExitStack() as early:  # paused first: the early workers are forked without it
-            if source.snapshot_file is not None and not flags.check and read_manifest(output) is not None:
-                # Regenerating a package from a file: the model generator's slow start begins now, while the
-                # snapshot is read and planned, unless the file is the package's own snapshot (up to date).
-                early.enter_context(model_workers(output))
-                if not new_snapshot(source.snapshot_file, output):
-                    stop_warm()  # also those `_console` started
+            if source.snapshot_file is not None and not flags.check:
+                # A file other than the package's own snapshot (a regeneration after a change): the model
+                # generator's slow start begins now (if `_console` has not begun it), while the snapshot is read
+                # and planned. The package's own: probably up to date, nothing to make.
+                if new_snapshot(source.snapshot_file, output):
+                    early.enter_context(model_workers(output))
+                else:
+                    _stop_early_workers()
             if source.snapshot_file is not None:
                 from mcp_codegen.generate.snapshot_text import item_texts  # a canonical file: read tool by tool
 
@@ -336,6 +336,14 @@ def _generate_one(
     else:
         done = f"wrote {output} in {time.perf_counter() - started:.1f} s{note}"
     reporter.summary(taken, diagnostics, done, extra, tools=result.tools)
+
+
+def _stop_early_workers() -> None:
+    """Stop the model generator's workers `_console` started for this run, if it did (else their module, ~15 ms
+    to import, is not even loaded)."""
+    workers = sys.modules.get("mcp_codegen.generate.workers")
+    if workers is not None:
+        workers.stop_warm()
 
 
 def _selected(snapshot: Snapshot, options: GenerateOptions) -> int:
