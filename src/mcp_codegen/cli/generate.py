@@ -314,6 +314,7 @@ def _generate_one(
                 check=flags.check,
                 allowed=flags.allowed,
             )
+            _stop_early_workers()  # the job is done: not left running while the run reports
     except StrictModeError:
         reporter.summary(taken, diagnostics, "not written", {"written": False}, tools=_selected(taken, options))
         raise
