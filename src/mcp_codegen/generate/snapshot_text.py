@@ -14,12 +14,11 @@ encoded (`Snapshot.content_digest`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
 from mcp_codegen.generate.cache import ServerResults
-from mcp_codegen.snapshot.model import ItemTexts, Snapshot, item_text_digest, sorted_keys, tool_digest
+from mcp_codegen.snapshot.model import ItemTexts, Snapshot, item_digest, item_text_digest, sorted_keys
 
 #: The lists whose items are canonical already (sorting them again would sort their schemas' `properties`).
 _ITEM_LISTS = frozenset({"tools", "resources", "resourceTemplates", "prompts"})
@@ -41,12 +40,17 @@ def snapshot_text(snapshot: Snapshot) -> str:
     for key in sorted(data):
         value = data[key]
         if key in _ITEM_LISTS and value:
-            texts = ["    " + _indented(_item_text(item, store), "    ") for item in value]
+            # The tools' digests are the input hash's (computed once); any other item's is computed here, if kept.
+            names = snapshot.tool_digests() if key == "tools" else [None] * len(value)
+            texts = [
+                "    " + _indented(_item_text(item, name, store), "    ")
+                for item, name in zip(value, names, strict=True)
+            ]
             if key == "tools" and digests is not None:
-                for text, item in zip(texts, value, strict=True):
+                for text, tool in zip(texts, snapshot.tool_digests(), strict=True):
                     digest = item_text_digest(text)
                     if digests.get(digest) is None:
-                        digests.add(digest, tool_digest(item))  # kept for the next read
+                        digests.add(digest, tool)  # kept for the next read
             items = ",\n".join(texts)
             text = f"[\n{items}\n  ]"
         else:
@@ -98,11 +102,11 @@ def _indented(text: str, prefix: str) -> str:
     return text.replace("\n", "\n" + prefix)
 
 
-def _item_text(item: Any, store: ServerResults | None) -> str:
+def _item_text(item: Any, digest: str | None, store: ServerResults | None) -> str:
+    """`item`'s indented text, kept in `store` by its `item_digest` (`digest` when the caller has it)."""
     if store is None:
         return json.dumps(item, indent=2, ensure_ascii=False)
-    compact = json.dumps(item, ensure_ascii=False, separators=(",", ":"))  # keys keep their order
-    key = hashlib.sha256(compact.encode()).hexdigest()
+    key = digest or item_digest(item)
     entry = store.get(key)
     if entry is not None:
         store.use(key, entry, made=False)

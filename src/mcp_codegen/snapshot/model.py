@@ -110,17 +110,26 @@ class Snapshot:
     def content_digest(self) -> str:
         """A digest of the same content as `to_text()`: what input hashes are taken over. It is taken over the
         compact text of all but the tools (the C encoder; the indented file text takes the pure-Python one, ten
-        times slower) and each tool's `tool_digest`, so a file recognised tool by tool (`_canonical_file`)
-        encodes only the tools it has not seen: the others' digests are known. Remembered: a generation asks
-        twice (is the output current? then the manifest)."""
+        times slower) and `tool_digests()`, so a file recognised tool by tool (`_canonical_file`) encodes only the
+        tools it has not seen: the others' digests are known. Remembered: a generation asks twice (is the output
+        current? then the manifest)."""
         known = self.__dict__.get("_content_digest")
         if known is None:
-            ordered = self._ordered()
-            tools = self.__dict__.get("_tool_digests") or [tool_digest(tool) for tool in ordered["tools"]]
-            head = json.dumps({**ordered, "tools": []}, ensure_ascii=False, separators=(",", ":"))
-            known = hashlib.sha256("\0".join([head, *tools]).encode()).hexdigest()
+            head = json.dumps({**self._ordered(), "tools": []}, ensure_ascii=False, separators=(",", ":"))
+            known = hashlib.sha256("\0".join([head, *self.tool_digests()]).encode()).hexdigest()
             object.__setattr__(self, "_content_digest", known)
         return cast(str, known)
+
+    def tool_digests(self) -> list[str]:
+        """Each canonical tool's `item_digest`, in the canonical order: known from the cache for a file recognised
+        tool by tool (`_canonical_file`), else computed once (the input hash and the snapshot's text both use
+        them)."""
+        canonical = self.canonical()
+        known = canonical.__dict__.get("_tool_digests")
+        if known is None:
+            known = [item_digest(tool) for tool in canonical.tools]
+            object.__setattr__(canonical, "_tool_digests", known)
+        return cast("list[str]", known)
 
     def canonical_text(self) -> str | None:
         """The text this snapshot was read from when that is its canonical file text (`to_text()`), else None."""
@@ -206,13 +215,13 @@ class Snapshot:
 
 class ItemTexts(Protocol):
     """The tool texts known to be canonical (each tool's part of a canonical file), by `item_text_digest`, with the
-    `tool_digest` of the tool each reads as; kept between runs."""
+    `item_digest` of the tool each reads as; kept between runs."""
 
     def get(self, text_digest: str) -> str | None:
-        """The `tool_digest` of the tool whose canonical text has `text_digest`, when that text was seen."""
+        """The `item_digest` of the tool whose canonical text has `text_digest`, when that text was seen."""
 
     def add(self, text_digest: str, tool: str) -> None:
-        """The text of `text_digest` was found canonical; `tool` is its tool's `tool_digest`."""
+        """The text of `text_digest` was found canonical; `tool` is its tool's `item_digest`."""
 
     def close(self) -> None:
         """Done: keep what was added."""
@@ -223,9 +232,10 @@ def item_text_digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def tool_digest(tool: Any) -> str:
-    """The digest of a canonical tool's content (its compact JSON, keys in their order)."""
-    return hashlib.sha256(json.dumps(tool, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+def item_digest(item: Any) -> str:
+    """The digest of a canonical item's content (its compact JSON, keys in their order): what names a tool in the
+    input hash (`Snapshot.tool_digests`) and an item's indented text in the cache (`snapshot_text`)."""
+    return hashlib.sha256(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
 
 
 #: Where the tools' list starts and ends in a canonical file: `tools` is the last key of the top object.
@@ -278,7 +288,7 @@ def _canonical_file(
             canonical = json.dumps(_canonical_tool(tools[index]), indent=2, ensure_ascii=False)
             if "    " + canonical.replace("\n", "\n    ") != pieces[index]:
                 return None
-            tool_digests[index] = digest = tool_digest(tools[index])
+            tool_digests[index] = digest = item_digest(tools[index])
             known.add(digests[index], digest)
     finally:
         known.close()
@@ -286,7 +296,7 @@ def _canonical_file(
     snapshot = replace(shell, tools=tuple(tools))
     object.__setattr__(snapshot, "_canonical", snapshot)
     object.__setattr__(snapshot, "_canonical_text", text)
-    object.__setattr__(snapshot, "_tool_digests", tool_digests)  # see `content_digest`
+    object.__setattr__(snapshot, "_tool_digests", tool_digests)  # see `tool_digests`
     return snapshot
 
 
