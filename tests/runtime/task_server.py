@@ -4,14 +4,17 @@ The SDK serves no task requests of its own, so this server does them by hand: a 
 task-augmented `tools/call` with `CreateTaskResult` (the SDK's result check admits only `CallToolResult`),
 and `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list` are request handlers. A task's state is a
 function of the time since it was created (no background work), so tasks outlive the connection that
-made them and any connection to the same server process can read them.
+made them and any connection to the same server process can read them (a `"stepped"` task's state is a
+function of the `tasks/get` requests it has answered instead).
 
 Tools (`crunch` requires a task, `quick` allows one, `plain` forbids them):
 - `crunch(n, mode)`: three steps of 0.15 s ("step k of 3"), then the result `{"total": 2n}`.
   `mode="fail"` fails after the first step (`isError` result), `"server-cancel"` is cancelled by the server
   after it, `"ask"` asks the client for a label (`input_required`, the question goes out through the
   waiting `tasks/result`, as the spec says) and puts it in `note`, `"slow"` works for a minute, `"long"`
-  takes seven times as long as `"complete"`.
+  takes seven times as long as `"complete"`, and `"stepped"` passes a step only when a later `tasks/get`
+  comes (the client has had the report of that step), so a test of status updates sees every step
+  however loaded the machine: its `tasks/result` waits for someone to poll.
 - `quick(x)`: `{"total": x}` at once, as a task when asked.
 """
 
@@ -54,6 +57,8 @@ class Job:
     answer: str | None = None
     asking: bool = False
     updated: float = field(default=0.0)
+    #: `tasks/get` requests answered (what moves a `"stepped"` task on).
+    gets: int = 0
 
     def state(self, now: float) -> tuple[str, str | None]:
         """(status, message) at `now`."""
@@ -66,6 +71,11 @@ class Job:
             return "completed", "done"
         if mode == "slow":
             return "working", "working slowly"
+        if mode == "stepped":
+            # The n-th `tasks/get` reports step n; the one after step 3 finds it completed.
+            if self.gets >= 4:
+                return "completed", "step 3 of 3"
+            return "working", f"step {max(self.gets, 1)} of 3"
         if elapsed < STEP:
             return "working", "step 1 of 3"
         if mode == "fail":
@@ -153,7 +163,7 @@ def build_server(store: TaskStore | None = None) -> Server[Any]:
                 "type": "object",
                 "properties": {
                     "n": {"type": "integer"},
-                    "mode": {"type": "string", "enum": ["complete", "fail", "server-cancel", "ask", "slow", "long"]},
+                    "mode": {"type": "string", "enum": ["complete", "fail", "server-cancel", "ask", "slow", "long", "stepped"]},
                 },
                 "required": ["n"],
             },
@@ -195,7 +205,9 @@ def build_server(store: TaskStore | None = None) -> Server[Any]:
         return {"task": tasks.wire(job)}
 
     async def get_task(ctx: Any, params: types.GetTaskRequestParams) -> dict[str, Any]:
-        return tasks.wire(tasks.find(params.task_id))
+        job = tasks.find(params.task_id)
+        job.gets += 1
+        return tasks.wire(job)
 
     async def task_result(ctx: ServerRequestContext[Any, Any], params: types.GetTaskPayloadRequestParams) -> dict[str, Any]:
         job = tasks.find(params.task_id)
