@@ -60,7 +60,7 @@ async def test_a_servers_typed_call_and_agent_tools_wait_for_the_task(pkg: Modul
     async with _kit(pkg, url) as kit:
         with anyio.fail_after(20):
             client = kit["tasky"]
-            result = await client.with_options(on_progress=lambda p, t, m: seen.append(m)).crunch(n=21)
+            result = await client.with_options(on_progress=lambda p, t, m: seen.append(m)).crunch(n=21, mode="stepped")
             assert result.total == 42
             tool = kit.tools()["mcp__tasky__crunch"]
             assert (await tool.call({"n": 4})).total == 8
