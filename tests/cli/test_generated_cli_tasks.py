@@ -13,7 +13,6 @@ import importlib.util
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -61,7 +60,7 @@ def _lines(stderr: str) -> list[str]:
 
 
 def test_a_required_task_tool_waits_with_status_lines_on_stderr(tasky: Path) -> None:
-    result = run_cli(tasky, "crunch", "--n", "21")
+    result = run_cli(tasky, "crunch", "--n", "21", "--mode", "stepped")  # each step stays until polled again
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"total": 42}  # stdout is the result only
     lines = _lines(result.stderr)
@@ -173,7 +172,8 @@ def test_interrupting_a_waiting_call_cancels_its_task(tasky: Path, url: str) -> 
     assert process.stderr is not None
     first = process.stderr.readline()  # "... crunch: task ID": the task runs
     task_id = first.split()[-1]
-    time.sleep(0.3)
+    following = process.stderr.readline()  # its first status line: the call is waiting on the task
+    assert following.rstrip().endswith("working: working slowly"), following
     process.send_signal(signal.SIGINT)
     _out, rest = process.communicate(timeout=30)
     assert process.returncode == 130, rest
@@ -221,12 +221,24 @@ def test_names_a_task_tool_cannot_take(tasky: Path, tmp_path: Path) -> None:
 FAKES = """
 import anyio
 
+reported: list[anyio.Event] = []
+
 
 def setup(fake):
+    async def note_reports(ctx, call_next):
+        answer = await call_next(ctx)
+        if ctx.method == "tasks/get" and isinstance(answer, dict) and answer.get("statusMessage") == "halfway":
+            for event in reported:
+                event.set()
+        return answer
+
+    fake.middleware.append(note_reports)
+
     @fake.tools["crunch"]
     async def crunch(arguments, ctx):
+        reported.append(anyio.Event())
         await ctx.status("halfway")
-        await anyio.sleep(0.3)
+        await reported[-1].wait()  # until a tasks/get has told the client
         return {"total": 2 * arguments["n"]}
 
     fake.tools["quick"](lambda arguments: {"total": arguments["x"]}, task=False)  # never a task
