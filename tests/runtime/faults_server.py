@@ -1,7 +1,8 @@
 """An MCP server that counts what it runs, for the retry tests (`python faults_server.py` serves it over stdio).
 
 `bump(key)` changes state (no annotations: not safe to repeat), `read_value(key)` is read-only and idempotent,
-`put(key, value)` idempotent only, `fail()` reports an error result, `pid()` names the process, `nap(seconds)` sleeps first, `crash()`
+`put(key, value)` idempotent only, `fail()` reports an error result, `pid()` names the process, `nap(seconds)` sleeps first
+(`napping()` counts the naps sleeping now), `crash()`
 exits the process mid-call, `announce()` sends `notifications/tools/list_changed`. `runs` counts
 every call that reached a handler, by tool and key, so a test can tell what ran and how often.
 """
@@ -52,13 +53,24 @@ def build_server(runs: Counter[str] | None = None) -> MCPServer:
         """This server's process id."""
         return os.getpid()
 
+    sleeping: Counter[str] = Counter()
+
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     async def nap(seconds: float) -> int:
         """Sleep, then name this server's process."""
         import anyio
 
-        await anyio.sleep(seconds)
+        sleeping["nap"] += 1
+        try:
+            await anyio.sleep(seconds)
+        finally:
+            sleeping["nap"] -= 1
         return os.getpid()
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def napping() -> int:
+        """How many `nap` calls are sleeping now."""
+        return sleeping["nap"]
 
     @server.tool(annotations=ToolAnnotations(idempotent_hint=True))
     async def announce(ctx: Context) -> str:
