@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -35,25 +36,61 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _research_handler(pkg: ModuleType, fake: Any, events: list[str]) -> None:
-    """A task handler: two status messages, a clarifying question when `ambiguous`, then its report."""
+def _status_reports(fake: Any) -> Callable[[str], Awaitable[None]]:
+    """A wait until a `tasks/get` of `fake` has reported a status message (a middleware notes them)."""
+    reported: set[str] = set()
+    waiting: list[anyio.Event] = []
+
+    async def note(ctx: Any, call_next: Any) -> Any:
+        answer = await call_next(ctx)
+        if ctx.method == "tasks/get" and isinstance(answer, dict):
+            reported.add(answer.get("statusMessage"))
+            for event in waiting:
+                event.set()
+            waiting.clear()
+        return answer
+
+    fake.middleware.append(note)
+
+    async def wait(message: str) -> None:
+        while message not in reported:
+            waiting.append(anyio.Event())
+            await waiting[-1].wait()
+
+    return wait
+
+
+def _research_handler(
+    pkg: ModuleType, fake: Any, events: list[str], *, followed: bool = False, holding: tuple[str, ...] = ()
+) -> None:
+    """A task handler: two status messages, a clarifying question when `ambiguous`, then its report.
+
+    `followed`: each status message stays until a `tasks/get` has reported it, so a caller following the
+    status sees both however loaded the machine. A topic in `holding` works after its first message until
+    it is cancelled."""
+    reported = _status_reports(fake) if followed else None
+
+    async def post(ctx: Any, message: str) -> None:
+        await ctx.status(message)
+        if reported is not None:
+            await reported(message)
 
     @fake.tools.simulate_research_query
     async def research(args: Any, ctx: Any) -> str:
         assert ctx.task_id is not None  # it runs as a task
         events.append(f"started {ctx.task_id}")
         try:
-            await ctx.status("gathering")
+            await post(ctx, "gathering")
             await ctx.log("info", f"researching {args.topic}")
-            await anyio.sleep(0.15)
+            if args.topic in holding:
+                await anyio.sleep_forever()
             topic = args.topic
             if args.ambiguous:
                 answer = await ctx.elicit(
                     "Which one?", {"type": "object", "properties": {"pick": {"type": "string"}}, "required": ["pick"]}
                 )
                 topic = f"{topic} ({answer.content['pick']})"
-            await ctx.status("synthesising")
-            await anyio.sleep(0.15)
+            await post(ctx, "synthesising")
         except anyio.get_cancelled_exc_class():
             events.append("cancelled")
             raise
@@ -65,7 +102,7 @@ async def test_a_typed_call_of_a_required_task_tool_returns_the_handlers_result(
     pkg = fake_everything_pkg
     fake = _testing(pkg).FakeServer()
     events: list[str] = []
-    _research_handler(pkg, fake, events)
+    _research_handler(pkg, fake, events, followed=True)
     seen: list[str | None] = []
     logged: list[Any] = []
     async with pkg.AsyncClient.in_process(fake, on_log=logged.append) as client:
@@ -159,7 +196,7 @@ async def test_cancelling_a_handle_stops_the_handler(fake_everything_pkg: Module
     pkg = fake_everything_pkg
     fake = _testing(pkg).FakeServer()
     events: list[str] = []
-    _research_handler(pkg, fake, events)
+    _research_handler(pkg, fake, events, holding=("bees",))
     async with pkg.AsyncClient.in_process(fake) as client:
         task = await client.tasks.start(RESEARCH, {"topic": "bees"})
         with anyio.fail_after(10):
@@ -173,7 +210,8 @@ async def test_cancelling_a_handle_stops_the_handler(fake_everything_pkg: Module
             assert (await task.cancel()).status == "cancelled"  # cancelling twice is cancelling once
             with pytest.raises(pkg.TaskCancelledError, match="cancelled by the client"):
                 await task.result()
-        await anyio.sleep(0.4)  # longer than the handler would have taken
+            while "cancelled" not in events:  # the cancellation reaches the handler, which ends there
+                await anyio.sleep(0.01)
         listed = await client.tasks.list()
     assert events == [f"started {task.id}", "cancelled"]
     assert [(state.task_id, state.status) for state in listed] == [(task.id, "cancelled")]
@@ -196,8 +234,9 @@ async def test_timing_out_a_typed_call_cancels_the_task_and_its_handler(fake_eve
         return "never"
 
     async with pkg.AsyncClient.in_process(fake) as client:
-        with anyio.fail_after(10), pytest.raises(pkg.RequestTimeoutError, match="it was cancelled"):
-            await client.with_options(timeout=1).simulate_research_query(topic="bees")
+        # 3 s: the task is made well within it on a loaded machine, and its handler works for a minute.
+        with anyio.fail_after(30), pytest.raises(pkg.RequestTimeoutError, match="it was cancelled"):
+            await client.with_options(timeout=3).simulate_research_query(topic="bees")
         with anyio.fail_after(10):
             while not events:  # the cancellation reaches the handler
                 await anyio.sleep(0.01)
@@ -261,13 +300,27 @@ def _free_port() -> int:
 HANDLERS = """
 import anyio
 
+reported: list[anyio.Event] = []
+
 
 def setup(fake):
+    async def note_reports(ctx, call_next):
+        answer = await call_next(ctx)
+        if ctx.method == "tasks/get" and isinstance(answer, dict) and answer.get("statusMessage") == "gathering":
+            for event in reported:
+                event.set()
+        return answer
+
+    fake.middleware.append(note_reports)
+
     @fake.tools["simulate-research-query"]
     async def research(arguments, ctx):
+        followed = arguments["topic"] == "bees" and not arguments.get("ambiguous")  # its caller follows the status
+        reported.append(anyio.Event())
         await ctx.status("gathering")
         await ctx.log("info", "researching " + arguments["topic"])
-        await anyio.sleep(0.3)
+        if followed:
+            await reported[-1].wait()  # until a tasks/get has told the client
         if arguments.get("ambiguous"):
             answer = await ctx.elicit("Which one?", {"type": "object", "properties": {"pick": {"type": "string"}}})
             return "Report on " + answer.content["pick"]
@@ -354,7 +407,7 @@ def test_the_blocking_client_against_the_fakes_task_tool(fake_everything_pkg: Mo
     pkg = fake_everything_pkg
     fake = _testing(pkg).FakeServer()
     events: list[str] = []
-    _research_handler(pkg, fake, events)
+    _research_handler(pkg, fake, events, holding=("wasps",))
     with pkg.Client.in_process(fake) as client:
         assert client.simulate_research_query(topic="bees").text == "Report on bees"
         task = client.tasks.start(RESEARCH, {"topic": "wasps"})
