@@ -5,7 +5,8 @@ Docket (the task backend) runs in memory, with its worker in the server's proces
 - `crunch` (`task=True`: optional): a task when the request declares the extension; returns a pydantic model.
 - `export_all` (`mode="required"`): refused (-32021) unless the request declares the extension.
 - `slow_count` (required): counts to `steps` at 0.1 s a step; `WORK[run]` records the steps done and
-  whether the work was stopped (cancelled) or finished.
+  whether the work was stopped (cancelled) or finished. A `run` in `HELD` does not finish before a test
+  takes it out.
 - `confirm` (required): asks for input while it runs (an `elicitation/create` answered through `tasks/update`;
   background tasks take input with the guard pattern: the tool returns `InputRequiredResult`, and runs again
   with `ctx.input_responses` once the client answers).
@@ -37,6 +38,9 @@ POLL = timedelta(milliseconds=100)
 #: `slow_count`'s runs by their `run` argument: {"steps": int, "stopped": bool, "finished": bool}.
 WORK: dict[str, dict[str, Any]] = {}
 
+#: `slow_count` runs kept from finishing (after their steps) until a test discards them.
+HELD: set[str] = set()
+
 
 class Report(BaseModel):
     dataset: str
@@ -67,6 +71,8 @@ def build() -> FastMCP:
             for _ in range(steps):
                 await asyncio.sleep(0.1)
                 record["steps"] += 1
+            while run in HELD:
+                await asyncio.sleep(0.05)
         except asyncio.CancelledError:
             record["stopped"] = True
             raise
