@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
@@ -53,17 +54,21 @@ async def test_stdio_crash_mid_call_may_have_run_and_the_next_call_starts_the_se
         assert not client.closed
 
 
-async def test_stdio_crash_with_retries_off_fails_later_calls_fast() -> None:
-    async with AsyncClient.stdio(PYTHON, [SERVER_SCRIPT], timeout=30, retries=0) as client:
+async def test_stdio_crash_with_retries_off_fails_later_calls_fast(tmp_path: Path) -> None:
+    launches = tmp_path / "launches"
+    counted = (  # the test server, counting its launches
+        f"open({str(launches)!r}, 'a').write('x\\n'); import runpy; "
+        f"runpy.run_path({SERVER_SCRIPT!r}, run_name='__main__')"
+    )
+    async with AsyncClient.stdio(PYTHON, ["-c", counted], timeout=30, retries=0) as client:
         assert await client.add(a=1, b=2) == 3
         with pytest.raises(OutcomeUnknownError):
             await client.crash()
-        started = time.monotonic()
         for _ in range(3):
             with pytest.raises(ConnectionClosedError) as later:
                 await client.add(a=1, b=2)
             assert type(later.value) is ConnectionClosedError
-        assert time.monotonic() - started < 0.1  # fails fast: the transport is not touched
+        assert launches.read_text().splitlines() == ["x"]  # fails fast: no server started again
         assert client.closed
 
 
