@@ -19,8 +19,9 @@ STEP = 0.1
 
 @dataclass
 class Record:
-    """What the server saw: the calls whose handler was cancelled (by a `notifications/cancelled`)."""
+    """What the server saw: the calls whose handler started, and those cancelled (by a `notifications/cancelled`)."""
 
+    started: list[str] = field(default_factory=list)
     cancelled: list[str] = field(default_factory=list)
     # A thread event: the blocking client's server runs on the client's own loop thread.
     cancelled_event: threading.Event = field(default_factory=threading.Event)
@@ -45,6 +46,7 @@ def build_progress_server(record: Record) -> MCPServer:
     async def slow(seconds: float, ctx: Context) -> str:
         """Works for `seconds`, reporting progress every STEP seconds."""
         steps = math.ceil(seconds / STEP)
+        record.started.append(f"slow({seconds:g})")
         try:
             for step in range(1, steps + 1):
                 await anyio.sleep(STEP)

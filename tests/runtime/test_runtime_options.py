@@ -155,8 +155,16 @@ async def test_cancelling_the_awaiting_task_cancels_the_request_on_the_server() 
 
 async def test_cancelling_a_plain_call_cancels_it_on_the_server_too() -> None:
     async with progress_client() as (client, record):
-        with anyio.move_on_after(0.3) as scope:
-            await client.slow(seconds=60)
+
+        async def cancel_once_started(scope: anyio.CancelScope) -> None:
+            while "slow(60)" not in record.started:  # the request reached its handler
+                await anyio.sleep(0.01)
+            scope.cancel()
+
+        with anyio.fail_after(30), anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as group:
+                group.start_soon(cancel_once_started, scope)
+                await client.slow(seconds=60)
         assert scope.cancelled_caught
         assert await record.wait_cancelled_async() == ["slow(60)"]
 
