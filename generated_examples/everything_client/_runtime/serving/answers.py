@@ -162,7 +162,39 @@ class FakeAnswers(Server[Any]):
             self._synthesised[name] = synthesise(schema)
         return structured_result(copy_json(self._synthesised[name]))
 
-    # ------------------------------------------------------------------ resources
+    # ------------------------------------------------------------------ resources and prompts
+
+    async def _hook_answer(
+        self,
+        kind: Literal["resource", "prompt"],
+        key: str,
+        sent: _JsonObject,
+        hook: Hook | None,
+        argument: _JsonObject,
+        ctx: ServerRequestContext[Any],
+    ) -> tuple[bool, Any]:
+        """(answered, value) from a resource's or prompt's hook, (False, None) without one; a failing
+        hook, or none with `unhandled="error"`, is recorded in `calls` and raised as a JSON-RPC error.
+        """
+
+        def failed(message: str) -> MCPError:
+            self.calls.append(FakeCall(kind, key, sent, None, message))
+            return MCPError(code=types.INTERNAL_ERROR, message=message)
+
+        try:
+            answered, value = (
+                await hook.answer(argument, self._context(key, ctx))
+                if hook is not None
+                else (False, None)
+            )
+        except MCPError as error:
+            self.calls.append(FakeCall(kind, key, sent, None, error.message))
+            raise
+        except Exception as error:
+            raise failed(str(error) or type(error).__name__) from None
+        if not answered and self.unhandled == "error":
+            raise failed(f"the fake server has no handler for {kind} {key!r}")
+        return answered, value
 
     def _find_resource(self, uri: str) -> tuple[str, dict[str, str], bool] | None:
         """(key, variables, is template) for a URI: a static resource first, then templates."""
@@ -196,24 +228,10 @@ class FakeAnswers(Server[Any]):
         mime_type = mime if isinstance(mime, str) else None
         python_names = self._template_variables.get(key, {})
         argument = {python_names.get(k, k): v for k, v in variables.items()}
-        try:
-            answered, value = (
-                await hook.answer(argument, self._context(uri, ctx))
-                if hook is not None
-                else (False, None)
-            )
-        except MCPError as error:
-            self.calls.append(FakeCall("resource", uri, variables, None, error.message))
-            raise
-        except Exception as error:
-            message = str(error) or type(error).__name__
-            self.calls.append(FakeCall("resource", uri, variables, None, message))
-            raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
+        answered, value = await self._hook_answer(
+            "resource", uri, variables, hook, argument, ctx
+        )
         if not answered:
-            if self.unhandled == "error":
-                message = f"the fake server has no handler for resource {uri!r}"
-                self.calls.append(FakeCall("resource", uri, variables, None, message))
-                raise MCPError(code=types.INTERNAL_ERROR, message=message)
             value = f"{uri}: fake contents"
         result = resource_result(uri, mime_type, value)
         self.calls.append(FakeCall("resource", uri, variables, result))
@@ -241,24 +259,10 @@ class FakeAnswers(Server[Any]):
         spec = self.prompt_specs.get(name)
         python_names = {wire: py for wire, py, _ in spec.arguments} if spec else {}
         argument = {python_names.get(k, k): v for k, v in arguments.items()}
-        try:
-            answered, value = (
-                await hook.answer(argument, self._context(name, ctx))
-                if hook is not None
-                else (False, None)
-            )
-        except MCPError as error:
-            self.calls.append(FakeCall("prompt", name, arguments, None, error.message))
-            raise
-        except Exception as error:
-            message = str(error) or type(error).__name__
-            self.calls.append(FakeCall("prompt", name, arguments, None, message))
-            raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
+        answered, value = await self._hook_answer(
+            "prompt", name, arguments, hook, argument, ctx
+        )
         if not answered:
-            if self.unhandled == "error":
-                message = f"the fake server has no handler for prompt {name!r}"
-                self.calls.append(FakeCall("prompt", name, arguments, None, message))
-                raise MCPError(code=types.INTERNAL_ERROR, message=message)
             shown = ", ".join(f"{k}={v}" for k, v in sorted(arguments.items()))
             value = f"{name}({shown})"
         description = prompt.get("description")
