@@ -1,7 +1,8 @@
 """Real listings as mutable snapshot data, for the drift tests.
 
 `source(name)` gives a fresh deep copy of the wire data of one real listing, ready for `Snapshot.from_json`:
-`demo` and `everything` are the snapshots embedded in `generated_examples/*/snapshot.json`; any other name is a
+`demo` and `everything` are the snapshots embedded in `generated_examples/*/snapshot.json`, `pdf` the MCP Apps
+PDF server's (tests/agent_adapters/data); any other name is a
 corpus listing (`tests/corpus/<name>.json`, given the snapshot format version).
 """
 
@@ -21,6 +22,8 @@ EXAMPLES = {
     "everything": ROOT / "generated_examples" / "everything_client",
 }
 CORPUS = ROOT / "tests" / "corpus"
+#: Snapshot files of real servers kept elsewhere in the tests (the MCP Apps PDF server).
+SNAPSHOT_FILES = {"pdf": ROOT / "tests" / "agent_adapters" / "data" / "pdf_server.snapshot.json"}
 
 Data = dict[str, Any]
 
@@ -29,6 +32,8 @@ Data = dict[str, Any]
 def _raw(name: str) -> str:
     if name in EXAMPLES:
         return (EXAMPLES[name] / "snapshot.json").read_text(encoding="utf-8")
+    if name in SNAPSHOT_FILES:
+        return SNAPSHOT_FILES[name].read_text(encoding="utf-8")
     data = json.loads((CORPUS / f"{name}.json").read_text(encoding="utf-8"))
     data["formatVersion"] = 1
     return json.dumps(data)
