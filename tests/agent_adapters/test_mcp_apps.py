@@ -3,8 +3,8 @@ app-only tools reach no model through any converter, `client.tools()`, a `Toolki
 model's call to one is refused as an unknown tool's), typed methods still call them, and `read_ui` reads the
 viewer's HTML and CSP. Catalogs without `_meta.ui` convert byte for byte as before.
 
-The listing (data/pdf_server.snapshot.json) was captured from that server with `mcp-codegen snapshot`; its
-launch was set to the npx command a user would write (the tests start the pinned copy of tests/servers/pdf).
+The listing is the one generated_examples/pdf_client was generated from (scripts/regen_examples.py, from the
+pinned copy in tests/servers/pdf); `pdf_pkg` is generated from it afresh (conftest.py).
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ import pytest
 from helpers import generate_into
 from mcp.server.mcpserver import MCPServer
 
-from mcp_codegen.snapshot.model import read_snapshot
-
 DATA = Path(__file__).resolve().parent / "data"
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
 APP_ONLY = {
@@ -38,16 +36,6 @@ APP_ONLY = {
 }
 FOR_MODELS = {"display_pdf", "interact", "list_pdfs"}
 VIEWER = "ui://pdf-viewer/mcp-app.html"
-
-
-@pytest.fixture(scope="module")
-def pdf_pkg(agent_packages_dir: Path) -> ModuleType:
-    generate_into(agent_packages_dir, read_snapshot(DATA / "pdf_server.snapshot.json"), "agents_pdf_client")
-    if str(agent_packages_dir) not in sys.path:
-        sys.path.insert(0, str(agent_packages_dir))
-    import agents_pdf_client
-
-    return agents_pdf_client
 
 
 @pytest.fixture(scope="module")
@@ -309,6 +297,8 @@ def apps_pkg(agent_packages_dir: Path) -> ModuleType:
 
     tools, resources = anyio.run(listing)
     generate_into(agent_packages_dir, snapshot_of(tools, resources=resources), "agents_apps_client")
+    if str(agent_packages_dir) not in sys.path:
+        sys.path.insert(0, str(agent_packages_dir))
     import agents_apps_client
 
     return agents_apps_client

@@ -1,8 +1,8 @@
 """Real listings as mutable snapshot data, for the drift tests.
 
 `source(name)` gives a fresh deep copy of the wire data of one real listing, ready for `Snapshot.from_json`:
-`demo` and `everything` are the snapshots embedded in `generated_examples/*/snapshot.json`, `pdf` the MCP Apps
-PDF server's (tests/agent_adapters/data); any other name is a
+`demo`, `everything` and `pdf` (the MCP Apps PDF server) are the snapshots embedded in
+`generated_examples/*/snapshot.json`; any other name is a
 corpus listing (`tests/corpus/<name>.json`, given the snapshot format version).
 """
 
@@ -20,10 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = {
     "demo": ROOT / "generated_examples" / "demo_client",
     "everything": ROOT / "generated_examples" / "everything_client",
+    "pdf": ROOT / "generated_examples" / "pdf_client",
 }
 CORPUS = ROOT / "tests" / "corpus"
-#: Snapshot files of real servers kept elsewhere in the tests (the MCP Apps PDF server).
-SNAPSHOT_FILES = {"pdf": ROOT / "tests" / "agent_adapters" / "data" / "pdf_server.snapshot.json"}
 
 Data = dict[str, Any]
 
@@ -32,8 +31,6 @@ Data = dict[str, Any]
 def _raw(name: str) -> str:
     if name in EXAMPLES:
         return (EXAMPLES[name] / "snapshot.json").read_text(encoding="utf-8")
-    if name in SNAPSHOT_FILES:
-        return SNAPSHOT_FILES[name].read_text(encoding="utf-8")
     data = json.loads((CORPUS / f"{name}.json").read_text(encoding="utf-8"))
     data["formatVersion"] = 1
     return json.dumps(data)

@@ -238,9 +238,11 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         self.ui = (
             ToolUI(
                 resource_uri=ui_resource_uri,
-                visibility=DEFAULT_VISIBILITY
-                if ui_visibility is None
-                else tuple(ui_visibility),
+                visibility=(
+                    DEFAULT_VISIBILITY
+                    if ui_visibility is None
+                    else tuple(ui_visibility)
+                ),
             )
             if ui_resource_uri is not None or ui_visibility is not None
             else None
