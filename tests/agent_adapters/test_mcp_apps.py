@@ -25,6 +25,7 @@ from helpers import generate_into
 from mcp.server.mcpserver import MCPServer
 
 DATA = Path(__file__).resolve().parent / "data"
+EXAMPLES = Path(__file__).resolve().parents[2] / "generated_examples"
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
 APP_ONLY = {
     "poll_pdf_commands",
@@ -83,6 +84,24 @@ def test_docstrings_say_app_only_or_has_a_ui(pdf_pkg: ModuleType) -> None:
         assert "App-only (MCP Apps)" in client.save_pdf.__doc__
         assert "Has an MCP Apps UI" in client.display_pdf.__doc__
         assert "MCP Apps" not in client.list_pdfs.__doc__
+
+
+def test_the_agent_skill_leaves_app_only_tools_out() -> None:
+    """`generate --cli`: SKILL.md (read by agents) lists only the tools for models; the command line has them all."""
+    from mcp_codegen.diagnostics import Diagnostics
+    from mcp_codegen.generate.pipeline import generate_files
+    from mcp_codegen.inputs.options import GenerateOptions
+    from mcp_codegen.snapshot.model import read_snapshot
+
+    snapshot = read_snapshot(EXAMPLES / "pdf_client" / "snapshot.json")
+    files = generate_files(
+        snapshot, package_name="pdf_cli", diagnostics=Diagnostics(), options=GenerateOptions(cli=True)
+    )
+    skill, main = files["SKILL.md"].decode(), files["__main__.py"].decode()
+    assert all(f"`{name}`" in skill for name in FOR_MODELS)
+    assert not [name for name in APP_ONLY if name in skill]
+    assert "3 tools" in skill
+    assert all(f'"{name}"' in main for name in APP_ONLY)
 
 
 # ------------------------------------------------------------------------------- kept from every model

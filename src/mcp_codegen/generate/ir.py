@@ -60,6 +60,11 @@ class Tool:
     #: MCP Apps: the listed `_meta.ui.visibility` when it is not the default ("model" and "app"), else None.
     ui_visibility: tuple[str, ...] | None = None
 
+    @property
+    def app_only(self) -> bool:
+        """MCP Apps: only the tool's UI calls it (its visibility lacks "model"): kept from models and agent skills."""
+        return self.ui_visibility is not None and "model" not in self.ui_visibility
+
 
 @dataclass(frozen=True)
 class PromptArgument:

@@ -103,7 +103,7 @@ _TASK_LINES = {
 
 def _ui_line(tool: ir.Tool) -> str | None:
     """What the docstring says of an MCP Apps tool: app-only (hidden from models) or with a UI."""
-    if tool.ui_visibility is not None and "model" not in tool.ui_visibility:
+    if tool.app_only:
         return "App-only (MCP Apps): its UI calls it; agent tools leave it out."
     if tool.ui_resource_uri is not None:
         return "Has an MCP Apps UI: `client.read_ui()` reads it."
