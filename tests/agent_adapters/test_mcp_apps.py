@@ -330,7 +330,8 @@ def test_the_deprecated_flat_key_and_every_resource_field(apps_pkg: ModuleType) 
 
     async def main() -> tuple[Any, set[str], list[dict[str, Any]]]:
         async with apps_pkg.AsyncClient.in_process(_apps_server()) as client:
-            ui = await client.read_ui("show_chart")
+            ui = await client.read_ui("show_chart")  # the Python name; the wire name reads the same
+            assert (await client.read_ui("show-chart")).html == ui.html
             refused = await client.handle_anthropic_tool_use(
                 [{"type": "tool_use", "id": "1", "name": "refresh-chart", "input": {}}]
             )
