@@ -2,8 +2,8 @@
 
     python scripts/regen_examples.py
 
-The demo server runs over stdio from this checkout; npm server-everything is installed at its pinned
-version by tests/servers/install.py. Each example keeps the snapshot it came from, so the tests can
+The demo server runs over stdio from this checkout; npm server-everything and server-pdf are installed at
+their pinned versions by tests/servers/install.py. Each example keeps the snapshot it came from, so the tests can
 regenerate it offline and compare byte for byte. The examples are generated outside this checkout and moved
 in, so they show the formatter's defaults (this project's own `[tool.ruff]`/`[tool.black]` settings are for
 its sources, and `generate` honours the nearest pyproject.toml above the output).
@@ -20,11 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "generated_examples"
 EVERYTHING = "tests/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+#: The MCP Apps example: a viewer UI resource and six app-only tools (tests/servers/pdf).
+PDF = "tests/servers/pdf/node_modules/@modelcontextprotocol/server-pdf/dist/index.js"
 
 #: package name -> the --stdio command line it is generated from (relative paths: run from the repo root).
 SERVERS = {
     "demo_client": "python -m mcp_codegen.demo",
     "everything_client": f"node {EVERYTHING} stdio",
+    "pdf_client": f"node {PDF} --stdio",
 }
 #: package name -> the other options it is generated with (the demo shows the command line and SKILL.md).
 OPTIONS: dict[str, list[str]] = {"demo_client": ["--cli"]}

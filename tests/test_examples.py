@@ -18,7 +18,7 @@ from mcp_codegen.output.write import differences, read_manifest
 from mcp_codegen.snapshot.model import read_snapshot
 
 EXAMPLES = ROOT / "generated_examples"
-PACKAGES = ["demo_client", "everything_client"]
+PACKAGES = ["demo_client", "everything_client", "pdf_client"]
 #: The options scripts/regen_examples.py generates each example with.
 OPTIONS = {"demo_client": ["--cli"]}
 

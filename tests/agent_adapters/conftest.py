@@ -4,8 +4,8 @@ The packages in generated_examples/ carry a copy of the runtime made when they w
 regenerated; these tests generate their own from the same snapshots (into a temporary directory,
 under names no other test uses) so they always exercise src/mcp_codegen/runtime.
 
-* ``demo_pkg`` / ``everything_pkg`` (session): the imported packages ``agents_demo_client`` and
-  ``agents_everything_client``.
+* ``demo_pkg`` / ``everything_pkg`` / ``pdf_pkg`` (session): the imported packages ``agents_demo_client``,
+  ``agents_everything_client`` and ``agents_pdf_client`` (MCP Apps: the PDF server's listing).
 """
 
 from __future__ import annotations
@@ -47,3 +47,8 @@ def demo_pkg(agent_packages_dir: Path) -> ModuleType:
 @pytest.fixture(scope="session")
 def everything_pkg(agent_packages_dir: Path) -> ModuleType:
     return _generate(agent_packages_dir, "everything_client", "agents_everything_client")
+
+
+@pytest.fixture(scope="session")
+def pdf_pkg(agent_packages_dir: Path) -> ModuleType:
+    return _generate(agent_packages_dir, "pdf_client", "agents_pdf_client")

@@ -1,7 +1,8 @@
 """Real listings as mutable snapshot data, for the drift tests.
 
 `source(name)` gives a fresh deep copy of the wire data of one real listing, ready for `Snapshot.from_json`:
-`demo` and `everything` are the snapshots embedded in `generated_examples/*/snapshot.json`; any other name is a
+`demo`, `everything` and `pdf` (the MCP Apps PDF server) are the snapshots embedded in
+`generated_examples/*/snapshot.json`; any other name is a
 corpus listing (`tests/corpus/<name>.json`, given the snapshot format version).
 """
 
@@ -19,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = {
     "demo": ROOT / "generated_examples" / "demo_client",
     "everything": ROOT / "generated_examples" / "everything_client",
+    "pdf": ROOT / "generated_examples" / "pdf_client",
 }
 CORPUS = ROOT / "tests" / "corpus"
 

@@ -127,6 +127,52 @@ def _(d: Data) -> None:
     tool(d, "echo")["execution"]["taskSupport"] = "required"
 
 
+# ---- MCP Apps: a tool's _meta.ui, on the real PDF server's listing
+
+VIEWER = "tools.display_pdf._meta.ui"
+
+
+@case("tool became app-only", "pdf", ("tool-became-app-only", B, "tools.list_pdfs._meta.ui.visibility"))
+def _(d: Data) -> None:
+    tool(d, "list_pdfs")["_meta"] = {"ui": {"visibility": ["app"]}}
+
+
+@case("app-only tool offered to models", "pdf", ("tool-became-model-visible", S, "tools.save_pdf._meta.ui.visibility"))
+def _(d: Data) -> None:
+    tool(d, "save_pdf")["_meta"]["ui"]["visibility"] = ["app", "model"]
+
+
+@case("visibility lost app", "pdf", ("tool-visibility-changed", S, f"{VIEWER}.visibility"))
+def _(d: Data) -> None:
+    tool(d, "display_pdf")["_meta"]["ui"]["visibility"] = ["model"]
+
+
+@case("UI resource moved", "pdf", ("tool-ui-resource-changed", D, f"{VIEWER}.resourceUri"))
+def _(d: Data) -> None:
+    meta = tool(d, "display_pdf")["_meta"]
+    meta["ui"]["resourceUri"] = meta["ui/resourceUri"] = "ui://pdf-viewer/v2.html"
+
+
+@case("UI resource removed", "pdf", ("tool-ui-removed", D, f"{VIEWER}.resourceUri"))
+def _(d: Data) -> None:
+    del tool(d, "display_pdf")["_meta"]
+
+
+@case("UI added by the deprecated flat key", "pdf", ("tool-ui-added", S, "tools.interact._meta.ui.resourceUri"))
+def _(d: Data) -> None:
+    tool(d, "interact")["_meta"] = {"ui/resourceUri": "ui://pdf-viewer/mcp-app.html"}
+
+
+@case("only the flat key changed", "pdf", ("tool-metadata-changed", S, "tools.display_pdf._meta"))
+def _(d: Data) -> None:
+    tool(d, "display_pdf")["_meta"]["ui/resourceUri"] = "ui://pdf-viewer/old.html"
+
+
+@case("other _meta of a UI tool", "pdf", ("tool-metadata-changed", S, "tools.display_pdf._meta"))
+def _(d: Data) -> None:
+    tool(d, "display_pdf")["_meta"]["vendor/flag"] = True
+
+
 @case(
     "taskSupport required->forbidden",
     "everything",

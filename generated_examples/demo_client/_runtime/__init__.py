@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         ConnectionClosedError,
         HttpStatusError,
         McpClientError,
+        NoUIError,
         OutcomeUnknownError,
         PromptError,
         ProtocolError,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     )
     from .calls.tasks import TaskState
     from .calls.tracing import ToolCall, TraceRecorder
+    from .calls.ui import ToolUI, UICsp, UIPermissions, UIResource
     from .client.base import AsyncClientBase, AsyncPromptsBase, AsyncResourcesBase
     from .client.blocking import (
         SyncConnection,
@@ -167,6 +169,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ConnectionClosedError",
         "HttpStatusError",
         "McpClientError",
+        "NoUIError",
         "OutcomeUnknownError",
         "PromptError",
         "ProtocolError",
@@ -204,6 +207,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolSpec",
     ),
     "calls.tasks": ("TaskState",),
+    "calls.ui": (
+        "ToolUI",
+        "UICsp",
+        "UIPermissions",
+        "UIResource",
+    ),
     "calls.tracing": (
         "ToolCall",
         "TraceRecorder",
@@ -296,6 +305,7 @@ __all__ = [
     "ContentPart",
     "HttpStatusError",
     "McpClientError",
+    "NoUIError",
     "NotSent",
     "OutcomeUnknownError",
     "PromptError",
@@ -329,7 +339,11 @@ __all__ = [
     "ToolResult",
     "ToolSet",
     "ToolSpec",
+    "ToolUI",
     "TraceRecorder",
+    "UICsp",
+    "UIPermissions",
+    "UIResource",
     "UnknownToolError",
     "UnsupportedByServerError",
     "agent_tool_names",

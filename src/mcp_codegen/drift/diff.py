@@ -29,6 +29,7 @@ from mcp_codegen.drift.normalize import (
 )
 from mcp_codegen.drift.schemas import SchemaWalker, describe_schema
 from mcp_codegen.errors import SnapshotFormatError
+from mcp_codegen.runtime.calls.ui import ToolUI, tool_ui
 from mcp_codegen.snapshot.model import Snapshot, read_snapshot
 
 __all__ = ["DriftReport", "Finding", "diff_snapshots", "load_side"]
@@ -43,7 +44,7 @@ _HINTS: tuple[tuple[str, bool, bool], ...] = (
 )
 _TASK_SUPPORT_DEFAULT = "forbidden"
 _TOOL_KNOWN_KEYS = frozenset(
-    {"name", "title", "description", "annotations", "execution", "inputSchema", "outputSchema"}
+    {"name", "title", "description", "annotations", "execution", "inputSchema", "outputSchema", "_meta"}
 )
 #: Capabilities whose removal makes a whole kind of request fail.
 _CORE_CAPABILITIES = frozenset({"tools", "prompts", "resources"})
@@ -215,6 +216,7 @@ def _diff_tool(name: str, old: JsonObject, new: JsonObject, out: Findings) -> No
     _diff_annotations(name, mapping(old.get("annotations")), mapping(new.get("annotations")), out)
     _diff_execution(name, mapping(old.get("execution")), mapping(new.get("execution")), out)
     _diff_other_metadata(name, base, "", old, new, _TOOL_KNOWN_KEYS, out)
+    _diff_meta(name, old.get("_meta"), new.get("_meta"), out)
     if changed(old, new, "inputSchema"):
         SchemaWalker("input", out).diff_root(
             normalize_schema(old.get("inputSchema", {})), normalize_schema(new.get("inputSchema", {})), f"{base}.input"
@@ -267,6 +269,46 @@ def _diff_execution(name: str, old: Mapping[str, Any], new: Mapping[str, Any], o
             rule = "task-support-changed"
         out.emit(rule, f"{base}.taskSupport", was, now, name=name)
     _diff_other_metadata(name, base, "execution.", old, new, {"taskSupport"}, out)
+
+
+def _diff_meta(name: str, old: object, new: object, out: Findings) -> None:
+    """A tool's `_meta`: its MCP Apps UI (resource URI, visibility) by its own rules, the rest as metadata."""
+    base = f"tools.{name}._meta.ui"
+    was, now = tool_ui(old) or ToolUI(), tool_ui(new) or ToolUI()
+    if was.resource_uri != now.resource_uri:
+        if was.resource_uri is None:
+            rule = "tool-ui-added"
+        elif now.resource_uri is None:
+            rule = "tool-ui-removed"
+        else:
+            rule = "tool-ui-resource-changed"
+        out.emit(rule, f"{base}.resourceUri", was.resource_uri, now.resource_uri, name=name)
+    if set(was.visibility) != set(now.visibility):
+        if was.model_visible != now.model_visible:
+            rule = "tool-became-model-visible" if now.model_visible else "tool-became-app-only"
+        else:
+            rule = "tool-visibility-changed"
+        out.emit(rule, f"{base}.visibility", list(was.visibility), list(now.visibility), name=name)
+    if _without_ui(old) != _without_ui(new):
+        out.emit("tool-metadata-changed", f"tools.{name}._meta", old, new, name=name, detail="_meta")
+
+
+def _without_ui(meta: object) -> object:
+    """`_meta` without what `_diff_meta` classifies itself: the UI's visibility and resource URI (the flat key
+    too, when it names the same URI as the nested one, or is the only one)."""
+    if not isinstance(meta, dict):
+        return meta
+    ui_found = tool_ui(meta)
+    uri = ui_found.resource_uri if ui_found is not None else None
+    rest = {key: value for key, value in meta.items() if not (key == "ui/resourceUri" and value == uri)}
+    ui = rest.get("ui")
+    if isinstance(ui, dict):
+        ui = {key: value for key, value in ui.items() if key not in ("resourceUri", "visibility")}
+        if ui:
+            rest["ui"] = ui
+        else:
+            del rest["ui"]
+    return rest or None
 
 
 def _diff_other_metadata(

@@ -36,6 +36,7 @@ from mcp_codegen.generate.schema_prep import (
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen.runtime.calls.drift import tool_fingerprint
+from mcp_codegen.runtime.calls.ui import DEFAULT_VISIBILITY, tool_ui
 from mcp_codegen.runtime.calls.uri import uri_template_variables
 from mcp_codegen.snapshot.model import Snapshot
 
@@ -332,6 +333,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
     read_only = annotations.get("readOnlyHint") if isinstance(annotations, dict) else None
     title = plan.raw.get("title")
     description = plan.raw.get("description")
+    ui = tool_ui(plan.raw.get("_meta"))
     return ir.Tool(
         wire_name=plan.wire_name,
         python_name=plan.python_name,
@@ -350,6 +352,8 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         task_support=task_support(plan.raw),
         task_method=plan.task_method,
         fingerprint=tool_fingerprint(plan.raw.get("inputSchema"), plan.raw.get("outputSchema")),
+        ui_resource_uri=ui.resource_uri if ui is not None else None,
+        ui_visibility=ui.visibility if ui is not None and ui.visibility != DEFAULT_VISIBILITY else None,
     )
 
 

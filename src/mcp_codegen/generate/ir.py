@@ -55,6 +55,15 @@ class Tool:
     task_method: str | None
     #: Hash of the listed input and output schemas, for the client's connect-time drift guard.
     fingerprint: str
+    #: MCP Apps: the `ui://` resource named by the tool's `_meta.ui` (or the deprecated flat key), else None.
+    ui_resource_uri: str | None = None
+    #: MCP Apps: the listed `_meta.ui.visibility` when it is not the default ("model" and "app"), else None.
+    ui_visibility: tuple[str, ...] | None = None
+
+    @property
+    def app_only(self) -> bool:
+        """MCP Apps: only the tool's UI calls it (its visibility lacks "model"): kept from models and agent skills."""
+        return self.ui_visibility is not None and "model" not in self.ui_visibility
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,14 @@ def _parsed(entry: dict[str, Any]) -> ToolIR:
     tool = entry["tool"]
     models = entry["argumentModels"]
     return ToolIR(
-        tool=_made(ir.Tool, {**tool, "parameters": tuple(_made(ir.Parameter, p) for p in tool["parameters"])}),
+        tool=_made(
+            ir.Tool,
+            {
+                **tool,
+                "parameters": tuple(_made(ir.Parameter, p) for p in tool["parameters"]),
+                **({"ui_visibility": tuple(tool["ui_visibility"])} if tool.get("ui_visibility") is not None else {}),
+            },
+        ),
         argument_models=tuple(
             _made(ir.Model, {**m, "fields": tuple(_made(ir.ModelField, f) for f in m["fields"])}) for m in models
         ),

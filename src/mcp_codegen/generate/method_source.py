@@ -101,11 +101,23 @@ _TASK_LINES = {
 }
 
 
+def _ui_line(tool: ir.Tool) -> str | None:
+    """What the docstring says of an MCP Apps tool: app-only (hidden from models) or with a UI."""
+    if tool.app_only:
+        return "App-only (MCP Apps): its UI calls it; agent tools leave it out."
+    if tool.ui_resource_uri is not None:
+        return "Has an MCP Apps UI: `client.read_ui()` reads it."
+    return None
+
+
 def tool_docstring(tool: ir.Tool, indent: int) -> str:
     lines = [tool.description or tool.title or f"Call the `{tool.wire_name}` tool."]
     task_line = _TASK_LINES.get(tool.task_support or "")
     if task_line is not None:
         lines += ["", task_line.format(method=tool.task_method)]
+    ui_line = _ui_line(tool)
+    if ui_line is not None:
+        lines += ["", ui_line]
     lines += _tool_args_section(tool)
     if tool.return_type != "ToolResult":
         lines += ["", "Returns:", f"    {tool.return_type}: The tool's structured result, validated."]

@@ -356,21 +356,23 @@ def render_cli(
         table_source=table_source(commands),
         task_tools_source=_task_tools_source(spec),
     )
-    groups = _tool_groups(commands, {tool.wire_name: tool.read_only for tool in spec.tools})
+    app_only = {tool.wire_name for tool in spec.tools if tool.app_only}  # MCP Apps: not for an agent's skill
+    for_agents = [command for command in commands if command.wire_name not in app_only]
+    groups = _tool_groups(for_agents, {tool.wire_name: tool.read_only for tool in spec.tools})
     skill = environment.get_template("cli/SKILL.md.jinja").render(
         context,
         generator_version=spec.generator_version,
         skill_name=_skill_name(package),
         skill_description=_front_matter_string(
             f"Call the tools of the {cli_line(label, 100)} MCP server from the command line "
-            f"(python -m {package}): {len(commands)} tool{'' if len(commands) == 1 else 's'}, "
+            f"(python -m {package}): {len(for_agents)} tool{'' if len(for_agents) == 1 else 's'}, "
             "results as JSON. Use it to list the tools, read their parameters and call them."
         ),
         server_label_md=_md_text(label),
-        example=_cli_example(package, commands),
+        example=_cli_example(package, for_agents),
         exit_codes=[(code, meaning) for code, meaning in EXIT_CODES.items()],
         tool_groups=groups,
-        task_commands=[c for c in commands if c.wire_name in {t.wire_name for t in spec.tools if t.task_support}],
+        task_commands=[c for c in for_agents if c.wire_name in {t.wire_name for t in spec.tools if t.task_support}],
     )
     return {"__main__.py": main, "SKILL.md": skill}
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import SnapshotError
 from .tasks import TaskSupport
+from .ui import DEFAULT_VISIBILITY, ToolUI
 
 if TYPE_CHECKING:
     from mcp_types import Icon
@@ -205,6 +206,7 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         "python_name",
         "result_class",
         "snapshot",
+        "ui",
         "unwrap_result",
     )
 
@@ -215,6 +217,8 @@ class ToolSpec(Generic[ArgsT, ResultT]):
     result_class: str | None
     unwrap_result: bool
     snapshot: SnapshotData
+    #: MCP Apps: the tool's `_meta.ui` (UI resource and visibility) as listed at generation, or None.
+    ui: ToolUI | None
 
     def __init__(
         self,
@@ -227,8 +231,22 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         unwrap_result: bool,
         snapshot: SnapshotData,
         description: str | None = None,
+        ui_resource_uri: str | None = None,
+        ui_visibility: Sequence[str] | None = None,
     ) -> None:
         self.name = name
+        self.ui = (
+            ToolUI(
+                resource_uri=ui_resource_uri,
+                visibility=(
+                    DEFAULT_VISIBILITY
+                    if ui_visibility is None
+                    else tuple(ui_visibility)
+                ),
+            )
+            if ui_resource_uri is not None or ui_visibility is not None
+            else None
+        )
         #: A description chosen at generation (`--descriptions`), replacing the server's.
         self._description_override = description
         self.python_name = python_name
@@ -402,6 +420,12 @@ class ToolSpec(Generic[ArgsT, ResultT]):
     @property
     def meta(self) -> dict[str, Any] | None:
         return _optional_dict(self._listing(), "_meta")
+
+    @property
+    def model_visible(self) -> bool:
+        """MCP Apps: False for an app-only tool (its `_meta.ui.visibility` lacks `"model"`), which agent
+        tools leave out; typed methods still call it."""
+        return self.ui is None or self.ui.model_visible
 
     @property
     def icons(self) -> tuple[Icon, ...]:

@@ -127,7 +127,8 @@ class AgentTools(ToolCalls):
         return info.name if info is not None else "server"
 
     def _agent_tool(self, name: str) -> AgentTool | None:
-        """The agent tool a model called `name`: from `tools()`, else by wire or Python name."""
+        """The agent tool a model called `name`: from `tools()`, else by wire or Python name (never an
+        app-only one: refused as unknown, as `make_toolset` leaves it out)."""
         registry = self._agent_tools
         if registry is not None:
             tool = registry.get(name)
@@ -138,7 +139,7 @@ class AgentTools(ToolCalls):
             spec = next(
                 (s for s in self._tools.values() if s.python_name == name), None
             )
-        if spec is None:
+        if spec is None or not spec.model_visible:
             return None
         from ..agents.tool import AgentTool
 

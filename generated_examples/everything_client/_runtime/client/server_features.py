@@ -13,6 +13,7 @@ from typing import (
 )
 
 from ..calls.errors import (
+    NoUIError,
     ServerRequestError,
     SubscriptionLostError,
     UnsupportedByServerError,
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from ..calls.drift import DriftSummary
-    from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec
+    from ..calls.specs import PromptSpec, ResourceSpec, TemplateSpec, ToolSpec
+    from ..calls.ui import UIResource
     from ..server_requests import (
         ChangeHandler,
         ChangeKind,
@@ -294,6 +296,26 @@ class ServerFeatures(ClientCore):
             uri=uri,
         )
         return ResourceResult(raw)
+
+    async def read_ui(
+        self, tool: str | ToolSpec[Any, Any], *, timeout: float | None = None
+    ) -> UIResource:
+        """Read a tool's MCP Apps UI resource (`_meta.ui.resourceUri`, a `ui://` resource).
+
+        `tool` is a Python or wire name, or a spec (`TOOLS["display_pdf"]`). Returns its HTML, MIME
+        type (`text/html;profile=mcp-app`) and the resource's `_meta.ui` typed: `csp`
+        (`connect_domains`, `resource_domains`, ...), `permissions`, `prefers_border`, `domain`.
+        Raises NoUIError when the tool has no UI, UnknownToolError for an unknown name and
+        ResourceError when the server refuses the read.
+        """
+        from ..calls.ui import ui_resource
+        from .tool_calls import find_tool_spec
+
+        spec = tool if not isinstance(tool, str) else find_tool_spec(self._tools, tool)
+        uri = spec.ui.resource_uri if spec.ui is not None else None
+        if uri is None:
+            raise NoUIError(spec.name)
+        return ui_resource(uri, await self.read_resource(uri, timeout=timeout))
 
     async def _read_template(
         self,

@@ -40,6 +40,24 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 
 
+def find_tool_spec(
+    tools: Mapping[str, ToolSpec[Any, Any]], name: str
+) -> ToolSpec[Any, Any]:
+    """The spec of the tool with wire or Python name `name`; UnknownToolError (with suggestions) if none."""
+    spec = tools.get(name)
+    if spec is not None:
+        return spec
+    for candidate in tools.values():
+        if candidate.python_name == name:
+            return candidate
+    import difflib
+
+    choices = [*tools, *(candidate.python_name for candidate in tools.values())]
+    raise UnknownToolError(
+        name, list(dict.fromkeys(difflib.get_close_matches(name, choices, n=3)))
+    )
+
+
 def _structured_from_text(raw: mcp_types.CallToolResult, unwrap: bool) -> object:
     """Structured content for a result without `structuredContent`: the first text block parsed as JSON."""
     import json
@@ -294,19 +312,7 @@ class ToolCalls(ClientCore):
         return validated
 
     def _tool_spec(self, name: str) -> ToolSpec[Any, Any]:
-        tools = self._tools
-        spec = tools.get(name)
-        if spec is not None:
-            return spec
-        for candidate in tools.values():
-            if candidate.python_name == name:
-                return candidate
-        import difflib
-
-        choices = [*tools, *(candidate.python_name for candidate in tools.values())]
-        raise UnknownToolError(
-            name, list(dict.fromkeys(difflib.get_close_matches(name, choices, n=3)))
-        )
+        return find_tool_spec(self._tools, name)
 
     async def call(
         self,

@@ -64,13 +64,18 @@ def make_toolset(
 ) -> ToolSet:
     """Agent tools for `specs` (selected by glob patterns) and `extras` (resource and prompt
     tools, see `agent_extras`), named by `toolnames.agent_tool_names`, all distinct.
+
+    App-only tools (MCP Apps: `_meta.ui.visibility` without "model") are left out here, the one
+    door into the agent layer: no converter offers them and a model's call to one is refused as
+    an unknown tool. Typed methods still call them.
     """
     included = _patterns(include)
     excluded = _patterns(exclude)
     chosen = [
         spec
         for spec in specs
-        if (not included or _matches(spec, included))
+        if spec.model_visible
+        and (not included or _matches(spec, included))
         and not (excluded and _matches(spec, excluded))
     ]
     names = agent_tool_names(

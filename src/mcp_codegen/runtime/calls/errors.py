@@ -313,6 +313,18 @@ class ResultValidationError(McpClientError):
         self.errors = list(errors)
 
 
+class NoUIError(McpClientError, LookupError):
+    """`read_ui()` was given a tool without an MCP Apps UI (its `_meta.ui` names no `resourceUri`)."""
+
+    tool: str
+
+    def __init__(self, tool: str) -> None:
+        super().__init__(
+            f"tool {tool!r} has no MCP Apps UI (its _meta.ui names no resourceUri)"
+        )
+        self.tool = tool
+
+
 class UnknownToolError(McpClientError):
     """`call()` was given a tool name this client was not generated with."""
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..calls.retries import Retries
     from ..calls.specs import ToolSpec
     from ..calls.tracing import CallHook
+    from ..calls.ui import UIResource
     from ..connection.cache import CacheSetting
     from ..connection.stdio import StderrTarget
     from ..server_requests import (
@@ -409,6 +410,19 @@ class SyncClientBase(BlockingCore[AsyncT]):
     ) -> ResourceResult:
         """Read a resource by URI; a server error becomes a ResourceError."""
         return self._run(self._async.read_resource, uri, timeout=timeout)
+
+    def read_ui(
+        self, tool: str | ToolSpec[Any, Any], *, timeout: float | None = None
+    ) -> UIResource:
+        """Read a tool's MCP Apps UI resource (`_meta.ui.resourceUri`, a `ui://` resource).
+
+        `tool` is a Python or wire name, or a spec (`TOOLS["display_pdf"]`). Returns its HTML, MIME
+        type (`text/html;profile=mcp-app`) and the resource's `_meta.ui` typed: `csp`
+        (`connect_domains`, `resource_domains`, ...), `permissions`, `prefers_border`, `domain`.
+        Raises NoUIError when the tool has no UI, UnknownToolError for an unknown name and
+        ResourceError when the server refuses the read.
+        """
+        return self._run(self._async.read_ui, tool, timeout=timeout)
 
     def get_prompt(
         self,

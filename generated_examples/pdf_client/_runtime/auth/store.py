@@ -1,0 +1,459 @@
+"""Where OAuth tokens live: one server's record in a 0600 file or the OS keyring, and the refresh lock.
+
+`TokenStore` keeps one server's tokens and client registration (a 0600 JSON file under the
+user's config directory, or the OS keyring) and is the SDK's `TokenStorage`; `RefreshLock`
+orders refreshes of one record between processes. Nothing here logs or formats a token or a
+client secret; reprs show only the URL and backend. `keyring` is imported only when it is
+installed and chosen, `mcp` only when a record is read as the SDK's types.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from ..calls.errors import ConnectError
+from ..files import write_atomically
+
+try:
+    import fcntl
+except ImportError:  # Windows: see RefreshLock
+    fcntl = None  # type: ignore[assignment]
+
+if TYPE_CHECKING:
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+__all__ = [
+    "Backend",
+    "RefreshLock",
+    "TokenStatus",
+    "TokenStore",
+    "default_directory",
+    "login_hint",
+    "normalise_url",
+]
+
+logger = logging.getLogger(__name__)
+
+Backend = Literal["file", "keyring"]
+
+_SERVICE = "mcp-codegen"
+_STORE_ENV = "MCP_CODEGEN_TOKEN_STORE"
+_CONFIG_ENV = "MCP_CODEGEN_CONFIG_DIR"
+_FORMAT = 1
+
+
+# ------------------------------------------------------------------------------------- locations
+
+
+def normalise_url(url: str) -> str:
+    """The key tokens are stored under: scheme://host[:port]/path, lower-case scheme and host,
+    default port, userinfo, query and fragment dropped (they may carry secrets), no trailing '/'.
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        scheme = parts.scheme.lower()
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except ValueError as error:
+        raise ConnectError(f"invalid server URL: {error}") from None
+    if scheme not in ("http", "https") or not host:
+        raise ConnectError("the server URL must be an http:// or https:// URL")
+    if ":" in host:
+        host = f"[{host}]"
+    if port is not None and (scheme, port) not in (("http", 80), ("https", 443)):
+        host = f"{host}:{port}"
+    path = parts.path.rstrip("/")
+    return urlunsplit((scheme, host, path, "", ""))
+
+
+def login_hint(url: str) -> str:
+    """The command that stores a token for `url` (the URL without secrets)."""
+    return f"mcp-codegen auth login {normalise_url(url)}"
+
+
+def default_directory() -> Path:
+    """Where the file backend keeps its files (and the keyring backend its non-secret index)."""
+    configured = os.environ.get(_CONFIG_ENV)
+    if configured:
+        return Path(configured).expanduser() / "auth"
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+    return base / "mcp-codegen" / "auth"
+
+
+def _file_name(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32] + ".json"
+
+
+def _keyring_module() -> Any | None:
+    """The `keyring` module when it is installed and has a backend that can store secrets."""
+    try:  # imported by name: `keyring` is optional and mypy must not need its stubs
+        keyring = importlib.import_module("keyring")
+        fail = importlib.import_module("keyring.backends.fail")
+    except Exception:  # not installed, or broken: the file backend is used
+        return None
+    try:
+        backend = keyring.get_keyring()
+    except Exception:
+        return None
+    if isinstance(backend, fail.Keyring):
+        return None
+    if type(backend).__name__ == "ChainerBackend" and not getattr(
+        backend, "backends", None
+    ):
+        return None
+    return keyring
+
+
+def _choose_backend(backend: str) -> Backend:
+    chosen = os.environ.get(_STORE_ENV) or backend
+    if chosen not in ("auto", "file", "keyring"):
+        raise ConnectError(
+            f"unknown token store {chosen!r} (expected 'auto', 'file' or 'keyring')"
+        )
+    if chosen == "file":
+        return "file"
+    if _keyring_module() is not None:
+        return "keyring"
+    if chosen == "keyring":
+        raise ConnectError(
+            "the keyring token store needs the 'keyring' package with a usable backend"
+        )
+    return "file"
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically and durably, readable by the user alone from the first byte."""
+    directory = path.parent
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        os.chmod(directory, 0o700)
+    write_atomically(path, text.encode("utf-8"), mode=0o600, durable=True)
+
+
+class RefreshLock:
+    """An exclusive lock between processes on a sidecar file, held while a token is refreshed.
+
+    Refresh tokens may be valid once (rotation): two processes refreshing one stored token
+    at once would both send it and the second would be refused. `fcntl.flock` where the
+    platform has it; elsewhere (Windows) a no-op, and concurrent refreshes are not ordered.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._descriptor: int | None = None
+
+    def acquire(self) -> None:
+        """Block until no other process holds the lock."""
+        if fcntl is None or self._descriptor is not None:
+            return
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(descriptor)
+            raise
+        self._descriptor = descriptor
+
+    def release(self) -> None:
+        descriptor, self._descriptor = self._descriptor, None
+        if descriptor is not None and fcntl is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(descriptor, fcntl.LOCK_UN)
+            os.close(descriptor)
+
+
+# ----------------------------------------------------------------------------------- token store
+
+
+@dataclass(frozen=True)
+class TokenStatus:
+    """What is stored for one server, without any secret (for `mcp-codegen auth status`)."""
+
+    url: str
+    backend: Backend
+    has_tokens: bool
+    has_refresh_token: bool
+    #: Unix time the access token expires, when the server said.
+    expires_at: float | None
+    scopes: tuple[str, ...]
+    client_id: str | None
+    #: The file holding the record (the file backend) or the keyring index entry.
+    path: Path | None
+    #: The access token is DPoP-bound (RFC 9449) to the key stored with it.
+    dpop_bound: bool = False
+
+    @property
+    def expired(self) -> bool:
+        return self.expires_at is not None and time.time() >= self.expires_at
+
+
+class TokenStore:
+    """One server's OAuth tokens and client registration; the SDK's `TokenStorage`.
+
+    `TokenStore.for_url(url)` picks the backend: the OS keyring when `keyring` is installed
+    with a usable backend, else a JSON file (0600, in a 0700 directory) named after a hash of
+    the URL; `backend=` or `$MCP_CODEGEN_TOKEN_STORE` (`file` / `keyring`) choose explicitly.
+    Tokens written by the SDK (login, refresh) land here at once and survive restarts.
+    """
+
+    def __init__(self, url: str, *, backend: Backend, directory: Path) -> None:
+        #: The normalised server URL (no secrets), the key of the record.
+        self.url = normalise_url(url)
+        self.backend: Backend = backend
+        self.directory = directory
+        #: The record's file (file backend) or its non-secret index file (keyring backend).
+        self.path = directory / _file_name(self.url)
+
+    @classmethod
+    def for_url(
+        cls,
+        url: str,
+        *,
+        backend: Literal["auto", "file", "keyring"] = "auto",
+        directory: str | os.PathLike[str] | None = None,
+    ) -> TokenStore:
+        where = Path(directory) if directory is not None else default_directory()
+        return cls(url, backend=_choose_backend(backend), directory=where)
+
+    def __repr__(self) -> str:
+        return f"TokenStore({self.url!r}, backend={self.backend!r})"
+
+    # -- raw records
+
+    def _load(self) -> dict[str, Any]:
+        text: str | None = None
+        if self.backend == "keyring":
+            keyring = _keyring_module()
+            if keyring is None:
+                return {}
+            try:
+                text = keyring.get_password(_SERVICE, self.url)
+            except (
+                Exception
+            ) as error:  # a locked or broken keyring reads as nothing stored
+                logger.warning(
+                    "cannot read the keyring for %s: %s", self.url, type(error).__name__
+                )
+                return {}
+        else:
+            try:
+                text = self.path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                return {}
+            except OSError as error:
+                logger.warning(
+                    "cannot read the token file for %s: %s", self.url, error.strerror
+                )
+                return {}
+        if not text:
+            return {}
+        try:
+            record = json.loads(text)
+        except ValueError:
+            logger.warning("ignoring an unreadable token record for %s", self.url)
+            return {}
+        return cast("dict[str, Any]", record) if isinstance(record, dict) else {}
+
+    def _save(self, record: dict[str, Any]) -> None:
+        record = {"format": _FORMAT, "url": self.url, **record}
+        record["updatedAt"] = time.time()
+        if self.backend == "keyring":
+            keyring = _keyring_module()
+            if keyring is None:
+                raise ConnectError("the keyring is not usable any more")
+            keyring.set_password(_SERVICE, self.url, json.dumps(record))
+            # A non-secret index entry, so stored servers can be listed (keyring cannot).
+            index = {"format": _FORMAT, "url": self.url, "backend": "keyring"}
+            _write_private(self.path, json.dumps(index, indent=2) + "\n")
+        else:
+            _write_private(self.path, json.dumps(record, indent=2) + "\n")
+
+    def _update(self, **fields: Any) -> None:
+        record = self._load()
+        record.pop("format", None)
+        record.pop("url", None)
+        record.update(fields)
+        self._save(record)
+
+    # -- TokenStorage protocol
+
+    async def get_tokens(self) -> OAuthToken | None:
+        from mcp.shared.auth import OAuthToken
+
+        data = self._load().get("tokens")
+        if not isinstance(data, dict):
+            return None
+        try:
+            return OAuthToken.model_validate(data)
+        except ValueError:
+            return None
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        expires_at = (
+            time.time() + tokens.expires_in if tokens.expires_in is not None else None
+        )
+        self._update(
+            tokens=tokens.model_dump(mode="json", exclude_none=True),
+            expiresAt=expires_at,
+        )
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        from mcp.shared.auth import OAuthClientInformationFull
+
+        data = self._load().get("clientInfo")
+        if not isinstance(data, dict):
+            return None
+        try:
+            return OAuthClientInformationFull.model_validate(data)
+        except ValueError:
+            return None
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self._update(clientInfo=client_info.model_dump(mode="json", exclude_none=True))
+
+    # -- DPoP (RFC 9449): the key pair proofs are signed with, kept with the tokens
+
+    def dpop_state(self) -> tuple[dict[str, Any] | None, str | None]:
+        """The stored DPoP key (a private JWK) and the `ath` of the access token bound to it."""
+        entry = self._load().get("dpop")
+        if not isinstance(entry, dict):
+            return None, None
+        state = cast("dict[str, Any]", entry)
+        key, bound = state.get("key"), state.get("boundTo")
+        return (
+            cast("dict[str, Any]", key) if isinstance(key, dict) else None,
+            bound if isinstance(bound, str) else None,
+        )
+
+    def set_dpop_state(self, key: dict[str, str], bound_to: str | None) -> None:
+        """Keep the DPoP key and which access token (its `ath`) is bound to it."""
+        self._update(dpop={"key": key, "boundTo": bound_to})
+
+    # -- the rest
+
+    @property
+    def expires_at(self) -> float | None:
+        """Unix time the stored access token expires (None: unknown or nothing stored)."""
+        value = self._load().get("expiresAt")
+        return float(value) if isinstance(value, (int, float)) else None
+
+    def refresh_lock(self) -> RefreshLock:
+        """The lock the providers hold while refreshing this server's token (a `.lock` sidecar)."""
+        return RefreshLock(self.path.with_suffix(".lock"))
+
+    def has_refresh_token(self) -> bool:
+        tokens = self._load().get("tokens")
+        return isinstance(tokens, dict) and bool(
+            cast("dict[str, Any]", tokens).get("refresh_token")
+        )
+
+    def has_tokens(self) -> bool:
+        tokens = self._load().get("tokens")
+        return isinstance(tokens, dict) and bool(
+            cast("dict[str, Any]", tokens).get("access_token")
+        )
+
+    def describe(self) -> TokenStatus:
+        """What is stored, without any secret."""
+        record = self._load()
+        tokens = record.get("tokens")
+        tokens = cast("dict[str, Any]", tokens) if isinstance(tokens, dict) else {}
+        client = record.get("clientInfo")
+        client = cast("dict[str, Any]", client) if isinstance(client, dict) else {}
+        scope = tokens.get("scope")
+        expires = record.get("expiresAt")
+        client_id = client.get("client_id")
+        return TokenStatus(
+            url=self.url,
+            backend=self.backend,
+            has_tokens=bool(tokens.get("access_token")),
+            has_refresh_token=bool(tokens.get("refresh_token")),
+            expires_at=float(expires) if isinstance(expires, (int, float)) else None,
+            scopes=tuple(scope.split()) if isinstance(scope, str) else (),
+            client_id=client_id if isinstance(client_id, str) else None,
+            path=self.path if self.path.exists() else None,
+            dpop_bound=self.dpop_state()[1] is not None,
+        )
+
+    def clear(self) -> bool:
+        """Forget the tokens and the client registration; True when something was stored."""
+        found = False
+        if self.backend == "keyring":
+            keyring = _keyring_module()
+            if keyring is not None:
+                try:
+                    keyring.delete_password(_SERVICE, self.url)
+                    found = True
+                except Exception:  # keyring.errors.PasswordDeleteError: nothing stored
+                    pass
+        try:
+            self.path.unlink()
+            found = True
+        except FileNotFoundError:
+            pass
+        self.path.with_suffix(".lock").unlink(missing_ok=True)
+        return found
+
+    def registered_redirect_port(self) -> int:
+        """The loopback port of the stored registration (0: none): its redirect URI must match
+        on the next login, so `oauth()` listens there again."""
+        from urllib.parse import urlsplit
+
+        client = self._load().get("clientInfo")
+        uris: object = (
+            cast("dict[str, object]", client).get("redirect_uris")
+            if isinstance(client, dict)
+            else None
+        )
+        for uri in cast("list[object]", uris) if isinstance(uris, list) else []:
+            try:
+                parts = urlsplit(str(uri))
+                if parts.hostname == "127.0.0.1" and parts.port:
+                    return int(parts.port)
+            except ValueError:
+                continue
+        return 0
+
+    @classmethod
+    def stored_servers(
+        cls, *, directory: str | os.PathLike[str] | None = None
+    ) -> list[TokenStatus]:
+        """Every server something is stored for (both backends), sorted by URL."""
+        where = Path(directory) if directory is not None else default_directory()
+        found: list[TokenStatus] = []
+        try:
+            files = sorted(where.glob("*.json"))
+        except OSError:
+            return []
+        for path in files:
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if not isinstance(record, dict):
+                continue
+            entry = cast("dict[str, Any]", record)
+            url = entry.get("url")
+            if not isinstance(url, str):
+                continue
+            backend: Backend = (
+                "keyring" if entry.get("backend") == "keyring" else "file"
+            )
+            try:
+                found.append(cls(url, backend=backend, directory=where).describe())
+            except ConnectError:
+                continue
+        return sorted(found, key=lambda status: status.url)

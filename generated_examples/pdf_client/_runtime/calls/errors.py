@@ -1,0 +1,463 @@
+"""The one exception hierarchy every generated client raises.
+
+Everything derives from `McpClientError`. The SDK's own exceptions (`MCPError`, anyio stream errors,
+pydantic errors about malformed responses) and its `ExceptionGroup`s never leave a runtime API:
+`translate_error` maps them here. Messages never include secrets (header values, environment
+values): only names, codes and the server's own error text.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+
+    from .results import ToolResult
+
+__all__ = [
+    "ArgumentsValidationError",
+    "AuthRequiredError",
+    "ConnectError",
+    "ConnectionClosedError",
+    "HttpStatusError",
+    "McpClientError",
+    "OutcomeUnknownError",
+    "PromptError",
+    "ProtocolError",
+    "RequestTimeoutError",
+    "ResourceError",
+    "ResultValidationError",
+    "ServerRequestError",
+    "SnapshotError",
+    "SubscriptionLostError",
+    "TaskCancelledError",
+    "TaskNotFoundError",
+    "ToolError",
+    "UnknownToolError",
+    "UnsupportedByServerError",
+    "http_status_message",
+    "request_label",
+    "translate_error",
+    "unwrap_exception_group",
+]
+
+# JSON-RPC error codes the SDK uses for transport-level failures (mcp_types.CONNECTION_CLOSED / REQUEST_TIMEOUT).
+_CONNECTION_CLOSED = -32000
+_REQUEST_TIMEOUT = -32001
+
+
+def _restore(
+    cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]
+) -> BaseException:
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
+
+class McpClientError(Exception):
+    """Base class of every error raised by a generated MCP client."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Subclasses take keyword-only arguments, which Exception's default pickling cannot replay.
+        return (_restore, (type(self), self.args, self.__dict__))
+
+
+class ConnectError(McpClientError):
+    """The server could not be started, reached or initialized (the message is one line, without secrets)."""
+
+
+class AuthRequiredError(ConnectError):
+    """The server needs an OAuth login and no usable token is stored (the message names the command).
+
+    `url` is the server URL without secrets; run `mcp-codegen auth login <url>`.
+    """
+
+    url: str
+
+    def __init__(self, message: str, *, url: str = "") -> None:
+        super().__init__(message)
+        self.url = url
+
+
+class ConnectionClosedError(McpClientError):
+    """The connection failed under a request and it could not complete (retries, if any, are spent).
+
+    The client is not ended by it: a later call opens the connection again (a stdio server is started
+    again), unless retries are off (`retries=0`), where a lost connection fails every later call fast.
+    """
+
+
+class OutcomeUnknownError(ConnectionClosedError):
+    """The request was sent and its answer never came: the server may have run it.
+
+    Raised for a tool call that is not safe to repeat (neither `readOnlyHint` nor `idempotentHint`,
+    and not named in `Retries.repeatable`): it is never sent a second time. Check the server's state
+    before calling again. `method` and `tool` say which request it was.
+    """
+
+    method: str
+    tool: str | None
+
+    def __init__(self, message: str, *, method: str, tool: str | None = None) -> None:
+        super().__init__(message)
+        self.method = method
+        self.tool = tool
+
+
+class RequestTimeoutError(McpClientError, TimeoutError):
+    """A request got no response in time; the session stays usable for later calls."""
+
+
+class ProtocolError(McpClientError):
+    """The server's response does not conform to the MCP protocol."""
+
+
+class UnsupportedByServerError(McpClientError):
+    """What was asked needs a newer protocol version than the one the server negotiated (e.g. `listen()`,
+    which needs 2026-07-28)."""
+
+
+class SubscriptionLostError(McpClientError):
+    """A `listen()` change stream ended without the server's graceful close: listen again and list again
+    (there is no replay). The session itself may still be usable."""
+
+
+class SnapshotError(McpClientError):
+    """The package's embedded snapshot.json is missing, unreadable or lacks an item (a packaging problem)."""
+
+
+class ServerRequestError(McpClientError):
+    """The server answered a request with a JSON-RPC error response."""
+
+    code: int
+    message: str
+    data: object
+    method: str | None
+
+    def __init__(
+        self, code: int, message: str, data: object = None, *, method: str | None = None
+    ) -> None:
+        super().__init__(f"{message} (error {code})")
+        self.code = code
+        self.message = message
+        self.data = data
+        self.method = method
+
+
+class HttpStatusError(ServerRequestError):
+    """An HTTP server refused a request after connecting (e.g. 401/403: expired credentials).
+
+    `status` is the HTTP status; `headers_sent` the names (never the values) of the headers sent.
+    `code` stays the JSON-RPC code the SDK reported, so `except ServerRequestError` still catches it.
+    """
+
+    status: int
+    reason: str
+    url: str
+    headers_sent: tuple[str, ...]
+
+    def __init__(
+        self,
+        code: int,
+        *,
+        status: int,
+        reason: str,
+        url: str,
+        headers_sent: Sequence[str] = (),
+        method: str | None = None,
+    ) -> None:
+        text = http_status_message(status, reason, url, headers_sent)
+        if method:
+            text += f" (during {method})"
+        super().__init__(code, text, method=method)
+        self.args = (text,)
+        self.status = status
+        self.reason = reason
+        self.url = url
+        self.headers_sent = tuple(headers_sent)
+
+
+def http_status_message(
+    status: int, reason: str, url: str, headers_sent: Sequence[str]
+) -> str:
+    """`HTTP 401 Unauthorized from <url> (...)`: which credentials were sent, by header name only."""
+    message = f"HTTP {status}{f' {reason}' if reason else ''} from {url}"
+    if status in (401, 403):
+        if headers_sent:
+            message += (
+                f" (check the credentials in header(s) {', '.join(headers_sent)})"
+            )
+        else:
+            message += " (the server wants credentials: pass headers=...)"
+    return message
+
+
+class ResourceError(ServerRequestError):
+    """The server answered `resources/read` with an error (for example: no such resource)."""
+
+    uri: str
+
+    def __init__(
+        self, code: int, message: str, data: object = None, *, uri: str
+    ) -> None:
+        super().__init__(code, message, data, method="resources/read")
+        self.uri = uri
+
+
+class PromptError(ServerRequestError):
+    """The server answered `prompts/get` with an error (for example: unknown prompt, missing argument)."""
+
+    prompt: str
+
+    def __init__(
+        self, code: int, message: str, data: object = None, *, prompt: str
+    ) -> None:
+        super().__init__(code, message, data, method="prompts/get")
+        self.prompt = prompt
+
+
+class TaskCancelledError(McpClientError):
+    """The task was cancelled (by this client, another one, or the server) before it produced a result."""
+
+    task_id: str
+    tool: str | None
+
+    def __init__(self, message: str, *, task_id: str, tool: str | None = None) -> None:
+        super().__init__(message)
+        self.task_id = task_id
+        self.tool = tool
+
+
+class TaskNotFoundError(ServerRequestError):
+    """The server does not know the task id: it never existed, or its `ttl` passed and it was removed."""
+
+    task_id: str
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: object = None,
+        *,
+        method: str | None = None,
+        task_id: str,
+    ) -> None:
+        super().__init__(code, message, data, method=method)
+        self.args = (f"no task {task_id!r} on the server ({message})",)
+        self.task_id = task_id
+
+
+class ToolError(McpClientError):
+    """The tool ran and reported failure (`isError: true`); the message is the result's text."""
+
+    result: ToolResult
+    tool: str
+
+    def __init__(self, result: ToolResult, *, tool: str) -> None:
+        super().__init__(result.text or f"tool {tool!r} reported an error")
+        self.result = result
+        self.tool = tool
+
+
+def _describe_errors(errors: Sequence[ErrorDetails], limit: int = 3) -> str:
+    parts: list[str] = []
+    for error in errors[:limit]:
+        location = ".".join(str(item) for item in error["loc"]) or "(root)"
+        parts.append(f"{location}: {error['msg']}")
+    if len(errors) > limit:
+        parts.append(f"... and {len(errors) - limit} more")
+    return "; ".join(parts)
+
+
+class ArgumentsValidationError(McpClientError, ValueError):
+    """The arguments do not match the tool's input model; nothing was sent to the server."""
+
+    tool: str
+    errors: list[ErrorDetails]
+
+    def __init__(
+        self, errors: Sequence[ErrorDetails], *, tool: str, what: str = "tool"
+    ) -> None:
+        super().__init__(
+            f"invalid arguments for {what} {tool!r}: {_describe_errors(errors)}"
+        )
+        self.tool = tool
+        self.errors = list(errors)
+
+
+class ResultValidationError(McpClientError):
+    """The tool's structured result does not match its output model; `.result` keeps the raw result."""
+
+    tool: str
+    result: ToolResult
+    errors: list[ErrorDetails]
+
+    def __init__(
+        self,
+        errors: Sequence[ErrorDetails],
+        *,
+        tool: str,
+        result: ToolResult,
+        reason: str | None = None,
+    ) -> None:
+        detail = reason if reason is not None else _describe_errors(errors)
+        super().__init__(
+            f"result of tool {tool!r} does not match its output schema: {detail}"
+        )
+        self.tool = tool
+        self.result = result
+        self.errors = list(errors)
+
+
+class NoUIError(McpClientError, LookupError):
+    """`read_ui()` was given a tool without an MCP Apps UI (its `_meta.ui` names no `resourceUri`)."""
+
+    tool: str
+
+    def __init__(self, tool: str) -> None:
+        super().__init__(
+            f"tool {tool!r} has no MCP Apps UI (its _meta.ui names no resourceUri)"
+        )
+        self.tool = tool
+
+
+class UnknownToolError(McpClientError):
+    """`call()` was given a tool name this client was not generated with."""
+
+    name: str
+    suggestions: tuple[str, ...]
+
+    def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
+        hint = (
+            f"; did you mean {', '.join(repr(s) for s in suggestions)}?"
+            if suggestions
+            else ""
+        )
+        super().__init__(f"unknown tool {name!r}{hint}")
+        self.name = name
+        self.suggestions = tuple(suggestions)
+
+
+def _is_cancellation(error: BaseException) -> bool:
+    asyncio = sys.modules.get(
+        "asyncio"
+    )  # no asyncio imported: no asyncio cancellation can exist
+    if asyncio is not None and isinstance(error, asyncio.CancelledError):
+        return True
+    cls = type(error)
+    return cls.__name__ == "Cancelled" and cls.__module__.startswith("trio")
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    found: list[BaseException] = []
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            found.extend(_leaves(error))  # pyright: ignore[reportUnknownArgumentType]
+        else:
+            found.append(error)
+    return found
+
+
+def unwrap_exception_group(error: BaseException) -> BaseException:
+    """The root cause inside the SDK's (nested) exception groups.
+
+    The single non-cancellation leaf when there is exactly one; else the first non-cancellation leaf
+    (the others stay reachable through the group, kept as `__context__`); else the first cancellation.
+    """
+    if not isinstance(error, BaseExceptionGroup):
+        return error
+    group = cast(BaseException, error)
+    leaves = _leaves(error)  # pyright: ignore[reportUnknownArgumentType]
+    real = [leaf for leaf in leaves if not _is_cancellation(leaf)]
+    if real:
+        chosen = real[0]
+        if len(real) > 1 and chosen.__context__ is None:
+            chosen.__context__ = group
+        return chosen
+    return leaves[0] if leaves else group
+
+
+def request_label(method: str | None, subject: str | None = None) -> str:
+    """How an error names a request: `tools/call request for tool 'search'`."""
+    what = f"{method} request" if method else "request"
+    return f"{what} for {subject}" if subject else what
+
+
+def translate_error(
+    error: BaseException,
+    *,
+    method: str | None = None,
+    uri: str | None = None,
+    prompt: str | None = None,
+    subject: str | None = None,
+    limit: float | None = None,
+) -> BaseException:
+    """Map an exception raised by the SDK or a transport to this hierarchy.
+
+    Unwraps exception groups first. Returns the (unwrapped) exception itself when it has no mapping:
+    callers re-raise that, so a bug shows its real type instead of a vague wrapper. `subject` (e.g.
+    `tool 'search'`) and `limit` (the timeout in seconds) make a timeout's message say which request
+    and after how long.
+    """
+    error = unwrap_exception_group(error)
+    if isinstance(error, McpClientError) or _is_cancellation(error):
+        return error
+    what = request_label(method, subject)
+    after = f" after {limit:g} s" if limit is not None else ""
+    if isinstance(error, TimeoutError):
+        return RequestTimeoutError(f"{what} timed out{after}")
+    code = getattr(error, "code", None)
+    if isinstance(code, int) and _is_mcp_error(error):
+        message = str(getattr(error, "message", "") or error)
+        data = getattr(error, "data", None)
+        if code == _CONNECTION_CLOSED:
+            return ConnectionClosedError(
+                f"connection to the MCP server closed ({message})"
+            )
+        if code == _REQUEST_TIMEOUT:
+            return RequestTimeoutError(f"{what} timed out{after or f' ({message})'}")
+        if uri is not None:
+            return ResourceError(code, message, data, uri=uri)
+        if prompt is not None:
+            return PromptError(code, message, data, prompt=prompt)
+        return ServerRequestError(code, message, data, method=method)
+    if _is_stream_closed(error):
+        return ConnectionClosedError(
+            f"connection to the MCP server closed ({type(error).__name__})"
+        )
+    if _is_validation_error(error):
+        return ProtocolError(
+            f"the server's response to the {what} does not conform to MCP: {error}"
+        )
+    return error
+
+
+def _is_mcp_error(error: BaseException) -> bool:
+    for cls in type(error).__mro__:
+        if cls.__name__ == "MCPError" and cls.__module__.startswith("mcp."):
+            return True
+    return False
+
+
+def _is_stream_closed(error: BaseException) -> bool:
+    import anyio
+
+    return isinstance(
+        error,
+        (
+            anyio.ClosedResourceError,
+            anyio.BrokenResourceError,
+            anyio.EndOfStream,
+            BrokenPipeError,
+        ),
+    )
+
+
+def _is_validation_error(error: BaseException) -> bool:
+    from pydantic import ValidationError
+
+    return isinstance(error, ValidationError)

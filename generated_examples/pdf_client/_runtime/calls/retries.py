@@ -1,0 +1,233 @@
+"""When a failed request is sent again: what is safe to repeat, which faults qualify, and how long to wait.
+
+A request that failed in transit is one of two kinds (`Fault.kind`):
+
+- `"not_processed"`: it never reached a handler (the connection could not be opened or broke before
+  the request was written; `408`, `429`, `503`; a session the server no longer knows). Sent again for
+  every request.
+- `"maybe_processed"`: it was written and no answer came (a dropped connection, `502`/`504`, a read
+  that broke mid-answer, a server process that exited). Sent again only when repeating it is safe:
+  listings, reads, `prompts/get`, `ping`, completions, the task requests (`tasks/get`, `tasks/result`,
+  `tasks/list`, `tasks/cancel`), and tools whose annotations say
+  `readOnlyHint` or `idempotentHint` (or that `Retries.repeatable` names).
+
+Everything else (JSON-RPC errors, `isError` results, other `4xx`, bad arguments) is never retried.
+Waits grow exponentially with jitter, never below a `Retry-After`, and never past the call's deadline.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+__all__ = [
+    "DEFAULT_RETRIES",
+    "FAULT_CODE",
+    "Fault",
+    "FaultKind",
+    "Retries",
+    "fault_error_data",
+    "fault_of",
+    "retries_setting",
+    "retry_after_seconds",
+]
+
+FaultKind = Literal["not_processed", "maybe_processed"]
+
+#: Requests that change nothing on the server: repeating one that may have run is harmless.
+SAFE_METHODS = frozenset(
+    {
+        "ping",
+        "initialize",
+        "server/discover",
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "logging/setLevel",
+        # MCP tasks (both generations): reading a task's state, result or list changes nothing;
+        # cancelling twice is cancelling once (a task that already ended keeps its status).
+        "tasks/get",
+        "tasks/result",
+        "tasks/list",
+        "tasks/cancel",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """Why a request failed in transit, and whether it may have reached a handler."""
+
+    kind: FaultKind
+    #: One short phrase for logs and errors: "HTTP 503", "connection dropped", "server exited".
+    cause: str
+    #: The server's `Retry-After`, in seconds (the floor of the next wait), or None.
+    retry_after: float | None = None
+    #: The HTTP status that carried the fault, or None.
+    status: int | None = None
+    #: The session is gone (the server restarted or expired it, or the process exited): open a new one first.
+    new_session: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Retries:
+    """How a client retries requests that failed in transit (`retries=` on connectors and `with_options()`).
+
+    - `max_retries`: attempts after the first (0 turns retrying off; so does `retries=0`).
+    - `initial_delay`, `max_delay`, `multiplier`: the wait before retry n is
+      `initial_delay * multiplier**(n-1)`, capped at `max_delay`, with jitter (half of it random),
+      and never below the server's `Retry-After`. A retry that would end past the call's timeout is
+      not made.
+    - `repeatable`: tool name (wire or Python) -> whether a call that may have run is safe to send
+      again; it overrides the tool's `readOnlyHint`/`idempotentHint` annotations.
+    """
+
+    max_retries: int = 5
+    initial_delay: float = 0.25
+    max_delay: float = 8.0
+    multiplier: float = 2.0
+    repeatable: Mapping[str, bool] = field(default_factory=dict[str, bool])
+
+    def __post_init__(self) -> None:
+        given = cast(
+            object, self.max_retries
+        )  # callers without a type checker may pass anything
+        if isinstance(given, bool) or not isinstance(given, int):
+            raise TypeError("max_retries must be an int")
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries must be 0 or more, not {self.max_retries}")
+        for name in ("initial_delay", "max_delay"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not value >= 0:
+                raise ValueError(
+                    f"{name} must be a number of seconds >= 0, not {value!r}"
+                )
+        if not self.multiplier >= 1:
+            raise ValueError(f"multiplier must be >= 1, not {self.multiplier!r}")
+
+    def delay(
+        self, retry: int, floor: float | None, rng: random.Random | None = None
+    ) -> float:
+        """Seconds to wait before retry number `retry` (1 for the first)."""
+        ceiling = min(
+            self.max_delay, self.initial_delay * self.multiplier ** (retry - 1)
+        )
+        draw = (rng or random).random()
+        wait = ceiling / 2 + ceiling / 2 * draw
+        return max(wait, floor) if floor is not None else wait
+
+    def may_repeat(
+        self, method: str, tool: str | None, annotations: Mapping[str, Any] | None
+    ) -> bool:
+        """Whether a request that may already have run is safe to send again."""
+        if method != "tools/call":
+            return method in SAFE_METHODS
+        if tool is not None and tool in self.repeatable:
+            return bool(self.repeatable[tool])
+        if not annotations:
+            return False
+        return (
+            annotations.get("readOnlyHint") is True
+            or annotations.get("idempotentHint") is True
+        )
+
+
+#: What a client retries with unless told otherwise.
+DEFAULT_RETRIES = Retries()
+#: `retries=0`.
+NO_RETRIES = Retries(max_retries=0)
+
+
+def retries_setting(value: int | Retries | None) -> Retries | None:
+    """`retries=` as given to a connector or `with_options()`: an int is `max_retries`; None keeps the default."""
+    if value is None or isinstance(value, Retries):
+        return value
+    given = cast(object, value)
+    if isinstance(given, bool) or not isinstance(given, int):
+        raise TypeError(
+            f"retries must be an int or a Retries, not {type(given).__name__}"
+        )
+    if value == 0:
+        return NO_RETRIES
+    if value == DEFAULT_RETRIES.max_retries:
+        return DEFAULT_RETRIES
+    return Retries(max_retries=value)
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """A `Retry-After` header in seconds: delta-seconds or an HTTP date; None when absent or unreadable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    import time
+
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+#: The JSON-RPC code of the error the HTTP transport hands a request that failed in transit; the
+#: `data` key below says which fault. The error is made on this side: no server sends it.
+FAULT_CODE = -32099
+_FAULT_KEY = "mcp_codegen.fault"
+
+
+def fault_error_data(fault: Fault) -> dict[str, Any]:
+    """The `data` of the JSON-RPC error that carries `fault` from the transport to the client."""
+    return {
+        _FAULT_KEY: {
+            "kind": fault.kind,
+            "cause": fault.cause,
+            "retry_after": fault.retry_after,
+            "status": fault.status,
+            "new_session": fault.new_session,
+        }
+    }
+
+
+def fault_of(error: BaseException) -> Fault | None:
+    """The transit fault an SDK error carries (see `fault_error_data`), or None."""
+    if getattr(error, "code", None) != FAULT_CODE:
+        return None
+    data = cast(object, getattr(error, "data", None))
+    found = (
+        cast("dict[str, object]", data).get(_FAULT_KEY)
+        if isinstance(data, dict)
+        else None
+    )
+    if not isinstance(found, dict):
+        return None
+    fields = cast("dict[str, object]", found)
+    kind: FaultKind
+    if fields.get("kind") == "not_processed":
+        kind = "not_processed"
+    elif fields.get("kind") == "maybe_processed":
+        kind = "maybe_processed"
+    else:
+        return None
+    retry_after = fields.get("retry_after")
+    status = fields.get("status")
+    return Fault(
+        kind=kind,
+        cause=str(fields.get("cause") or "transport error"),
+        retry_after=(
+            float(retry_after) if isinstance(retry_after, int | float) else None
+        ),
+        status=status if isinstance(status, int) else None,
+        new_session=fields.get("new_session") is True,
+    )

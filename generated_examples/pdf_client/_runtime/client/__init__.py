@@ -1,0 +1,1 @@
+"""The clients generated packages extend: the async client built from parts, its blocking twin, and toolkits."""
