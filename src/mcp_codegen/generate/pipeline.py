@@ -31,6 +31,7 @@ from mcp_codegen.generate.render import header_line, render_cli, render_package,
 from mcp_codegen.generate.snapshot_text import snapshot_text as snapshot_text_of
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
+from mcp_codegen.runtime.agents.search_index import INDEX_FILE, build_index, document_from_listing, index_json
 from mcp_codegen.snapshot.model import Snapshot
 
 
@@ -110,6 +111,7 @@ def generate_files(
         texts |= runtime_files()
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
+    files[INDEX_FILE] = search_index(plans).encode("utf-8")
     files["py.typed"] = b""
     if options.server:
         files = _server_package(files, spec, models, header, package_name, handlers, options)
@@ -121,6 +123,27 @@ def generate_files(
     )
     caller_diagnostics.extend(diagnostics)
     return dict(sorted(files.items()))
+
+
+def search_index(plans: Sequence[ToolPlan]) -> str:
+    """The text of the package's tool-search index (`runtime.agents.search_index`), from the generated tools'
+    listings: what `ToolSet.search()` reads instead of indexing the tools at run time (~10 ms for 344 tools)."""
+
+    def title(raw: dict[str, object]) -> object:
+        annotations = raw.get("annotations")
+        return raw.get("title") or (annotations.get("title") if isinstance(annotations, dict) else None)
+
+    return index_json(
+        build_index(
+            document_from_listing(
+                plan.wire_name,
+                title(plan.raw),
+                plan.description_override or plan.raw.get("description"),
+                plan.raw.get("inputSchema"),
+            )
+            for plan in plans
+        )
+    )
 
 
 #: The client package inside a server package (`generate --server`): its models, specs and typed fake server.
