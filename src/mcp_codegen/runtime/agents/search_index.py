@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -33,6 +34,7 @@ __all__ = [
     "ToolDocument",
     "ToolIndex",
     "build_index",
+    "document_terms",
     "document_from_listing",
     "index_json",
     "load_index",
@@ -43,7 +45,7 @@ __all__ = [
 #: The shipped index's file name, beside the package's `snapshot.json`.
 INDEX_FILE = "search_index.json"
 #: Bumped when tokenizing or weighting changes: an index of another format is rebuilt, not read.
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 #: Field weights (name words first) and BM25's constants.
 FIELD_WEIGHTS = {
     "name": 3.0,
@@ -113,10 +115,11 @@ def _term(word: str) -> str:
 
 def _term_counts(text: str) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for word in _WORD.findall(text):
+    # Counted as words first (Counter counts in C), then each distinct word made a term once.
+    for word, count in Counter(_WORD.findall(text)).items():
         term = _term(word)
         if term:
-            counts[term] = counts.get(term, 0) + 1
+            counts[term] = counts.get(term, 0) + count
     return counts
 
 
@@ -175,14 +178,13 @@ def document_from_listing(
 
 
 class ToolIndex:
-    """Tools (by wire name) and, per term, the tools holding it with their BM25F pseudo frequency
-    (`[position, hundredths]` pairs)."""
+    """Tools (by wire name) and, per term, the tools holding it with their BM25F pseudo frequency, as
+    one flat list `[position, hundredths, position, hundredths, ...]` (one list per term: quicker to
+    write and to read back than a list per pair)."""
 
     __slots__ = ("names", "postings")
 
-    def __init__(
-        self, names: list[str], postings: Mapping[str, Sequence[Sequence[int]]]
-    ) -> None:
+    def __init__(self, names: list[str], postings: Mapping[str, Sequence[int]]) -> None:
         self.names = names
         self.postings = postings
 
@@ -194,9 +196,9 @@ class ToolIndex:
             posting = self.postings.get(term)
             if not posting:
                 continue
-            df = len(posting)
+            df = len(posting) // 2
             idf = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
-            for position, hundredths in posting:
+            for position, hundredths in zip(posting[::2], posting[1::2], strict=True):
                 frequency = hundredths / 100
                 scored[position] = scored.get(position, 0.0) + idf * frequency / (
                     K1 + frequency
@@ -204,32 +206,42 @@ class ToolIndex:
         return scored
 
 
-def build_index(documents: Iterable[ToolDocument]) -> ToolIndex:
-    """The index of these documents (see the module docstring for the weighting)."""
+#: A tool's term counts by field (what `document_terms` makes: the index is assembled from these).
+TermCounts = dict[str, dict[str, int]]
+
+
+def document_terms(document: ToolDocument) -> TermCounts:
+    """How often each term occurs in each field of `document`."""
+    return {field: _term_counts(text) for field, text in document.fields().items()}
+
+
+def build_index(
+    documents: Iterable[ToolDocument], counts: Iterable[TermCounts] | None = None
+) -> ToolIndex:
+    """The index of these documents (see the module docstring for the weighting); `counts` are their
+    `document_terms` when the caller has them already (the generator caches them per tool).
+    """
     listed = list(documents)
-    counted: list[dict[str, dict[str, int]]] = []
-    lengths: dict[str, list[int]] = {field: [] for field in FIELD_WEIGHTS}
-    for document in listed:
-        by_field: dict[str, dict[str, int]] = {}
-        for field, text in document.fields().items():
-            counts = by_field[field] = _term_counts(text)
-            lengths[field].append(sum(counts.values()))
-        counted.append(by_field)
+    counted = list(counts) if counts is not None else list(map(document_terms, listed))
+    lengths = {
+        field: [sum(by_field.get(field, {}).values()) for by_field in counted]
+        for field in FIELD_WEIGHTS
+    }
     averages = {
         field: (sum(values) / len(values) if values and sum(values) else 1.0)
         for field, values in lengths.items()
     }
-    postings: dict[str, list[tuple[int, int]]] = {}
+    postings: dict[str, list[int]] = {}
     for position, by_field in enumerate(counted):
         frequencies: dict[str, float] = {}
-        for field, counts in by_field.items():
+        for field, field_counts in by_field.items():
             norm = 1.0 - B + B * lengths[field][position] / averages[field]
-            weight = FIELD_WEIGHTS[field]
-            for term, count in counts.items():
-                frequencies[term] = frequencies.get(term, 0.0) + weight * count / norm
+            weight = FIELD_WEIGHTS[field] / norm
+            for term, count in field_counts.items():
+                frequencies[term] = frequencies.get(term, 0.0) + weight * count
         for term, frequency in frequencies.items():
             # Hundredths, as integers: smaller and faster to write and read than floats.
-            postings.setdefault(term, []).append((position, round(frequency * 100)))
+            postings.setdefault(term, []).extend((position, round(frequency * 100)))
     return ToolIndex([document.name for document in listed], postings)
 
 
@@ -238,12 +250,7 @@ def index_json(index: ToolIndex) -> str:
     data = {
         "format": INDEX_FORMAT,
         "tools": index.names,
-        "terms": {
-            term: [
-                [position, frequency] for position, frequency in index.postings[term]
-            ]
-            for term in sorted(index.postings)
-        },
+        "terms": {term: index.postings[term] for term in sorted(index.postings)},
     }
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n"
 
@@ -271,9 +278,7 @@ def load_index(path: Path) -> ToolIndex | None:
     terms = data.get("terms")
     if not isinstance(names, list) or not isinstance(terms, dict):
         return None
-    # The postings stay as parsed ([position, frequency] lists): converting 40,000 pairs would
-    # cost more than every later query.
     return ToolIndex(
         [str(name) for name in cast("list[object]", names)],
-        cast("dict[str, list[list[int]]]", terms),
+        cast("dict[str, list[int]]", terms),
     )
