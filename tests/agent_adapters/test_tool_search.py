@@ -8,6 +8,7 @@ generator writes for it; no models are generated (the definitions need only the 
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
 import shutil
 from pathlib import Path
@@ -266,3 +267,28 @@ def test_search_pair_on_a_blocking_client(demo_pkg: ModuleType, demo_server: MCP
         output = tools["call_tool"].run_sync({"name": "add", "arguments": {"a": 1, "b": 2}})
         assert not output.is_error and output.text == "3"
         assert [tool.name for tool in client.tools().search("list the notes with a tag", limit=1)] == ["list_notes"]
+
+
+def test_the_package_ships_its_index_and_search_reads_it(demo_pkg: ModuleType) -> None:
+    index_file = Path(demo_pkg.__file__).parent / INDEX_FILE
+    shipped = importlib.import_module(f"{demo_pkg.__name__}._runtime.agents.search_index")
+    index = shipped.load_index(index_file)
+    snapshot = json.loads((index_file.parent / "snapshot.json").read_text())
+    assert index is not None and index.names == [tool["name"] for tool in snapshot["tools"]]
+    tools = demo_pkg.AsyncClient.toolset_for(None)
+    assert [tool.name for tool in tools.search("sum of two integers", limit=1)] == ["add"]
+
+
+def test_the_search_pair_in_every_framework(demo_pkg: ModuleType, demo_server: MCPServer) -> None:
+    with demo_pkg.Client.in_process(demo_server) as client:
+        pair = client.tools(search=True)
+        names = ["search_tools", "call_tool"]
+        assert [tool.name for tool in pair.to_langchain()] == names
+        assert [tool.name for tool in pair.to_openai_agents()] == names
+        assert [tool.metadata.name for tool in pair.to_llama_index()] == names
+        assert [tool.name for tool in pair.to_smolagents()] == names
+        assert sorted(pair.to_pydantic_ai().tools) == sorted(names)
+        assert pair.claude_allowed_tools("m365") == ["mcp__m365__search_tools", "mcp__m365__call_tool"]
+        assert [agent_tool.to_adk().name for agent_tool in pair.values()] == names
+        langchain_call = pair.to_langchain()[1]
+        assert langchain_call.invoke({"name": "add", "arguments": {"a": 4, "b": 5}}) == "9"
