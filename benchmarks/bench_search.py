@@ -28,6 +28,7 @@ import gzip
 import importlib
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Row, emit, generate_package  # noqa: E402
+from _common import Row, emit, generate_package, python_env  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 DEMO = Path(__file__).resolve().parents[1] / "generated_examples" / "demo_client" / "snapshot.json"
@@ -101,16 +102,16 @@ def framework_sizes(tools: Any) -> dict[str, int]:
     # `metadata.to_openai_tool()` refuses descriptions over 1024 characters: its parts, measured as it builds them.
     sizes["llama_index"] = _json_size(
         [
-            {"name": tool.metadata.name, "description": tool.metadata.description,
-             "parameters": tool.metadata.get_parameters_dict()}
+            {
+                "name": tool.metadata.name,
+                "description": tool.metadata.description,
+                "parameters": tool.metadata.get_parameters_dict(),
+            }
             for tool in tools.to_llama_index()
         ]
     )
     sizes["smolagents"] = _json_size(
-        [
-            {"name": tool.name, "description": tool.description, "inputs": tool.inputs}
-            for tool in tools.to_smolagents()
-        ]
+        [{"name": tool.name, "description": tool.description, "inputs": tool.inputs} for tool in tools.to_smolagents()]
     )
     return sizes
 
@@ -196,7 +197,7 @@ def measure_bytes(root: Path) -> tuple[list[Row], Any]:
                 note=f"every tool: {largest:,.0f} KB",
             )
         )
-        for converter, (sent, context) in deferred.items():
+        for converter, (_sent, context) in deferred.items():
             rows.append(
                 Row(
                     f"{server}: {converter} deferred, in the model's context (KB)",
@@ -210,14 +211,38 @@ def measure_bytes(root: Path) -> tuple[list[Row], Any]:
     return rows, ms365
 
 
-def measure_latency(tools: Any, queries: list[str], reps: int) -> list[Row]:
-    from mcp_codegen.runtime.agents.search_index import load_index
+_FIRST_SEARCH = """
+import sys, time
+import {name} as package
+tools = package.AsyncClient.toolset_for(None)
+started = time.perf_counter()
+tools.search(sys.argv[1])
+print((time.perf_counter() - started) * 1000)
+"""
 
-    load_index.cache_clear()
+
+def first_search_ms(root: Path, name: str, query: str, reps: int = 5) -> float:
+    """The first search in a fresh interpreter (the index read from the package included): the median of `reps`."""
+    script = _FIRST_SEARCH.format(name=name)
+    runs = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", script, query],
+                cwd=root,
+                env=python_env(root),
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        for _ in range(reps)
+    ]
+    return statistics.median(runs)
+
+
+def measure_latency(tools: Any, queries: list[str], reps: int, first: float) -> list[Row]:
     fresh = type(tools)(tools.values())
-    started = time.perf_counter()
     fresh.search(queries[0])
-    first = (time.perf_counter() - started) * 1000
     timings: list[float] = []
     for _ in range(max(1, reps // len(queries))):
         for query in queries:
@@ -226,10 +251,13 @@ def measure_latency(tools: Any, queries: list[str], reps: int) -> list[Row]:
             timings.append((time.perf_counter() - started) * 1000)
     median = statistics.median(timings)
     p95 = sorted(timings)[int(len(timings) * 0.95)]
-    print(f"search on {len(tools)} tools: median {median:.3f} ms, p95 {p95:.3f} ms, first (reads the index) {first:.1f} ms")
+    print(f"search on {len(tools)} tools: median {median:.3f} ms, p95 {p95:.3f} ms")
+    print(f"first search in a fresh interpreter (reads the index): {first:.1f} ms")
     return [
         Row("ms-365: ToolSet.search(), median query (ms)", median, QUERY_BUDGET_MS, "ms", 1.0, baseline_label="budget"),
-        Row("ms-365: first search, index read (ms)", first, QUERY_BUDGET_MS, "ms", float("inf"), baseline_label="budget"),
+        Row(
+            "ms-365: first search, index read (ms)", first, QUERY_BUDGET_MS, "ms", float("inf"), baseline_label="budget"
+        ),
     ]
 
 
@@ -252,7 +280,9 @@ def measure_retrieval() -> list[Row]:
 
     tools = ToolSet(
         AgentTool(
-            ExtraSpec(name=item["name"], description=item["description"], input_schema=item["inputSchema"], invoke=never),
+            ExtraSpec(
+                name=item["name"], description=item["description"], input_schema=item["inputSchema"], invoke=never
+            ),
             name=f"t{position}",
         )
         for position, item in enumerate(listing)
@@ -266,7 +296,9 @@ def measure_retrieval() -> list[Row]:
         retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
 
         def search(question: str, k: int) -> list[str]:
-            found, _ = retriever.retrieve(bm25s.tokenize([question], stopwords="en", show_progress=False), k=k, show_progress=False)
+            found, _ = retriever.retrieve(
+                bm25s.tokenize([question], stopwords="en", show_progress=False), k=k, show_progress=False
+            )
             return [listing[int(position)]["name"] for position in found[0]]
 
         return search
@@ -318,7 +350,9 @@ def main() -> None:
         rows, ms365 = measure_bytes(arguments.packages or Path(folder))
         data = json.loads(gzip.decompress((DATA / "livemcpbench_retrieval.json.gz").read_bytes()))
         questions = PLAIN_REQUESTS + [query["question"] for query in data["queries"]]
-        rows += measure_latency(ms365, questions, arguments.reps)
+        root = arguments.packages or Path(folder)
+        first = first_search_ms(root, "search_bench_ms365", PLAIN_REQUESTS[0])
+        rows += measure_latency(ms365, questions, arguments.reps, first)
     print("retrieval on LiveMCPBench:")
     rows += measure_retrieval()
     emit(rows, arguments.json)
