@@ -292,3 +292,23 @@ def test_the_search_pair_in_every_framework(demo_pkg: ModuleType, demo_server: M
         assert [agent_tool.to_adk().name for agent_tool in pair.values()] == names
         langchain_call = pair.to_langchain()[1]
         assert langchain_call.invoke({"name": "add", "arguments": {"a": 4, "b": 5}}) == "9"
+
+
+def test_call_tool_runs_each_tool_on_its_own_client(demo_pkg: ModuleType) -> None:
+    from mcp_codegen.demo.server import build_server
+
+    async def main() -> tuple[Any, Any, Any]:
+        async with (
+            demo_pkg.AsyncClient.in_process(build_server()) as first,
+            demo_pkg.AsyncClient.in_process(build_server()) as second,
+        ):
+            seen_first = demo_pkg._runtime.TraceRecorder().attach(first)
+            seen_second = demo_pkg._runtime.TraceRecorder().attach(second)
+            both = type(first.tools())([*first.tools(prefix="a_").values(), *second.tools(prefix="b_").values()])
+            pair = both.searching()
+            out = await pair["call_tool"].run({"name": "b_add", "arguments": {"a": 1, "b": 1}})
+            return out, seen_first.calls, seen_second.calls
+
+    out, first_calls, second_calls = anyio.run(main)
+    assert out.text == "2"
+    assert [call.tool for call in second_calls] == ["add"] and first_calls == []

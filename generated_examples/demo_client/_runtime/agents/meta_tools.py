@@ -126,9 +126,11 @@ def meta_specs(
             return None, ToolOutput.failure(
                 f"unknown tool {name!r}: use search_tools to find a tool's exact name"
             )
-        # The client handed in is the async one, already on its loop: run the target there.
         given = cast("dict[str, Any] | None", values)
-        output = await target.bind(client).run(given, timeout=timeout)
+        # A bound target runs on its own client (a toolkit's tools belong to several); an unbound
+        # set's tools run on the client this pair was bound to.
+        runner = target if target.client is not None else target.bind(client)
+        output = await runner.run(given, timeout=timeout)
         return output, output
 
     return [
