@@ -78,8 +78,10 @@ def test_anthropic_deferred_marks_every_tool_and_carries_the_search_tool(ms365: 
     assert all(item["defer_loading"] is True for item in definitions[1:])
     # Each deferred definition is the plain one plus the flag.
     assert {**ms365.to_anthropic()[7], "defer_loading": True} == definitions[8]
-    validator = TypeAdapter(list[ToolUnionParam])
-    assert len(validator.validate_python(definitions)) == 345
+    assert len(TypeAdapter(list[ToolUnionParam]).validate_python(definitions)) == 345
+    # Every field but the (server's own) schema checked strictly: a misspelled field fails.
+    strictly = [{**item, "input_schema": {"type": "object"}} if "input_schema" in item else item for item in definitions]
+    assert len(_validator(ToolUnionParam).validate_python(strictly)) == 345
     regex = ms365.to_anthropic(defer_loading=True, tool_search="regex", keep=["get-*"], cache_control=True)
     assert regex[0] == {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
     loaded = [item["name"] for item in regex[1:] if "defer_loading" not in item]
