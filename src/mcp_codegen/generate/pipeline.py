@@ -7,6 +7,7 @@ snapshot (`snapshot.model`) -> plans and IR (`build_ir`) -> models (`tool_models
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, build_client_spec, plan_tools
 from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.cli_table import cli_commands
-from mcp_codegen.generate.fingerprint import input_hash
+from mcp_codegen.generate.fingerprint import generator_fingerprint, input_hash
 from mcp_codegen.generate.formatting import format_python, open_stores
 from mcp_codegen.generate.ir_cache import open_store as open_ir_store
 from mcp_codegen.generate.ir_cache import tool_irs
@@ -31,6 +32,14 @@ from mcp_codegen.generate.render import header_line, render_cli, render_package,
 from mcp_codegen.generate.snapshot_text import snapshot_text as snapshot_text_of
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
+from mcp_codegen.runtime.agents.search_index import (
+    INDEX_FILE,
+    TermCounts,
+    build_index,
+    document_from_listing,
+    document_terms,
+    index_json,
+)
 from mcp_codegen.snapshot.model import Snapshot
 
 
@@ -110,6 +119,7 @@ def generate_files(
         texts |= runtime_files()
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
+    files[INDEX_FILE] = search_index(plans, snapshot.server_name).encode("utf-8")
     files["py.typed"] = b""
     if options.server:
         files = _server_package(files, spec, models, header, package_name, handlers, options)
@@ -121,6 +131,42 @@ def generate_files(
     )
     caller_diagnostics.extend(diagnostics)
     return dict(sorted(files.items()))
+
+
+def search_index(plans: Sequence[ToolPlan], server: str = "") -> str:
+    """The text of the package's tool-search index (`runtime.agents.search_index`), from the generated tools'
+    listings: what `ToolSet.search()` reads instead of indexing the tools at run time. Each tool's term counts
+    are cached under a digest of its indexed text, so a regeneration counts only the tools that changed."""
+
+    def title(raw: dict[str, object]) -> object:
+        annotations = raw.get("annotations")
+        return raw.get("title") or (annotations.get("title") if isinstance(annotations, dict) else None)
+
+    documents = [
+        document_from_listing(
+            plan.wire_name,
+            title(plan.raw),
+            plan.description_override or plan.raw.get("description"),
+            plan.raw.get("inputSchema"),
+        )
+        for plan in plans
+    ]
+    store = ServerResults.open("search-terms", generator_fingerprint(), server, _valid_terms) if server else None
+    counts: list[TermCounts] = []
+    for document in documents:
+        key = hashlib.sha256("\0".join(document.fields().values()).encode()).hexdigest()
+        cached = store.get(key) if store is not None else None
+        counted: TermCounts = cached["fields"] if cached is not None else document_terms(document)
+        if store is not None:
+            store.use(key, {"fields": counted}, made=cached is None)
+        counts.append(counted)
+    if store is not None:
+        store.close()
+    return index_json(build_index(documents, counts))
+
+
+def _valid_terms(result: dict[str, object]) -> bool:
+    return isinstance(result["fields"], dict)
 
 
 #: The client package inside a server package (`generate --server`): its models, specs and typed fake server.
