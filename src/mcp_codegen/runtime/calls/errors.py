@@ -40,18 +40,43 @@ __all__ = [
     "UnsupportedByServerError",
     "http_status_message",
     "request_label",
+    "sdk_connection_closed",
+    "sdk_request_timeout",
     "translate_error",
     "unwrap_exception_group",
 ]
 
 # JSON-RPC error codes the SDK uses for transport-level failures (mcp_types.CONNECTION_CLOSED / REQUEST_TIMEOUT).
+# Servers use the same codes for errors of their own (-32000 is the most common server-defined code;
+# the TypeScript SDK answers an unknown session with -32001), so the SDK's signals are told by their wording.
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
 
 
-def _restore(
-    cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]
-) -> BaseException:
+def sdk_connection_closed(error: BaseException) -> bool:
+    """Whether `error` is the SDK's own signal that the transport closed (not a server's -32000 error)."""
+    error = unwrap_exception_group(error)
+    return (
+        getattr(error, "code", None) == _CONNECTION_CLOSED
+        and getattr(error, "message", None) == "Connection closed"
+        and getattr(error, "data", None) is None
+    )
+
+
+def sdk_request_timeout(error: BaseException) -> bool:
+    """Whether `error` is the SDK's own request timeout (not a server's -32001 error)."""
+    error = unwrap_exception_group(error)
+    message = getattr(error, "message", None)
+    return (
+        getattr(error, "code", None) == _REQUEST_TIMEOUT
+        and isinstance(message, str)
+        and message.startswith("Request ")
+        and message.endswith(" timed out")
+        and getattr(error, "data", None) is None
+    )
+
+
+def _restore(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> BaseException:
     error = cls.__new__(cls, *args)
     error.args = args
     error.__dict__.update(state)
@@ -138,9 +163,7 @@ class ServerRequestError(McpClientError):
     data: object
     method: str | None
 
-    def __init__(
-        self, code: int, message: str, data: object = None, *, method: str | None = None
-    ) -> None:
+    def __init__(self, code: int, message: str, data: object = None, *, method: str | None = None) -> None:
         super().__init__(f"{message} (error {code})")
         self.code = code
         self.message = message
@@ -181,16 +204,12 @@ class HttpStatusError(ServerRequestError):
         self.headers_sent = tuple(headers_sent)
 
 
-def http_status_message(
-    status: int, reason: str, url: str, headers_sent: Sequence[str]
-) -> str:
+def http_status_message(status: int, reason: str, url: str, headers_sent: Sequence[str]) -> str:
     """`HTTP 401 Unauthorized from <url> (...)`: which credentials were sent, by header name only."""
     message = f"HTTP {status}{f' {reason}' if reason else ''} from {url}"
     if status in (401, 403):
         if headers_sent:
-            message += (
-                f" (check the credentials in header(s) {', '.join(headers_sent)})"
-            )
+            message += f" (check the credentials in header(s) {', '.join(headers_sent)})"
         else:
             message += " (the server wants credentials: pass headers=...)"
     return message
@@ -201,9 +220,7 @@ class ResourceError(ServerRequestError):
 
     uri: str
 
-    def __init__(
-        self, code: int, message: str, data: object = None, *, uri: str
-    ) -> None:
+    def __init__(self, code: int, message: str, data: object = None, *, uri: str) -> None:
         super().__init__(code, message, data, method="resources/read")
         self.uri = uri
 
@@ -213,9 +230,7 @@ class PromptError(ServerRequestError):
 
     prompt: str
 
-    def __init__(
-        self, code: int, message: str, data: object = None, *, prompt: str
-    ) -> None:
+    def __init__(self, code: int, message: str, data: object = None, *, prompt: str) -> None:
         super().__init__(code, message, data, method="prompts/get")
         self.prompt = prompt
 
@@ -279,12 +294,8 @@ class ArgumentsValidationError(McpClientError, ValueError):
     tool: str
     errors: list[ErrorDetails]
 
-    def __init__(
-        self, errors: Sequence[ErrorDetails], *, tool: str, what: str = "tool"
-    ) -> None:
-        super().__init__(
-            f"invalid arguments for {what} {tool!r}: {_describe_errors(errors)}"
-        )
+    def __init__(self, errors: Sequence[ErrorDetails], *, tool: str, what: str = "tool") -> None:
+        super().__init__(f"invalid arguments for {what} {tool!r}: {_describe_errors(errors)}")
         self.tool = tool
         self.errors = list(errors)
 
@@ -305,9 +316,7 @@ class ResultValidationError(McpClientError):
         reason: str | None = None,
     ) -> None:
         detail = reason if reason is not None else _describe_errors(errors)
-        super().__init__(
-            f"result of tool {tool!r} does not match its output schema: {detail}"
-        )
+        super().__init__(f"result of tool {tool!r} does not match its output schema: {detail}")
         self.tool = tool
         self.result = result
         self.errors = list(errors)
@@ -320,20 +329,14 @@ class UnknownToolError(McpClientError):
     suggestions: tuple[str, ...]
 
     def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
-        hint = (
-            f"; did you mean {', '.join(repr(s) for s in suggestions)}?"
-            if suggestions
-            else ""
-        )
+        hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
         super().__init__(f"unknown tool {name!r}{hint}")
         self.name = name
         self.suggestions = tuple(suggestions)
 
 
 def _is_cancellation(error: BaseException) -> bool:
-    asyncio = sys.modules.get(
-        "asyncio"
-    )  # no asyncio imported: no asyncio cancellation can exist
+    asyncio = sys.modules.get("asyncio")  # no asyncio imported: no asyncio cancellation can exist
     if asyncio is not None and isinstance(error, asyncio.CancelledError):
         return True
     cls = type(error)
@@ -402,11 +405,9 @@ def translate_error(
     if isinstance(code, int) and _is_mcp_error(error):
         message = str(getattr(error, "message", "") or error)
         data = getattr(error, "data", None)
-        if code == _CONNECTION_CLOSED:
-            return ConnectionClosedError(
-                f"connection to the MCP server closed ({message})"
-            )
-        if code == _REQUEST_TIMEOUT:
+        if sdk_connection_closed(error):
+            return ConnectionClosedError(f"connection to the MCP server closed ({message})")
+        if sdk_request_timeout(error):
             return RequestTimeoutError(f"{what} timed out{after or f' ({message})'}")
         if uri is not None:
             return ResourceError(code, message, data, uri=uri)
@@ -414,13 +415,9 @@ def translate_error(
             return PromptError(code, message, data, prompt=prompt)
         return ServerRequestError(code, message, data, method=method)
     if _is_stream_closed(error):
-        return ConnectionClosedError(
-            f"connection to the MCP server closed ({type(error).__name__})"
-        )
+        return ConnectionClosedError(f"connection to the MCP server closed ({type(error).__name__})")
     if _is_validation_error(error):
-        return ProtocolError(
-            f"the server's response to the {what} does not conform to MCP: {error}"
-        )
+        return ProtocolError(f"the server's response to the {what} does not conform to MCP: {error}")
     return error
 
 
