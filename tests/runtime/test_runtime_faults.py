@@ -10,6 +10,7 @@ twice. A failed request never ends the session. Bounds on durations are hang gua
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import subprocess
@@ -360,7 +361,9 @@ async def test_calls_in_flight_when_a_stdio_server_dies_share_one_new_process(pk
 
 
 async def test_a_randomized_run_of_1000_calls_never_repeats_an_unsafe_call(pkg: ModuleType) -> None:
-    """Chaos on every tools/call; each `bump` uses its own key, so the server's counts show any repeat."""
+    """Chaos on every tools/call, and the session expiring three times mid-run (as the Python SDK, the
+    TypeScript SDK and server-everything say it); each `bump` uses its own key, so the server's counts show
+    any repeat."""
     runs: Counter[str] = Counter()
     faults = [
         status(503, retry_after=0),
@@ -402,10 +405,16 @@ async def test_a_randomized_run_of_1000_calls_never_repeats_an_unsafe_call(pkg: 
                         outcomes[f"{tool}:unknown"] += 1
                     longest = max(longest, time.monotonic() - started)
 
+                expiries = {25: 404, 50: 400, 75: 404}
                 for batch in range(100):
                     async with anyio.create_task_group() as group:
                         for index in range(batch * 10, batch * 10 + 10):
                             group.start_soon(one, index)
+                        if batch in expiries:  # with this batch's calls starting or in flight
+                            await anyio.sleep(0)
+                            message = "Session not found" if expiries[batch] == 404 else "No valid session ID"
+                            body = json.dumps({"jsonrpc": "2.0", "error": {"code": -32000, "message": message}})
+                            proxy.expire_sessions(status(expiries[batch], body=body, content_type="application/json"))
     bumps = {key: count for key, count in runs.items() if key.startswith("bump:")}
     assert max(bumps.values()) == 1  # no unsafe call ran twice
     for key, outcome in bumped.items():
@@ -415,11 +424,12 @@ async def test_a_randomized_run_of_1000_calls_never_repeats_an_unsafe_call(pkg: 
     # maybe-processed fault may end unknown.
     maybe = {"drop_before", "drop_after", "drop_mid", "status_after(502)", "status_after(504)"}
     hit = Counter(entry.tool for entry in proxy.log if entry.fault in maybe)
-    assert outcomes["bump:unknown"] <= hit["bump"]
+    assert outcomes["bump:unknown"] <= hit["bump"]  # no call failed without a fault of its own
+    assert any(str(entry.fault).startswith("expired(") for entry in proxy.log)  # refused, then succeeded
     assert outcomes["read_value:ok"] + outcomes["put:ok"] + outcomes["bump:ok"] + outcomes["bump:unknown"] == 1000
     assert outcomes["bump:unknown"] > 0 and outcomes["bump:ok"] > 0  # both paths were exercised
     assert longest < timeout + 1  # no call outlived its timeout (one second for the event loop's slack)
-    assert proxy.reached("initialize") == 1  # one session for the whole run
+    assert proxy.reached("initialize") == 1 + len(expiries)  # one new session for each expiry, however many learnt it
 
 
 def test_the_command_line_retries_and_says_when_a_call_may_have_run(pkg: ModuleType, served: Served) -> None:
