@@ -32,7 +32,7 @@ import logging
 import re
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import httpx2
@@ -107,10 +107,12 @@ class _PostAnswer:
         400, which has no `id`), or None."""
         response = self.response
         try:
-            found = json.loads(response.content) if response is not None else None
+            found: object = json.loads(response.content) if response is not None else None
         except (httpx2.ResponseNotRead, ValueError):
             return None
-        error = found.get("error") if isinstance(found, dict) else None
+        if not isinstance(found, dict):
+            return None
+        error = cast("dict[str, object]", found).get("error")
         if not isinstance(error, dict):
             return None
         try:
