@@ -94,7 +94,9 @@ class Retries:
     repeatable: Mapping[str, bool] = field(default_factory=dict[str, bool])
 
     def __post_init__(self) -> None:
-        given = cast(object, self.max_retries)  # callers without a type checker may pass anything
+        given = cast(
+            object, self.max_retries
+        )  # callers without a type checker may pass anything
         if isinstance(given, bool) or not isinstance(given, int):
             raise TypeError("max_retries must be an int")
         if self.max_retries < 0:
@@ -102,13 +104,19 @@ class Retries:
         for name in ("initial_delay", "max_delay"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not value >= 0:
-                raise ValueError(f"{name} must be a number of seconds >= 0, not {value!r}")
+                raise ValueError(
+                    f"{name} must be a number of seconds >= 0, not {value!r}"
+                )
         if not self.multiplier >= 1:
             raise ValueError(f"multiplier must be >= 1, not {self.multiplier!r}")
 
-    def delay(self, retry: int, floor: float | None, rng: random.Random | None = None) -> float:
+    def delay(
+        self, retry: int, floor: float | None, rng: random.Random | None = None
+    ) -> float:
         """Seconds to wait before retry number `retry` (1 for the first)."""
-        ceiling = min(self.max_delay, self.initial_delay * self.multiplier ** (retry - 1))
+        ceiling = min(
+            self.max_delay, self.initial_delay * self.multiplier ** (retry - 1)
+        )
         draw = (rng or random).random()
         wait = ceiling / 2 + ceiling / 2 * draw
         return max(wait, floor) if floor is not None else wait
@@ -121,7 +129,8 @@ class Retries:
         python_name: str | None = None,
     ) -> bool:
         """Whether a request that may already have run is safe to send again (`python_name`: the
-        tool's method name in the generated client, which `repeatable` may use instead)."""
+        tool's method name in the generated client, which `repeatable` may use instead).
+        """
         if method != "tools/call":
             return method in SAFE_METHODS
         for name in (tool, python_name):
@@ -129,7 +138,10 @@ class Retries:
                 return bool(self.repeatable[name])
         if not annotations:
             return False
-        return annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
+        return (
+            annotations.get("readOnlyHint") is True
+            or annotations.get("idempotentHint") is True
+        )
 
 
 #: What a client retries with unless told otherwise.
@@ -144,7 +156,9 @@ def retries_setting(value: int | Retries | None) -> Retries | None:
         return value
     given = cast(object, value)
     if isinstance(given, bool) or not isinstance(given, int):
-        raise TypeError(f"retries must be an int or a Retries, not {type(given).__name__}")
+        raise TypeError(
+            f"retries must be an int or a Retries, not {type(given).__name__}"
+        )
     if value == 0:
         return NO_RETRIES
     if value == DEFAULT_RETRIES.max_retries:

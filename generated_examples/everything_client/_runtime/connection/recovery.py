@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp.client.caching import ClientResponseCache
 
+    from ..calls.options import CallOptions
     from ..calls.specs import ToolSpec
     from .session import AsyncConnection, Lease
 
@@ -64,6 +65,7 @@ class SessionRecovery:
     _closed_reason: str | None
     _closed_detail: str | None
     _response_cache: ClientResponseCache | None
+    _call_options: CallOptions | None
     #: The connection was lost (not closed by the user): the next request opens it again, retries allowing.
     _lost: bool = False
     #: Counts the sessions this client has had: a request knows whether its session was already renewed.
@@ -75,13 +77,27 @@ class SessionRecovery:
 
         def _retry_policy(self) -> Retries: ...
 
-        def _applied_timeout(self, timeout: float | None) -> float | None: ...
-
-        def _translated(self, error: Exception, method: str | None) -> BaseException: ...
+        def _translated(
+            self, error: Exception, method: str | None
+        ) -> BaseException: ...
 
         async def _send_attempt(
             self, request: Any, result_type: Any, timeout: float | None, method: str
         ) -> Any: ...
+
+    def _applied_timeout(self, timeout: float | None) -> float | None:
+        """The limit a request ran under: its own `timeout`, this view's, or the connector's."""
+        if timeout is not None:
+            return timeout
+        options = self._call_options
+        if options is not None:
+            limits = [
+                t for t in (options.timeout, options.max_timeout) if t is not None
+            ]
+            if limits:
+                return min(limits)
+        default = getattr(self._session, "_session_read_timeout_seconds", None)
+        return float(default) if isinstance(default, int | float) else None
 
     # -- the connection's state, as requests see it --------------------------------------------------
 
@@ -127,7 +143,15 @@ class SessionRecovery:
                 raise
             failure: Exception = error
         return await self._retry(
-            request, result_type, timeout, method, tool, failure, fault, started, generation
+            request,
+            result_type,
+            timeout,
+            method,
+            tool,
+            failure,
+            fault,
+            started,
+            generation,
         )
 
     async def _fault(
@@ -140,7 +164,9 @@ class SessionRecovery:
         if connection is None or not sdk_connection_closed(error):
             return None
         # The connection itself ended (a stdio server exited, a transport broke) with the request in flight.
-        if generation != self._generation:  # another request already opened a new session
+        if (
+            generation != self._generation
+        ):  # another request already opened a new session
             return Fault("maybe_processed", "connection lost", new_session=True)
         detail = self._closed_detail = await connection.closed_detail()
         self._connection_lost(detail or "the connection to the MCP server was lost")
@@ -179,7 +205,9 @@ class SessionRecovery:
             ):
                 raise self._outcome_unknown(method, tool, fault, retry) from None
             if renewed and fault.new_session and fault.status == 400:
-                raise self._given_up(error, method, tool, fault, retry)  # the server's answer
+                raise self._given_up(
+                    error, method, tool, fault, retry
+                )  # the server's answer
             retry += 1
             # Opening a session the server forgot is what every client did before retries existed.
             allowed = policy.max_retries or (

@@ -159,7 +159,9 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
             with anyio.CancelScope() as scope:
                 lease.scope = scope
                 for index, attempt in enumerate(attempts):
-                    root = await self._connect_through(lease, attempt, len(attempts) > 1)
+                    root = await self._connect_through(
+                        lease, attempt, len(attempts) > 1
+                    )
                     if root is None:
                         return
                     if index + 1 >= len(attempts) or not attempt.fall_through(root):
@@ -200,7 +202,9 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                 if tries:
                     self._failures.pop()  # only the last cause of this attempt is named
                 reason = attempt.diagnose(root)
-                self._failures.append(f"{attempt.label}: {reason}" if several else reason)
+                self._failures.append(
+                    f"{attempt.label}: {reason}" if several else reason
+                )
                 fault, tries = handshake.fault, tries + 1
                 if fault is None or tries > self._retries.max_retries:
                     return root

@@ -76,7 +76,9 @@ def sdk_request_timeout(error: BaseException) -> bool:
     )
 
 
-def _restore(cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]) -> BaseException:
+def _restore(
+    cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]
+) -> BaseException:
     error = cls.__new__(cls, *args)
     error.args = args
     error.__dict__.update(state)
@@ -163,7 +165,9 @@ class ServerRequestError(McpClientError):
     data: object
     method: str | None
 
-    def __init__(self, code: int, message: str, data: object = None, *, method: str | None = None) -> None:
+    def __init__(
+        self, code: int, message: str, data: object = None, *, method: str | None = None
+    ) -> None:
         super().__init__(f"{message} (error {code})")
         self.code = code
         self.message = message
@@ -204,12 +208,16 @@ class HttpStatusError(ServerRequestError):
         self.headers_sent = tuple(headers_sent)
 
 
-def http_status_message(status: int, reason: str, url: str, headers_sent: Sequence[str]) -> str:
+def http_status_message(
+    status: int, reason: str, url: str, headers_sent: Sequence[str]
+) -> str:
     """`HTTP 401 Unauthorized from <url> (...)`: which credentials were sent, by header name only."""
     message = f"HTTP {status}{f' {reason}' if reason else ''} from {url}"
     if status in (401, 403):
         if headers_sent:
-            message += f" (check the credentials in header(s) {', '.join(headers_sent)})"
+            message += (
+                f" (check the credentials in header(s) {', '.join(headers_sent)})"
+            )
         else:
             message += " (the server wants credentials: pass headers=...)"
     return message
@@ -220,7 +228,9 @@ class ResourceError(ServerRequestError):
 
     uri: str
 
-    def __init__(self, code: int, message: str, data: object = None, *, uri: str) -> None:
+    def __init__(
+        self, code: int, message: str, data: object = None, *, uri: str
+    ) -> None:
         super().__init__(code, message, data, method="resources/read")
         self.uri = uri
 
@@ -230,7 +240,9 @@ class PromptError(ServerRequestError):
 
     prompt: str
 
-    def __init__(self, code: int, message: str, data: object = None, *, prompt: str) -> None:
+    def __init__(
+        self, code: int, message: str, data: object = None, *, prompt: str
+    ) -> None:
         super().__init__(code, message, data, method="prompts/get")
         self.prompt = prompt
 
@@ -294,8 +306,12 @@ class ArgumentsValidationError(McpClientError, ValueError):
     tool: str
     errors: list[ErrorDetails]
 
-    def __init__(self, errors: Sequence[ErrorDetails], *, tool: str, what: str = "tool") -> None:
-        super().__init__(f"invalid arguments for {what} {tool!r}: {_describe_errors(errors)}")
+    def __init__(
+        self, errors: Sequence[ErrorDetails], *, tool: str, what: str = "tool"
+    ) -> None:
+        super().__init__(
+            f"invalid arguments for {what} {tool!r}: {_describe_errors(errors)}"
+        )
         self.tool = tool
         self.errors = list(errors)
 
@@ -316,7 +332,9 @@ class ResultValidationError(McpClientError):
         reason: str | None = None,
     ) -> None:
         detail = reason if reason is not None else _describe_errors(errors)
-        super().__init__(f"result of tool {tool!r} does not match its output schema: {detail}")
+        super().__init__(
+            f"result of tool {tool!r} does not match its output schema: {detail}"
+        )
         self.tool = tool
         self.result = result
         self.errors = list(errors)
@@ -329,14 +347,20 @@ class UnknownToolError(McpClientError):
     suggestions: tuple[str, ...]
 
     def __init__(self, name: str, suggestions: Sequence[str] = ()) -> None:
-        hint = f"; did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+        hint = (
+            f"; did you mean {', '.join(repr(s) for s in suggestions)}?"
+            if suggestions
+            else ""
+        )
         super().__init__(f"unknown tool {name!r}{hint}")
         self.name = name
         self.suggestions = tuple(suggestions)
 
 
 def _is_cancellation(error: BaseException) -> bool:
-    asyncio = sys.modules.get("asyncio")  # no asyncio imported: no asyncio cancellation can exist
+    asyncio = sys.modules.get(
+        "asyncio"
+    )  # no asyncio imported: no asyncio cancellation can exist
     if asyncio is not None and isinstance(error, asyncio.CancelledError):
         return True
     cls = type(error)
@@ -406,7 +430,9 @@ def translate_error(
         message = str(getattr(error, "message", "") or error)
         data = getattr(error, "data", None)
         if sdk_connection_closed(error):
-            return ConnectionClosedError(f"connection to the MCP server closed ({message})")
+            return ConnectionClosedError(
+                f"connection to the MCP server closed ({message})"
+            )
         if sdk_request_timeout(error):
             return RequestTimeoutError(f"{what} timed out{after or f' ({message})'}")
         if uri is not None:
@@ -415,9 +441,13 @@ def translate_error(
             return PromptError(code, message, data, prompt=prompt)
         return ServerRequestError(code, message, data, method=method)
     if _is_stream_closed(error):
-        return ConnectionClosedError(f"connection to the MCP server closed ({type(error).__name__})")
+        return ConnectionClosedError(
+            f"connection to the MCP server closed ({type(error).__name__})"
+        )
     if _is_validation_error(error):
-        return ProtocolError(f"the server's response to the {what} does not conform to MCP: {error}")
+        return ProtocolError(
+            f"the server's response to the {what} does not conform to MCP: {error}"
+        )
     return error
 
 

@@ -142,4 +142,3 @@ class ExtensionTasks:
                 ) from None
 
         return send
-

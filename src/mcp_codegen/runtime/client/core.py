@@ -90,7 +90,9 @@ def raise_translated(
     subject: str | None = None,
     limit: float | None = None,
 ) -> NoReturn:
-    translated = translate_error(error, method=method, uri=uri, prompt=prompt, subject=subject, limit=limit)
+    translated = translate_error(
+        error, method=method, uri=uri, prompt=prompt, subject=subject, limit=limit
+    )
     if subject is not None and isinstance(translated, RequestTimeoutError):
         # A timeout of `with_options()` names the method only: add which tool it was.
         plain, named = request_label(method), request_label(method, subject)
@@ -118,7 +120,10 @@ def _param_headers_unknown(error: BaseException, session: ClientSession) -> bool
     from mcp_types import HEADER_MISMATCH
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-    return mcp_error_code(error) == HEADER_MISMATCH and session.protocol_version in MODERN_PROTOCOL_VERSIONS
+    return (
+        mcp_error_code(error) == HEADER_MISMATCH
+        and session.protocol_version in MODERN_PROTOCOL_VERSIONS
+    )
 
 
 class ClientCore(SessionRecovery):
@@ -131,7 +136,9 @@ class ClientCore(SessionRecovery):
 
     # `_call_options` lives outside `__dict__`: a `with_options()` view shares the client's
     # `__dict__` (session, closed state, hooks) and differs only in this slot.
-    __slots__ = ("_call_options",)  # `__dict__` and `__weakref__` come from `SessionRecovery`
+    __slots__ = (
+        "_call_options",
+    )  # `__dict__` and `__weakref__` come from `SessionRecovery`
 
     #: Wire tool name -> spec (the generated class sets it).
     _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {}
@@ -308,7 +315,9 @@ class ClientCore(SessionRecovery):
         client made by `from_session()` (its session is yours).
         """
         if self._connection is None:
-            raise RuntimeError("a client made by from_session() cannot reconnect: open a new session")
+            raise RuntimeError(
+                "a client made by from_session() cannot reconnect: open a new session"
+            )
         async with self._renewal_lock():
             await self._reconnect_now()
 
@@ -362,7 +371,9 @@ class ClientCore(SessionRecovery):
         the application set a provider (`calls.telemetry`), else directly. `tool` names the tool of a
         `tools/call` (whether it is safe to repeat)."""
         if not telemetry_active():
-            return await self._send_recovering(request, result_type, timeout, method, tool)
+            return await self._send_recovering(
+                request, result_type, timeout, method, tool
+            )
         return await traced(
             self._telemetry,
             request,
@@ -379,11 +390,14 @@ class ClientCore(SessionRecovery):
         method: str,
     ) -> _PageT:
         """One attempt of a request with this view's options, answering a 2026-07-28 server's requests
-        for input (and listing the tools once when it refused the call's `Mcp-Param-*` headers)."""
+        for input (and listing the tools once when it refused the call's `Mcp-Param-*` headers).
+        """
         try:
             return await self._send_answered(request, result_type, timeout, method)
         except Exception as error:
-            return await self._resend_listed(error, request, result_type, timeout, method)
+            return await self._resend_listed(
+                error, request, result_type, timeout, method
+            )
 
     async def _resend_listed(
         self,
@@ -412,26 +426,38 @@ class ClientCore(SessionRecovery):
         if speaks_multi_round(session):
             send = functools.partial(self._send_once, timeout=timeout, method=method)
             if (
-                self._declares_tasks and method == "tools/call" and result_type is lazy_mcp_types().CallToolResult
+                self._declares_tasks
+                and method == "tools/call"
+                and result_type is lazy_mcp_types().CallToolResult
             ):  # (a task's own start asks for a task or a result: `ExtensionTasks`)
                 called: _PageT = await self._call_through_task(request, timeout, send)
                 return called
             return await resolve_input_required(session, request, result_type, send)
-        sent: _PageT = await self._send_once(request, result_type, timeout=timeout, method=method)
+        sent: _PageT = await self._send_once(
+            request, result_type, timeout=timeout, method=method
+        )
         return sent
 
-    async def _call_through_task(self, request: Any, timeout: float | None, send: Any) -> Any:
+    async def _call_through_task(
+        self, request: Any, timeout: float | None, send: Any
+    ) -> Any:
         """A tool call the server may run as a task (the session declared the 2026-07-28 tasks
         extension): its result, following the task to its end. Each `tasks/get` is its own request,
         with this view's options and retries."""
         from ..calls.task_extension import call_tool_through_task
 
         async def send_tasks(task_request: Any, result_type: Any) -> Any:
-            return await self._send_recovering(task_request, result_type, timeout, task_request.method, None)
+            return await self._send_recovering(
+                task_request, result_type, timeout, task_request.method, None
+            )
 
-        return await call_tool_through_task(self._session, request, send, send_tasks=send_tasks)
+        return await call_tool_through_task(
+            self._session, request, send, send_tasks=send_tasks
+        )
 
-    async def _send_once(self, request: Any, result_type: Any, *, timeout: float | None, method: str) -> Any:
+    async def _send_once(
+        self, request: Any, result_type: Any, *, timeout: float | None, method: str
+    ) -> Any:
         """One request and its answer, through the response cache for a listing or a read."""
         cache = self._response_cache
         if cache is None or not (method in LISTINGS or method == "resources/read"):
@@ -441,7 +467,11 @@ class ClientCore(SessionRecovery):
         if options is not None:
             # A request asking for progress must reach the server: it refreshes the entry.
             asks_progress = options.on_progress is not None
-            mode = "refresh" if asks_progress and options.cache_mode == "use" else options.cache_mode
+            mode = (
+                "refresh"
+                if asks_progress and options.cache_mode == "use"
+                else options.cache_mode
+            )
         return await send_through(
             cache,
             method,
@@ -450,9 +480,12 @@ class ClientCore(SessionRecovery):
             lambda: self._send_wire(request, result_type, timeout, method),
         )
 
-    async def _send_wire(self, request: Any, result_type: Any, timeout: float | None, method: str) -> Any:
+    async def _send_wire(
+        self, request: Any, result_type: Any, timeout: float | None, method: str
+    ) -> Any:
         """One request on the wire: the SDK's own timeout, or this view's `with_options()`. A transit
-        fault the transport recorded for it is raised as `RequestFault` (`connection.exchange`)."""
+        fault the transport recorded for it is raised as `RequestFault` (`connection.exchange`).
+        """
         options = self._call_options
         session = self._session
         lease = self._lease
@@ -471,7 +504,9 @@ class ClientCore(SessionRecovery):
                     timeout,
                     what=f"{method} request",
                 )
-            return await session.send_request(request, result_type, request_read_timeout_seconds=timeout)
+            return await session.send_request(
+                request, result_type, request_read_timeout_seconds=timeout
+            )
         except Exception as error:
             fault = exchange.fault
             if fault is None:
@@ -515,18 +550,6 @@ class ClientCore(SessionRecovery):
             self._connection_lost(detail)
             raise ConnectionClosedError(detail) from None
 
-    def _applied_timeout(self, timeout: float | None) -> float | None:
-        """The limit a request ran under: its own `timeout`, this view's, or the connector's."""
-        if timeout is not None:
-            return timeout
-        options = self._call_options
-        if options is not None:
-            limits = [t for t in (options.timeout, options.max_timeout) if t is not None]
-            if limits:
-                return min(limits)
-        default = getattr(self._session, "_session_read_timeout_seconds", None)
-        return float(default) if isinstance(default, int | float) else None
-
     async def _list_all(
         self,
         method: str,
@@ -539,8 +562,14 @@ class ClientCore(SessionRecovery):
         cursor: str | None = None
         seen: set[str] = set()
         for _ in range(_MAX_PAGES):
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-            page = await self._request(request_class(params=params), result_class, method=method)
+            params = (
+                types.PaginatedRequestParams(cursor=cursor)
+                if cursor is not None
+                else None
+            )
+            page = await self._request(
+                request_class(params=params), result_class, method=method
+            )
             found.extend(items(page))
             cursor = getattr(page, "next_cursor", None)
             if not cursor or cursor in seen:
@@ -551,7 +580,9 @@ class ClientCore(SessionRecovery):
     async def ping(self, *, timeout: float | None = None) -> None:
         """Check that the server answers (MCP `ping`); raises `RequestTimeoutError` after `timeout` s."""
         types = lazy_mcp_types()
-        await self._request(types.PingRequest(), types.EmptyResult, method="ping", timeout=timeout)
+        await self._request(
+            types.PingRequest(), types.EmptyResult, method="ping", timeout=timeout
+        )
 
     def _translated(self, error: Exception, method: str | None) -> BaseException:
         """What a request's failure is raised as (see `_after_failure`), without raising it."""

@@ -107,7 +107,9 @@ class _PostAnswer:
         400, which has no `id`), or None."""
         response = self.response
         try:
-            found: object = json.loads(response.content) if response is not None else None
+            found: object = (
+                json.loads(response.content) if response is not None else None
+            )
         except (httpx2.ResponseNotRead, ValueError):
             return None
         if not isinstance(found, dict):
@@ -147,7 +149,9 @@ def status_fault(
         cause = "the server no longer knows the session"
         return Fault("not_processed", cause, None, status, new_session=True)
     wait = retry_after_seconds(retry_after)
-    if status in (408, 429) or (status == 503 and wait is not None and not server_wrote):
+    if status in (408, 429) or (
+        status == 503 and wait is not None and not server_wrote
+    ):
         return Fault("not_processed", f"HTTP {status}", wait, status)
     if status in (502, 503, 504) and not server_wrote:
         return Fault("maybe_processed", f"HTTP {status}", wait, status)
@@ -251,7 +255,9 @@ class ResilientTransport(StreamableHTTPTransport):
                 ctx.read_stream_writer,
                 _failed(request_id, f"the request failed in transit: {fault.cause}"),
             )
-        except Exception as error:  # noqa: BLE001 - e.g. an auth flow's own error: it fails this request only
+        except (
+            Exception
+        ) as error:  # noqa: BLE001 - e.g. an auth flow's own error: it fails this request only
             if message.method in _HANDSHAKE:
                 raise
             # The connection's `explain` turns what the auth flow raised into the error the caller sees.
