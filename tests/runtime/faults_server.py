@@ -1,8 +1,10 @@
 """An MCP server that counts what it runs, for the retry tests (`python faults_server.py` serves it over stdio).
 
 `bump(key)` changes state (no annotations: not safe to repeat), `read_value(key)` is read-only and idempotent,
-`put(key, value)` idempotent only, `fail()` reports an error result, `pid()` names the process, `nap(seconds)` sleeps first
-(`napping()` counts the naps sleeping now), `crash()`
+`put(key, value)` idempotent only, `fail()` reports an error result, `limited(key)` answers a JSON-RPC error
+-32000 of its own (a rate limit), `get-user(key)` is read-only with a wire name that is not a Python name,
+`hold(key)` (not safe to repeat) waits until the test opens `gate`, `pid()` names the process, `nap(seconds)` sleeps
+first (`napping()` counts the naps sleeping now), `crash()`
 exits the process mid-call, `announce()` sends `notifications/tools/list_changed`. `runs` counts
 every call that reached a handler, by tool and key, so a test can tell what ran and how often.
 """
@@ -10,15 +12,18 @@ every call that reached a handler, by tool and key, so a test can tell what ran 
 from __future__ import annotations
 
 import os
+import threading
 from collections import Counter
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
 
 
-def build_server(runs: Counter[str] | None = None) -> MCPServer:
+def build_server(runs: Counter[str] | None = None, gate: threading.Event | None = None) -> MCPServer:
     counted: Counter[str] = runs if runs is not None else Counter()
+    opened = gate if gate is not None else threading.Event()
     values: dict[str, int] = {}
     server = MCPServer("faults-demo", version="1.0.0")
 
@@ -77,6 +82,27 @@ def build_server(runs: Counter[str] | None = None) -> MCPServer:
         """Tell the client the tool list changed (a notification on the standing GET stream over HTTP)."""
         await ctx.session.send_tool_list_changed()
         return "announced"
+
+    @server.tool()
+    def limited(key: str) -> str:
+        """Refuses every call with the server's own JSON-RPC error -32000."""
+        counted[f"limited:{key}"] += 1
+        raise MCPError(-32000, "Rate limit exceeded for this API key")
+
+    @server.tool(name="get-user", annotations=ToolAnnotations(read_only_hint=True))
+    def get_user(key: str) -> str:
+        """Read-only, named with a dash on the wire."""
+        counted[f"get-user:{key}"] += 1
+        return key
+
+    @server.tool()
+    async def hold(key: str) -> str:
+        """Count the call, then wait until the test opens the gate."""
+        import anyio
+
+        counted[f"hold:{key}"] += 1
+        await anyio.to_thread.run_sync(opened.wait)
+        return key
 
     @server.tool()
     def crash() -> str:

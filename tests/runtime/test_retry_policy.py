@@ -11,10 +11,7 @@ import pytest
 from mcp_codegen.runtime.calls.retries import (
     DEFAULT_RETRIES,
     NO_RETRIES,
-    Fault,
     Retries,
-    fault_error_data,
-    fault_of,
     retries_setting,
     retry_after_seconds,
 )
@@ -86,17 +83,33 @@ def test_settings_and_their_errors() -> None:
         Retries(multiplier=0.5)
 
 
-def test_a_fault_travels_in_error_data_and_nothing_else_reads_as_one() -> None:
-    class Carrier(Exception):
-        def __init__(self, code: int, data: object) -> None:
-            super().__init__("x")
-            self.code, self.data = code, data
+def test_the_status_rules_session_loss_503_and_the_servers_own_answer() -> None:
+    from mcp_types import ErrorData
 
-    fault = Fault("not_processed", "HTTP 429", retry_after=2.0, status=429)
-    assert fault_of(Carrier(-32099, fault_error_data(fault))) == fault
-    gone = Fault("not_processed", "the server no longer knows the session", status=404, new_session=True)
-    assert fault_of(Carrier(-32099, fault_error_data(gone))) == gone
-    assert fault_of(Carrier(-32000, fault_error_data(fault))) is None  # another code
-    assert fault_of(Carrier(-32099, {"other": 1})) is None  # a server's own -32099
-    assert fault_of(Carrier(-32099, {"mcp_codegen.fault": {"kind": "weird"}})) is None
-    assert fault_of(ValueError("plain")) is None
+    from mcp_codegen.runtime.connection.resilient_http import status_fault
+
+    stand_in = ErrorData(code=-32603, message="Server returned an error response")
+    ts_404 = ErrorData(code=-32001, message="Session not found")  # the TypeScript SDK's transport
+    everything_400 = ErrorData(code=-32000, message="Bad Request: No valid session ID provided")
+    own = ErrorData(code=-32000, message="Service overloaded, try later")
+    gone = status_fault(404, None, True, ts_404)
+    assert gone is not None and gone.new_session and gone.kind == "not_processed"
+    assert status_fault(404, None, False, ts_404) is None  # no session yet: the server's answer
+    renewed = status_fault(400, None, True, everything_400)
+    assert renewed is not None and renewed.new_session and renewed.status == 400
+    assert status_fault(400, None, True, ErrorData(code=-32602, message="Invalid params")) is None
+    waited = status_fault(503, "2", True, stand_in)
+    assert waited is not None and waited.kind == "not_processed" and waited.retry_after == 2.0
+    bare = status_fault(503, None, True, stand_in)  # a gateway's upstream reset: it may have run
+    assert bare is not None and bare.kind == "maybe_processed"
+    assert status_fault(503, "1", True, own) is None  # the server wrote it: its answer
+    throttled = status_fault(429, None, True, stand_in)
+    assert throttled is not None and throttled.kind == "not_processed"
+
+
+def test_repeatable_holds_by_wire_or_python_name() -> None:
+    policy = Retries(repeatable={"get_user": False, "make-thing": True})
+    read_only = {"readOnlyHint": True}
+    assert not policy.may_repeat("tools/call", "get-user", read_only, "get_user")
+    assert policy.may_repeat("tools/call", "make-thing", None, "make_thing")
+    assert policy.may_repeat("tools/call", "other", read_only, "other")

@@ -49,14 +49,24 @@ import datetime
 import email.utils
 import json
 import random
-import socket
-import struct
 import threading
 from collections import Counter
 from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
+
+from servers.proxy_wire import (
+    _abort_with_rst,
+    _client_head,
+    _header,
+    _pipe_until_either_closes,
+    _read_head,
+    _read_request,
+    _Request,
+    _serialize_request,
+    _truncated_body,
+)
 
 __all__ = [
     "HOST",
@@ -75,7 +85,6 @@ __all__ = [
 
 HOST = "127.0.0.1"
 START_TIMEOUT_SECONDS = 10.0
-MAX_HEAD_BYTES = 64 * 1024
 
 RetryAfter = int | float | str | datetime.datetime | None
 
@@ -171,26 +180,6 @@ class _Chaos:
     tool: str | None
 
 
-class _Request(NamedTuple):
-    method: str  # the HTTP method
-    target: str
-    version: str
-    headers: list[tuple[str, str]]
-    body: bytes
-
-
-class _Head(NamedTuple):
-    raw: bytes  # the status line and headers, without the blank line
-    headers: list[tuple[str, str]]
-
-
-def _header(headers: Sequence[tuple[str, str]], name: str) -> str | None:
-    for key, value in headers:
-        if key.lower() == name:
-            return value
-    return None
-
-
 def _rpc_key(body: bytes) -> tuple[str, str | None]:
     """(JSON-RPC method, tool name) of a POST body; the first message of a batch; "<response>" for a reply."""
     try:
@@ -211,35 +200,6 @@ def _rpc_key(body: bytes) -> tuple[str, str | None]:
 
 def _matches(method: str, tool: str | None, want_method: str, want_tool: str | None) -> bool:
     return method == want_method and (want_tool is None or tool == want_tool)
-
-
-def _dechunk(raw: bytes) -> bytes:
-    """The payload of a chunked body (as much of it as is complete)."""
-    out = bytearray()
-    pos = 0
-    while True:
-        end = raw.find(b"\r\n", pos)
-        if end < 0:
-            break
-        size = int(raw[pos:end].split(b";")[0].strip() or b"0", 16)
-        if size == 0:
-            break
-        out += raw[end + 2 : end + 2 + size]
-        pos = end + 2 + size + 2
-    return bytes(out)
-
-
-def _partial(payload: bytes, content_type: str) -> bytes:
-    """The part of a response body `drop_mid` delivers: never the whole JSON-RPC response."""
-    if content_type.startswith("text/event-stream"):
-        normalized = payload.replace(b"\r\n", b"\n")
-        events = normalized.split(b"\n\n")
-        sent = bytearray()
-        for event in events:
-            if b'"result"' in event or b'"error"' in event:
-                return bytes(sent + event[: len(event) // 2])
-            sent += event + b"\n\n"
-    return payload[: len(payload) // 2]
 
 
 def _retry_after_value(value: RetryAfter) -> str | None:
@@ -267,9 +227,6 @@ def _status_response(code: int, retry_after: RetryAfter, body: bytes | None, con
     return "\r\n".join(lines).encode("latin-1") + payload
 
 
-_HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "content-length", "upgrade"}
-
-
 class FaultProxy:
     """The proxy, as a context manager usable from sync (or async) test code; see the module docstring.
 
@@ -289,6 +246,8 @@ class FaultProxy:
         self._plan: list[_Planned] = []
         self._chaos: _Chaos | None = None
         self._reset_connections = 0
+        self._sessions: set[str] = set()  # every Mcp-Session-Id a request carried
+        self._expired: dict[str, Fault] = {}  # session id -> the answer it gets from now on
         self._reached: Counter[tuple[str, str | None]] = Counter()
         self._log: list[LogEntry] = []
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -369,6 +328,13 @@ class FaultProxy:
         with self._lock:
             self._chaos = _Chaos(rate, tuple(faults), random.Random(seed), method, tool)
 
+    def expire_sessions(self, answer: Fault) -> None:
+        """From now on, every request carrying a session id seen so far gets `answer` (a `status(...)`) without
+        being forwarded: the server forgot those sessions. Requests already forwarded keep their answers;
+        a new session (one `initialize` opens) is forwarded as usual. Logged as ``expired(CODE)``."""
+        with self._lock:
+            self._expired.update(dict.fromkeys(self._sessions, answer))
+
     def reset_connections(self, count: int = 1) -> None:
         """Reset (RST) the next `count` TCP connections at once, before reading anything from them."""
         with self._lock:
@@ -426,6 +392,20 @@ class FaultProxy:
                 self._log.append(LogEntry(method, tool, fault.name if fault else None))
             return fault
 
+    def _expiry(self, request: _Request) -> Fault | None:
+        session = _header(request.headers, "mcp-session-id")
+        if session is None:
+            return None
+        with self._lock:
+            answer = self._expired.get(session)
+            if answer is None:
+                self._sessions.add(session)
+            elif request.method == "POST":
+                method, tool = _rpc_key(request.body)
+                if method == "tools/call":
+                    self._log.append(LogEntry(method, tool, f"expired({answer.code})"))
+            return answer
+
     def _count(self, key: tuple[str, str | None]) -> None:
         with self._lock:
             self._reached[key] += 1
@@ -481,6 +461,10 @@ class FaultProxy:
         request = await _read_request(reader)
         if request is None:
             return
+        if (expired := self._expiry(request)) is not None:
+            writer.write(_status_response(expired.code or 404, None, expired.body, expired.content_type))
+            await writer.drain()
+            return
         key: tuple[str, str | None] = (request.method, None)
         fault: Fault | None = None
         if request.method == "POST":
@@ -526,95 +510,3 @@ class FaultProxy:
             await _pipe_until_either_closes(up_reader, reader, writer)
         finally:
             up_writer.transport.abort()
-
-
-def _abort_with_rst(writer: asyncio.StreamWriter) -> None:
-    sock = writer.get_extra_info("socket")
-    if sock is not None:
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    writer.transport.abort()
-
-
-async def _read_head(reader: asyncio.StreamReader) -> _Head | None:
-    try:
-        raw = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.IncompleteReadError:
-        return None
-    if len(raw) > MAX_HEAD_BYTES:
-        raise ValueError("head too large")
-    lines = raw[:-4].decode("latin-1").split("\r\n")
-    headers = []
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        headers.append((name.strip(), value.strip()))
-    return _Head(raw[:-4], headers)
-
-
-async def _read_request(reader: asyncio.StreamReader) -> _Request | None:
-    head = await _read_head(reader)
-    if head is None:
-        return None
-    method, target, version = head.raw.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
-    body = b""
-    if (_header(head.headers, "transfer-encoding") or "").lower() == "chunked":
-        chunks = bytearray()
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
-            if size == 0:
-                while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
-                    pass
-                break
-            chunks += await reader.readexactly(size)
-            await reader.readexactly(2)
-        body = bytes(chunks)
-    elif (length := _header(head.headers, "content-length")) is not None:
-        body = await reader.readexactly(int(length))
-    return _Request(method, target, version, head.headers, body)
-
-
-def _serialize_request(request: _Request) -> bytes:
-    lines = [f"{request.method} {request.target} HTTP/1.1"]
-    lines += [f"{name}: {value}" for name, value in request.headers if name.lower() not in _HOP_BY_HOP]
-    if request.body or request.method in ("POST", "PUT", "PATCH"):
-        lines.append(f"Content-Length: {len(request.body)}")
-    lines += ["Connection: close", "", ""]  # one upstream connection per request: its answer ends at EOF
-    return "\r\n".join(lines).encode("latin-1") + request.body
-
-
-def _client_head(head: _Head) -> bytes:
-    """The upstream's response head with ``Connection: close`` (the client opens a new connection next time)."""
-    lines = head.raw.split(b"\r\n")
-    kept = [line for line in lines[1:] if line.split(b":", 1)[0].strip().lower() not in (b"connection", b"keep-alive")]
-    return b"\r\n".join([lines[0], *kept, b"Connection: close", b"", b""])
-
-
-def _truncated_body(head: _Head, rest: bytes) -> bytes:
-    """Part of the body, framed as the head says, so the client sees a response cut short."""
-    content_type = _header(head.headers, "content-type") or ""
-    if (_header(head.headers, "transfer-encoding") or "").lower() == "chunked":
-        part = _partial(_dechunk(rest), content_type)
-        return b"%x\r\n%s\r\n" % (len(part), part) if part else b""
-    return _partial(rest, content_type)
-
-
-async def _pipe_until_either_closes(
-    up_reader: asyncio.StreamReader, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter
-) -> None:
-    async def upstream_to_client() -> None:
-        while chunk := await up_reader.read(65536):
-            client_writer.write(chunk)
-            await client_writer.drain()
-
-    async def client_gone() -> None:
-        # The client sends nothing more after its request (Connection: close); EOF means it hung up.
-        while await client_reader.read(65536):
-            pass
-
-    tasks = [asyncio.ensure_future(upstream_to_client()), asyncio.ensure_future(client_gone())]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
