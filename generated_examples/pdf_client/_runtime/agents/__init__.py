@@ -21,6 +21,9 @@ One module per job:
   content as JSON only where there is no text, see its docstring);
 * `agent_strict`: OpenAI's strict schema dialect; `agent_calls`: running a model turn's calls;
 * `agent_extras`: resources and prompts as agent tools (`ExtraSpec`, opt-in);
+* `search_index` (the BM25F index shipped as `search_index.json`), `search` (`ToolSet.search`),
+  `meta_tools` (`tools(search=True)`: search_tools + call_tool), `deferred` (the providers'
+  deferred loading: `to_anthropic(defer_loading=True)`, `to_openai_responses(defer_loading=True)`);
 * one module per framework: `agent_openai` (Chat Completions and Responses), `agent_anthropic`,
   `agent_langchain`, `agent_pydantic_ai`, `agent_openai_agents`, `agent_claude` (Claude Agent
   SDK), `agent_adk` (Google ADK), `agent_smolagents`, `agent_llama_index`.

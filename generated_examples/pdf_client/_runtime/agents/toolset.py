@@ -6,6 +6,12 @@ import fnmatch
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .deferred import (
+    Namespaces,
+    ToolSearch,
+    anthropic_deferred,
+    openai_responses_deferred,
+)
 from .frameworks import (
     adk as agent_adk,
 )
@@ -31,6 +37,7 @@ if TYPE_CHECKING:
     from ..calls.specs import ToolSpec
     from .extras import ExtraSpec
     from .protocols import LoopRunner, ToolCaller
+    from .search import Embed, Searcher
     from .strict import Strict
 
 __all__ = ["ToolSet", "make_toolset"]
@@ -124,11 +131,12 @@ class ToolSet(Mapping[str, AgentTool]):
     handed out.
     """
 
-    __slots__ = ("_by_name",)
+    __slots__ = ("_by_name", "_searcher")
 
     def __init__(self, tools: Iterable[AgentTool]) -> None:
         listed = list(tools)
         self._by_name = {tool.name: tool for tool in listed}
+        self._searcher: Searcher | None = None
         if len(self._by_name) != len(listed):
             raise ValueError("agent tool names must be distinct")
 
@@ -193,6 +201,40 @@ class ToolSet(Mapping[str, AgentTool]):
     def __repr__(self) -> str:
         return f"ToolSet({self.names!r})"
 
+    # ---- search (agents.search, agents.meta_tools)
+
+    def search(
+        self, query: str, *, limit: int = 5, embed: Embed | None = None
+    ) -> list[AgentTool]:
+        """The `limit` tools of this set most relevant to `query`, best first.
+
+        Ranked by the package's shipped BM25F index (tool names split into words, titles,
+        descriptions, parameter names and descriptions, weighted; no network); `embed` (texts ->
+        vectors) fuses it with semantic similarity. Only this set's tools are ranked, so its
+        filters apply. See `agents.search`.
+        """
+        searcher = self._searcher
+        if searcher is None:
+            from .search import Searcher
+
+            searcher = self._searcher = Searcher(list(self._by_name.values()))
+        return searcher.search(query, limit, embed)
+
+    def searching(self, *, limit: int = 5, embed: Embed | None = None) -> ToolSet:
+        """This set as two tools, `search_tools(query)` and `call_tool(name, arguments)`, bound
+        like its tools (what `client.tools(search=True)` returns; see `agents.meta_tools`).
+        """
+        from .meta_tools import meta_specs
+
+        first = next(iter(self._by_name.values()), None)
+        tools = [
+            AgentTool(spec, client=first.client if first else None)
+            for spec in meta_specs(self, limit=limit, embed=embed)
+        ]
+        if first is not None and first.sync_client is not None:
+            return ToolSet(tools).bind(first.sync_client)
+        return ToolSet(tools)
+
     # ---- conversions (each framework's module builds the definitions)
 
     def to_openai(self, *, strict: Strict = False) -> list[dict[str, Any]]:
@@ -205,16 +247,47 @@ class ToolSet(Mapping[str, AgentTool]):
         """
         return [tool.to_openai(strict=strict) for tool in self._by_name.values()]
 
-    def to_openai_responses(self, *, strict: Strict = False) -> list[dict[str, Any]]:
-        """OpenAI Responses API function tools (`strict` as in `to_openai`, always stated)."""
+    def to_openai_responses(
+        self,
+        *,
+        strict: Strict = False,
+        defer_loading: bool = False,
+        keep: str | Sequence[str] | None = None,
+        namespaces: Namespaces = "auto",
+    ) -> list[dict[str, Any]]:
+        """OpenAI Responses API function tools (`strict` as in `to_openai`, always stated).
+
+        `defer_loading=True` adds the `tool_search` tool and defers every tool but those `keep`
+        names (glob patterns), grouped in `namespaces` (see `agents.deferred`).
+        """
+        if defer_loading:
+            return openai_responses_deferred(
+                self._by_name.values(), keep=keep, strict=strict, namespaces=namespaces
+            )
         return [
             tool.to_openai_responses(strict=strict) for tool in self._by_name.values()
         ]
 
     def to_anthropic(
-        self, *, cache_control: agent_anthropic.CacheControl = None
+        self,
+        *,
+        cache_control: agent_anthropic.CacheControl = None,
+        defer_loading: bool = False,
+        keep: str | Sequence[str] | None = None,
+        tool_search: ToolSearch = "bm25",
     ) -> list[dict[str, Any]]:
-        """Anthropic tools; `cache_control` (True or a dict) goes on the last one, caching them all."""
+        """Anthropic tools; `cache_control` (True or a dict) goes on the last one, caching them all.
+
+        `defer_loading=True` adds Anthropic's tool search tool (`tool_search="bm25"` or
+        `"regex"`) and marks every tool but those `keep` names (glob patterns) `defer_loading`.
+        """
+        if defer_loading:
+            return anthropic_deferred(
+                self._by_name.values(),
+                keep=keep,
+                tool_search=tool_search,
+                cache_control=cache_control,
+            )
         return agent_anthropic.tool_definitions(
             self._by_name.values(), cache_control=cache_control
         )

@@ -40,13 +40,40 @@ __all__ = [
     "UnsupportedByServerError",
     "http_status_message",
     "request_label",
+    "sdk_connection_closed",
+    "sdk_request_timeout",
     "translate_error",
     "unwrap_exception_group",
 ]
 
 # JSON-RPC error codes the SDK uses for transport-level failures (mcp_types.CONNECTION_CLOSED / REQUEST_TIMEOUT).
+# Servers use the same codes for errors of their own (-32000 is the most common server-defined code;
+# the TypeScript SDK answers an unknown session with -32001), so the SDK's signals are told by their wording.
 _CONNECTION_CLOSED = -32000
 _REQUEST_TIMEOUT = -32001
+
+
+def sdk_connection_closed(error: BaseException) -> bool:
+    """Whether `error` is the SDK's own signal that the transport closed (not a server's -32000 error)."""
+    error = unwrap_exception_group(error)
+    return (
+        getattr(error, "code", None) == _CONNECTION_CLOSED
+        and getattr(error, "message", None) == "Connection closed"
+        and getattr(error, "data", None) is None
+    )
+
+
+def sdk_request_timeout(error: BaseException) -> bool:
+    """Whether `error` is the SDK's own request timeout (not a server's -32001 error)."""
+    error = unwrap_exception_group(error)
+    message = getattr(error, "message", None)
+    return (
+        getattr(error, "code", None) == _REQUEST_TIMEOUT
+        and isinstance(message, str)
+        and message.startswith("Request ")
+        and message.endswith(" timed out")
+        and getattr(error, "data", None) is None
+    )
 
 
 def _restore(
@@ -414,11 +441,11 @@ def translate_error(
     if isinstance(code, int) and _is_mcp_error(error):
         message = str(getattr(error, "message", "") or error)
         data = getattr(error, "data", None)
-        if code == _CONNECTION_CLOSED:
+        if sdk_connection_closed(error):
             return ConnectionClosedError(
                 f"connection to the MCP server closed ({message})"
             )
-        if code == _REQUEST_TIMEOUT:
+        if sdk_request_timeout(error):
             return RequestTimeoutError(f"{what} timed out{after or f' ({message})'}")
         if uri is not None:
             return ResourceError(code, message, data, uri=uri)

@@ -4,9 +4,11 @@
 operations on a session that declared `io.modelcontextprotocol/tasks` (calls.task_extension), so a
 handle, a resumed id and a typed call of a task tool work the same on either generation. Requests go
 through the client's send function (its retries, options and error translation). The extension has no
-`tasks/result`: `result()` polls `tasks/get` at the server's interval, answering the task's input
-requests with the session's elicitation/sampling/roots handlers (`tasks/update`) as they come; and no
-`tasks/list` (`can_list` is False).
+`tasks/result`: `result()` follows the task with `task_extension.follow` (the one loop, shared with a
+`tools/call` the server ran as a task), answering its input requests with the session's
+elicitation/sampling/roots handlers (`tasks/update`) as they come; and no `tasks/list` (`can_list` is
+False). On both paths a task that failed is an error result and a cancelled one raises
+`TaskCancelledError`.
 """
 
 from __future__ import annotations
@@ -17,11 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import (
     ServerRequestError,
-    TaskCancelledError,
     TaskNotFoundError,
     UnsupportedByServerError,
 )
-from .tasks import SendFunction, TaskState, idempotent_cancel, poll_delay
+from .tasks import SendFunction, TaskState, idempotent_cancel
 
 if TYPE_CHECKING:
     import mcp_types
@@ -66,59 +67,37 @@ class ExtensionTasks:
         # The client's send path answers an input request of the call itself (`InputRequiredResult`).
         send = self._sender(timeout)
         answer = await send(request, task_extension.TaskOrResult)
-        started = task_extension.started(answer)
-        if isinstance(started, mcp_types.CallToolResult):
-            return started
-        return _neutral(started)
+        return task_extension.started(answer)
 
     async def get(self, task_id: str, *, timeout: float | None = None) -> TaskState:
-        return _neutral(await self._detailed(task_id, timeout))
+        from . import task_extension
+
+        return await task_extension.get(
+            self._session, task_id, send=self._sender(timeout)
+        )
 
     async def result(
         self, task_id: str, *, timeout: float | None = None
     ) -> mcp_types.CallToolResult:
-        """Poll until the task ends: its result when completed, an error result (`isError`, as a tool's
-        failure) when it failed, `TaskCancelledError` when cancelled. `timeout` bounds each request.
+        """Follow the task to its end (`task_extension.follow`, the one loop): its result when completed,
+        an error result (`isError`, as a tool's failure) when it failed, `TaskCancelledError` when
+        cancelled. `timeout` bounds each request.
         """
-        import anyio
         import mcp_types
 
         from . import task_extension
-        from .input_required import answer_input_requests
 
         if timeout is not None and math.isinf(timeout):
             timeout = None  # each poll is a request of its own: the connection's timeout bounds it
-        answered: set[str] = set()
-        while True:
-            state = await self._detailed(task_id, timeout)
-            if state.status == "completed" and state.result is not None:
-                return state.result
-            if state.status in ("completed", "failed"):
-                error = state.error
-                why = error.message if error is not None else "no result"
-                return mcp_types.CallToolResult(
-                    content=[mcp_types.TextContent(type="text", text=why)],
-                    is_error=True,
-                )
-            if state.status == "cancelled":
-                why = f": {state.message}" if state.message else ""
-                raise TaskCancelledError(
-                    f"task {task_id!r} was cancelled{why}", task_id=task_id
-                )
-            fresh = {
-                key: asked
-                for key, asked in (state.input_requests or {}).items()
-                if key not in answered
-            }
-            if not fresh:
-                await anyio.sleep(poll_delay(_neutral(state)))
-                continue
-            # Answered at once, then read again: the task goes on without a poll interval's wait.
-            responses = await answer_input_requests(self._session, fresh)
-            await task_extension.update(
-                self._session, task_id, responses, send=self._sender(timeout)
+        try:
+            return await task_extension.follow(
+                self._session, task_id, send=self._sender(timeout)
             )
-            answered.update(fresh)
+        except task_extension.TaskFailedError as failure:
+            return mcp_types.CallToolResult(
+                content=[mcp_types.TextContent(type="text", text=str(failure))],
+                is_error=True,
+            )
 
     async def cancel(self, task_id: str, *, timeout: float | None = None) -> TaskState:
         """Ask the server to stop the task, then read its state (one that already ended keeps its status)."""
@@ -137,15 +116,6 @@ class ExtensionTasks:
     async def list(self, *, timeout: float | None = None) -> list[TaskState]:
         raise UnsupportedByServerError(
             "the tasks extension (io.modelcontextprotocol/tasks) does not list tasks"
-        )
-
-    async def _detailed(
-        self, task_id: str, timeout: float | None
-    ) -> task_extension.TaskState:
-        from . import task_extension
-
-        return await task_extension.get(
-            self._session, task_id, send=self._sender(timeout)
         )
 
     def _sender(self, timeout: float | None) -> task_extension.Send:
@@ -172,17 +142,3 @@ class ExtensionTasks:
                 ) from None
 
         return send
-
-
-def _neutral(state: task_extension.TaskState) -> TaskState:
-    """The protocol-neutral `TaskState` (calls.tasks) of the extension's."""
-    created, updated = state.created_at, state.last_updated_at
-    return TaskState(
-        task_id=state.task_id,
-        status=state.status,
-        message=state.message,
-        poll_interval=state.poll_interval,
-        ttl=state.ttl,
-        created_at=created.isoformat() if created is not None else None,
-        last_updated_at=updated.isoformat() if updated is not None else None,
-    )

@@ -3,10 +3,10 @@
 A request that failed in transit is one of two kinds (`Fault.kind`):
 
 - `"not_processed"`: it never reached a handler (the connection could not be opened or broke before
-  the request was written; `408`, `429`, `503`; a session the server no longer knows). Sent again for
-  every request.
-- `"maybe_processed"`: it was written and no answer came (a dropped connection, `502`/`504`, a read
-  that broke mid-answer, a server process that exited). Sent again only when repeating it is safe:
+  the request was written; `408`, `429`, a `503` with `Retry-After`; a session the server no longer
+  knows: `404`, or a `400` about the session id). Sent again for every request.
+- `"maybe_processed"`: it was written and no answer came (a dropped connection, `502`/`504`, a bare
+  `503` (a gateway whose upstream reset), a read that broke mid-answer, a server process that exited). Sent again only when repeating it is safe:
   listings, reads, `prompts/get`, `ping`, completions, the task requests (`tasks/get`, `tasks/result`,
   `tasks/list`, `tasks/cancel`), and tools whose annotations say
   `readOnlyHint` or `idempotentHint` (or that `Retries.repeatable` names).
@@ -24,12 +24,9 @@ from typing import Any, Literal, cast
 
 __all__ = [
     "DEFAULT_RETRIES",
-    "FAULT_CODE",
     "Fault",
     "FaultKind",
     "Retries",
-    "fault_error_data",
-    "fault_of",
     "retries_setting",
     "retry_after_seconds",
 ]
@@ -125,13 +122,20 @@ class Retries:
         return max(wait, floor) if floor is not None else wait
 
     def may_repeat(
-        self, method: str, tool: str | None, annotations: Mapping[str, Any] | None
+        self,
+        method: str,
+        tool: str | None,
+        annotations: Mapping[str, Any] | None,
+        python_name: str | None = None,
     ) -> bool:
-        """Whether a request that may already have run is safe to send again."""
+        """Whether a request that may already have run is safe to send again (`python_name`: the
+        tool's method name in the generated client, which `repeatable` may use instead).
+        """
         if method != "tools/call":
             return method in SAFE_METHODS
-        if tool is not None and tool in self.repeatable:
-            return bool(self.repeatable[tool])
+        for name in (tool, python_name):
+            if name is not None and name in self.repeatable:
+                return bool(self.repeatable[name])
         if not annotations:
             return False
         return (
@@ -179,55 +183,3 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
 
     current = time.time() if now is None else now
     return max(0.0, when.timestamp() - current)
-
-
-#: The JSON-RPC code of the error the HTTP transport hands a request that failed in transit; the
-#: `data` key below says which fault. The error is made on this side: no server sends it.
-FAULT_CODE = -32099
-_FAULT_KEY = "mcp_codegen.fault"
-
-
-def fault_error_data(fault: Fault) -> dict[str, Any]:
-    """The `data` of the JSON-RPC error that carries `fault` from the transport to the client."""
-    return {
-        _FAULT_KEY: {
-            "kind": fault.kind,
-            "cause": fault.cause,
-            "retry_after": fault.retry_after,
-            "status": fault.status,
-            "new_session": fault.new_session,
-        }
-    }
-
-
-def fault_of(error: BaseException) -> Fault | None:
-    """The transit fault an SDK error carries (see `fault_error_data`), or None."""
-    if getattr(error, "code", None) != FAULT_CODE:
-        return None
-    data = cast(object, getattr(error, "data", None))
-    found = (
-        cast("dict[str, object]", data).get(_FAULT_KEY)
-        if isinstance(data, dict)
-        else None
-    )
-    if not isinstance(found, dict):
-        return None
-    fields = cast("dict[str, object]", found)
-    kind: FaultKind
-    if fields.get("kind") == "not_processed":
-        kind = "not_processed"
-    elif fields.get("kind") == "maybe_processed":
-        kind = "maybe_processed"
-    else:
-        return None
-    retry_after = fields.get("retry_after")
-    status = fields.get("status")
-    return Fault(
-        kind=kind,
-        cause=str(fields.get("cause") or "transport error"),
-        retry_after=(
-            float(retry_after) if isinstance(retry_after, int | float) else None
-        ),
-        status=status if isinstance(status, int) else None,
-        new_session=fields.get("new_session") is True,
-    )

@@ -22,8 +22,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from mcp.client.extension import ClientExtension
@@ -40,6 +38,9 @@ from mcp_types import (
     TextContent,
 )
 from pydantic import ConfigDict, Field, field_validator
+
+from .errors import TaskCancelledError
+from .tasks import TaskState, TaskStatus, poll_delay
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -68,16 +69,10 @@ TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 #: The error a server answers a request with when the request does not declare a client capability it needs.
 MISSING_CAPABILITY = -32021
 
-TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
-_DONE: frozenset[str] = frozenset({"completed", "failed", "cancelled"})
 
 #: Sends one request and returns its result validated as `result_type` (a model class or a TypeAdapter).
 Send = Callable[[Any, Any], Awaitable[Any]]
 
-#: The shortest wait between two polls, and the longest one when the server advertises no interval, in
-#: seconds (a server may advertise 0, or nothing; an advertised interval is kept however long).
-_MIN_POLL = 0.05
-_MAX_POLL = 5.0
 #: How long a cancelled call waits for its `tasks/cancel` to be answered, in seconds.
 _CANCEL_GRACE = 5.0
 
@@ -101,43 +96,25 @@ class TaskExtensionError(Exception):
 
 
 class TaskFailedError(Exception):
-    """`follow()`: the task ended `failed` (its JSON-RPC `error`) or `cancelled`."""
+    """`follow()`: the task ended `failed` (its JSON-RPC `error`), or completed without a result."""
 
     def __init__(self, state: TaskState) -> None:
         error = state.error
-        if state.status == "cancelled":
-            text = f"task {state.task_id} was cancelled"
-        elif error is not None:
+        if error is not None:
             text = f"task {state.task_id} failed: {error.message} (error {error.code})"
+        elif state.status == "completed":
+            text = f"task {state.task_id} completed without a result"
         else:
             text = f"task {state.task_id} failed"
         super().__init__(text)
         self.state = state
 
 
-@dataclass(frozen=True)
-class TaskState:
-    """A task as the server last described it. Times are in seconds; `ttl` None means no limit.
-
-    When done: `result` (completed) or `error` (failed); while `input_required`: `input_requests`
-    (key -> elicitation, sampling or roots request), to answer with `update()`.
-    """
-
-    task_id: str
-    status: TaskStatus
-    message: str | None = None
-    poll_interval: float | None = None
-    ttl: float | None = None
-    created_at: datetime | None = None
-    last_updated_at: datetime | None = None
-    result: CallToolResult | None = None
-    error: ErrorData | None = None
-    input_requests: Mapping[str, InputRequest] | None = None
-
-    @property
-    def done(self) -> bool:
-        """Whether the task ended: completed, failed or cancelled."""
-        return self.status in _DONE
+def _cancelled(state: TaskState) -> TaskCancelledError:
+    why = f": {state.message}" if state.message else ""
+    return TaskCancelledError(
+        f"task {state.task_id!r} was cancelled{why}", task_id=state.task_id
+    )
 
 
 # --- Wire models (the extension's schema, dist/core/v2 of @modelcontextprotocol/ext-tasks) ---------------
@@ -251,15 +228,6 @@ def _explained(error: Exception, task_id: str | None = None) -> Exception:
     return error
 
 
-def _time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
 def _state(wire: _TaskFields) -> TaskState:
     detailed = wire if isinstance(wire, _DetailedTask) else None
     result = None
@@ -273,8 +241,8 @@ def _state(wire: _TaskFields) -> TaskState:
             wire.poll_interval_ms / 1000 if wire.poll_interval_ms is not None else None
         ),
         ttl=wire.ttl_ms / 1000 if wire.ttl_ms is not None else None,
-        created_at=_time(wire.created_at),
-        last_updated_at=_time(wire.last_updated_at),
+        created_at=wire.created_at,
+        last_updated_at=wire.last_updated_at,
         result=result,
         error=detailed.error if detailed is not None else None,
         input_requests=detailed.input_requests if detailed is not None else None,
@@ -335,8 +303,9 @@ async def call_tool_through_task(
     """A `tools/call` on a session that declared the extension: its result, at once or by following the
     task the server made of it (`tasks/*` requests through `send_tasks`, else `send`).
 
-    A task that failed or was cancelled becomes an error result (`isError`), as a tool's failure is.
-    Cancelling the call cancels the task (`tasks/cancel`).
+    A task that failed becomes an error result (`isError`), as a tool's failure is; one that was
+    cancelled raises `TaskCancelledError`, as on a typed call. Cancelling the call cancels the task
+    (`tasks/cancel`).
     """
     import anyio
 
@@ -411,14 +380,6 @@ async def cancel(
         raise _explained(error, task_id) from None
 
 
-def _wait(state: TaskState, previous: float | None) -> float:
-    advertised = state.poll_interval
-    if advertised is not None:
-        return max(advertised, _MIN_POLL)
-    # No interval advertised: back off from the shortest wait.
-    return _MIN_POLL if previous is None else min(previous * 2, _MAX_POLL)
-
-
 async def follow(
     session: ClientSession,
     task: TaskState | str,
@@ -430,8 +391,11 @@ async def follow(
     """Poll the task until it ends and return its `CallToolResult`, answering its input requests with the
     session's elicitation/sampling/roots handlers (`tasks/update`) as they come.
 
-    `on_status(state)` sees each state polled. Raises `TaskFailedError` when the task failed or was
-    cancelled, and `TimeoutError` after `timeout` seconds (the task keeps running: `cancel()` stops it).
+    `on_status(state)` sees each state polled; `send` bounds each request. Raises `TaskFailedError`
+    when the task failed, `TaskCancelledError` when it was cancelled, and `TimeoutError` after
+    `timeout` seconds (the task keeps running: `cancel()` stops it). The one loop that follows a
+    2026-07-28 task: `ExtensionTasks.result()` (typed calls, handles) and a `tools/call` the server ran
+    as a task (`call_tool_through_task`) both use it.
     """
     import anyio
 
@@ -440,16 +404,13 @@ async def follow(
     deadline = time.monotonic() + timeout if timeout is not None else math.inf
     state = task if isinstance(task, TaskState) else await get(session, task, send=send)
     answered: set[str] = set()
-    pause: float | None = None
     while True:
         if on_status is not None:
             on_status(state)
-        if state.status == "completed":
-            if state.result is None:
-                raise TaskExtensionError(
-                    f"task {state.task_id} completed without a result"
-                )
+        if state.status == "completed" and state.result is not None:
             return state.result
+        if state.status == "cancelled":
+            raise _cancelled(state)
         if state.done:
             raise TaskFailedError(state)
         fresh = {
@@ -462,9 +423,8 @@ async def follow(
             responses = await answer_input_requests(session, fresh)
             await update(session, state.task_id, responses, send=send)
             answered.update(fresh)
-            pause = None
         else:
-            pause = _wait(state, pause)
+            pause = poll_delay(state)
             if time.monotonic() + pause >= deadline:
                 raise TimeoutError(
                     f"task {state.task_id} still {state.status} after {timeout:g} s"

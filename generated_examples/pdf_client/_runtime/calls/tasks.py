@@ -66,6 +66,9 @@ class TaskState:
 
     `poll_interval` (how often the server suggests asking) and `ttl` (how long it keeps the task after
     creation; None: without limit) are in seconds; the timestamps are ISO 8601 as the server wrote them.
+    The 2026-07-28 extension's `tasks/get` also carries, when done, the `result` (completed) or the
+    `error` (failed), and while `input_required` the `input_requests` (key -> elicitation, sampling or
+    roots request) to answer with `tasks/update`.
     """
 
     task_id: str
@@ -75,6 +78,14 @@ class TaskState:
     ttl: float | None = None
     created_at: str | None = None
     last_updated_at: str | None = None
+    result: mcp_types.CallToolResult | None = None
+    error: mcp_types.ErrorData | None = None
+    input_requests: Mapping[str, Any] | None = None
+
+    @property
+    def done(self) -> bool:
+        """Same as `terminal`."""
+        return self.status in TERMINAL
 
     @property
     def terminal(self) -> bool:

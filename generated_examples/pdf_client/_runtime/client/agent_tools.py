@@ -34,6 +34,7 @@ class AgentTools(ToolCalls):
         descriptions: Mapping[str, str] | None = None,
         resources: bool = False,
         prompts: bool = False,
+        search: bool = False,
     ) -> ToolSet:
         """This client's tools as framework-neutral agent tools, bound to this client.
 
@@ -47,6 +48,10 @@ class AgentTools(ToolCalls):
         string uses that string as `<server>`. Names are valid for OpenAI and Anthropic (at most
         64 characters of `[a-zA-Z0-9_-]`) and distinct. `timeout` bounds every call (seconds);
         `descriptions` replaces descriptions by wire name. See `agent_toolset.ToolSet`.
+
+        `search=True` gives the model two tools instead, `search_tools(query)` and
+        `call_tool(name, arguments)`, over the tools chosen (`ToolSet.searching()`): a first turn
+        of a few kilobytes however large the server.
         """
         toolset = type(self).toolset_for(
             self,
@@ -59,6 +64,8 @@ class AgentTools(ToolCalls):
             resources=resources,
             prompts=prompts,
         )
+        if search:
+            toolset = toolset.searching()
         self._register_agent_tools(toolset.values())
         return toolset
 

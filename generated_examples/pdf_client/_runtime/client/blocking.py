@@ -391,9 +391,10 @@ class BlockingCore(Generic[AsyncT]):
         descriptions: Mapping[str, str] | None = None,
         resources: bool = False,
         prompts: bool = False,
+        search: bool = False,
     ) -> ToolSet:
-        """This client's tools as agent tools (see `AsyncClient.tools`, also for `resources`
-        and `prompts`).
+        """This client's tools as agent tools (see `AsyncClient.tools`, also for `resources`,
+        `prompts` and `search`).
 
         Their calls run on the client's event-loop thread: `tool.call_sync()`/`tool.run_sync()`
         block, `await tool.call()`/`await tool.run()` work from any other event loop, and
@@ -410,6 +411,7 @@ class BlockingCore(Generic[AsyncT]):
             descriptions=descriptions,
             resources=resources,
             prompts=prompts,
+            search=search,
         )
         return async_tools.bind(self, timeout=timeout)
 

@@ -137,6 +137,7 @@ class Connectors(ServerFeatures):
             client = cls(session)
             client._declares_tasks = "extensions" in handshake
             client._connection = connection
+            client._lease = connection.lease
             client._server_requests = server_requests
             client._response_cache = response_cache
             client._telemetry = Telemetry(connection.peer, content=trace_content)
@@ -175,6 +176,7 @@ class Connectors(ServerFeatures):
             make_client,
             attempts,
             timeout=timeout,
+            retries=policy,
             after_connect=(
                 guard if drift_check and cls._tool_hashes is not None else None
             ),

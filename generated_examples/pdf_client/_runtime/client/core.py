@@ -5,8 +5,6 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-import math
-import time
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import (
@@ -20,14 +18,11 @@ from typing import (
 
 from ..calls.drift import list_session_tools
 from ..calls.errors import (
-    ConnectError,
     ConnectionClosedError,
     McpClientError,
-    OutcomeUnknownError,
     RequestTimeoutError,
     request_label,
     translate_error,
-    unwrap_exception_group,
 )
 from ..calls.input_required import resolve_input_required, speaks_multi_round
 from ..calls.options import (
@@ -37,18 +32,20 @@ from ..calls.options import (
     merge_options,
     send_with_options,
 )
-from ..calls.retries import DEFAULT_RETRIES, Fault, Retries, fault_of
+from ..calls.retries import DEFAULT_RETRIES, Retries
 from ..calls.tasks import TASK_ANSWER, UnvalidatedSession
-from ..calls.telemetry import Telemetry, record_retry, traced
+from ..calls.telemetry import Telemetry, traced
 from ..calls.telemetry import active as telemetry_active
 from ..connection.attempt import mcp_error_code
 from ..connection.cache import LISTINGS, send_through
-from ..connection.session import AsyncConnection
+from ..connection.exchange import RequestFault
+from ..connection.exchange import begin as begin_exchange
+from ..connection.recovery import SessionRecovery
+from ..connection.session import AsyncConnection, Lease
 
 if TYPE_CHECKING:
     from typing import Self
 
-    import anyio
     import mcp_types
     from mcp import Client, ClientSession
     from mcp.client.caching import ClientResponseCache
@@ -118,11 +115,6 @@ async def call_hook(hook: Callable[[Any], object], value: object) -> None:
         _log.exception("a notification handler failed")
 
 
-def _session_gone(explained: BaseException | None) -> bool:
-    """Whether an HTTP server answered 404 for the session: it expired, or the server restarted."""
-    return getattr(explained, "status", None) == 404
-
-
 def _param_headers_unknown(error: BaseException, session: ClientSession) -> bool:
     """Whether a 2026-07-28 server refused a request for missing or stale `Mcp-Param-*` headers."""
     from mcp_types import HEADER_MISMATCH
@@ -134,12 +126,7 @@ def _param_headers_unknown(error: BaseException, session: ClientSession) -> bool
     )
 
 
-def _closed_under_us(error: BaseException) -> bool:
-    """Whether a request failed because the connection closed (the SDK's CONNECTION_CLOSED error)."""
-    return getattr(unwrap_exception_group(error), "code", None) == -32000
-
-
-class ClientCore:
+class ClientCore(SessionRecovery):
     """An MCP client session with typed calls; the generated `AsyncClient` adds one method per tool.
 
     Create one with `stdio()`, `http()` or `connect()` (async context managers that own the
@@ -149,7 +136,9 @@ class ClientCore:
 
     # `_call_options` lives outside `__dict__`: a `with_options()` view shares the client's
     # `__dict__` (session, closed state, hooks) and differs only in this slot.
-    __slots__ = ("__dict__", "__weakref__", "_call_options")
+    __slots__ = (
+        "_call_options",
+    )  # `__dict__` and `__weakref__` come from `SessionRecovery`
 
     #: Wire tool name -> spec (the generated class sets it).
     _tools: ClassVar[Mapping[str, ToolSpec[Any, Any]]] = {}
@@ -181,12 +170,6 @@ class ClientCore:
     _telemetry: Telemetry = Telemetry({})
     #: How requests that failed in transit are retried (the connector's `retries=`).
     _retries: Retries = DEFAULT_RETRIES
-    #: The connection was lost (not closed by the user): the next request opens it again, retries allowing.
-    _lost: bool = False
-    #: Counts the sessions this client has had: a request knows whether its session was already renewed.
-    _generation: int = 0
-    #: Held while a lost session is opened again, so concurrent requests renew it once.
-    _renewing: anyio.Lock | None = None
     #: The session declares the 2026-07-28 tasks extension: the server may answer a tool call with a task.
     _declares_tasks: bool = False
 
@@ -198,6 +181,8 @@ class ClientCore:
         self._call_options: CallOptions | None = None
         self._closed_reason: str | None = None
         self._connection: AsyncConnection[Any] | None = None
+        #: The connection's current session, whose requests in flight it counts (None: `from_session()`).
+        self._lease: Lease | None = None
 
     def _check_against_live_schemas(self, changed: dict[str, dict[str, Any]]) -> None:
         """Check later calls of these tools against the input schemas this session listed (drift check)."""
@@ -273,31 +258,11 @@ class ClientCore:
         )
         return view
 
-    def _mark_closed(self, reason: str) -> None:
-        if self._closed_reason is None:
-            self._closed_reason = reason
-
-    def _connection_lost(self, reason: str) -> None:
-        """The server went away under the client (not `aclose()`): later requests open it again."""
-        if self._closed_reason is None:
-            self._closed_reason = reason
-            self._lost = self._connection is not None
-
-    def _connection_ended(self, reason: str, lost: bool) -> None:
-        """`AsyncConnection.on_close`."""
-        if lost:
-            self._connection_lost(reason)
-        else:
-            self._mark_closed(reason)
-
     def _retry_policy(self) -> Retries:
         options = self._call_options
         if options is not None and options.retries is not None:
             return options.retries
         return self._retries
-
-    def _closed_error(self) -> ConnectionClosedError:
-        return ConnectionClosedError(self._closed_reason or "the connection is closed")
 
     @property
     def session(self) -> ClientSession:
@@ -343,9 +308,9 @@ class ClientCore:
         server gets a new session), after the server exited, restarted or dropped the session.
 
         Requests do this by themselves when their connection was lost (unless `retries=0`); call
-        it to start afresh on purpose. Calls in flight on the old session fail with
-        `ConnectionClosedError`, or are sent again where that is safe; later calls use the new
-        session, as do `with_options()` views. The drift guard runs again. Raises `ConnectError`
+        it to start afresh on purpose. Calls in flight on the old session keep it until they are
+        answered (a stdio server that exited fails them: they are sent again where that is safe);
+        later calls use the new session, as do `with_options()` views. The drift guard runs again. Raises `ConnectError`
         when the server cannot be reached (the client stays closed), and RuntimeError for a
         client made by `from_session()` (its session is yours).
         """
@@ -355,38 +320,6 @@ class ClientCore:
             )
         async with self._renewal_lock():
             await self._reconnect_now()
-
-    def _renewal_lock(self) -> anyio.Lock:
-        lock = self._renewing
-        if lock is None:
-            import anyio
-
-            lock = self._renewing = anyio.Lock()
-        return lock
-
-    async def _reconnect_now(self) -> None:
-        """`reconnect()`, with the renewal lock held."""
-        connection = self._connection
-        assert connection is not None
-        # Requests arriving meanwhile wait for the new session (`_reopen`).
-        self._mark_closed("the client is reconnecting")
-        self._lost = True
-        try:
-            self._session = await connection.reconnect()
-        except ConnectError as error:
-            self._closed_reason = str(error)
-            raise
-        self._generation += 1
-        self._closed_reason = None
-        self._lost = False
-        cache = self._response_cache
-        # A restarted server may list other things; entries of reads keep their TTL.
-        if cache is not None:
-            for method in LISTINGS:
-                await cache.evict_method(method)
-        guard = connection.after_connect
-        if guard is not None:
-            await guard(self)
 
     async def __aenter__(self) -> Self:
         return self
@@ -449,232 +382,16 @@ class ClientCore:
             lambda: self._send_recovering(request, result_type, timeout, method, tool),
         )
 
-    async def _send_recovering(
+    async def _send_attempt(
         self,
         request: Any,
         result_type: type[_PageT],
         timeout: float | None,
         method: str,
-        tool: str | None,
     ) -> _PageT:
-        """Send a request; one that failed in transit is sent again where that is safe (`calls.retries`)."""
-        started = time.monotonic()
-        generation = self._generation
-        try:
-            return await self._send_answered(request, result_type, timeout, method)
-        except Exception as error:
-            failure: Exception = error
-        try:
-            return await self._resend_listed(
-                failure, request, result_type, timeout, method
-            )
-        except Exception as error:
-            failure = error
-        fault = await self._fault(failure, started, method, generation)
-        if fault is None:
-            raise failure
-        return await self._retry(
-            request,
-            result_type,
-            timeout,
-            method,
-            tool,
-            failure,
-            fault,
-            started,
-            generation,
-        )
-
-    async def _fault(
-        self, error: Exception, sent: float, method: str, generation: int
-    ) -> Fault | None:
-        """The transit fault behind a failed request sent at `sent` (see `calls.retries`), or None for any
-        other failure; raises the connection's better error for it (an HTTP status, an auth error) instead.
+        """One attempt of a request with this view's options, answering a 2026-07-28 server's requests
+        for input (and listing the tools once when it refused the call's `Mcp-Param-*` headers).
         """
-        found = fault_of(unwrap_exception_group(error))
-        if found is not None:
-            return found
-        connection = self._connection
-        if connection is None:
-            return None
-        if _closed_under_us(error):
-            # The connection itself ended (a stdio server exited, a transport broke) with the request in flight.
-            if (
-                generation != self._generation
-            ):  # another request already opened a new session
-                return Fault("maybe_processed", "connection lost", new_session=True)
-            detail = self._closed_detail = await connection.closed_detail()
-            self._connection_lost(detail or "the connection to the MCP server was lost")
-            if connection.ended_before(sent):
-                return Fault("not_processed", "the server had exited", new_session=True)
-            return Fault("maybe_processed", "connection lost", new_session=True)
-        explained = connection.explain(error, method)
-        if explained is not None and not _session_gone(explained):
-            raise explained from None  # the failure as the caller sees it (an HTTP status, an auth error)
-        if explained is not None:
-            return Fault(
-                "not_processed",
-                "the server no longer knows the session",
-                status=404,
-                new_session=True,
-            )
-        return None
-
-    async def _retry(
-        self,
-        request: Any,
-        result_type: type[_PageT],
-        timeout: float | None,
-        method: str,
-        tool: str | None,
-        error: Exception,
-        fault: Fault,
-        started: float,
-        generation: int,
-    ) -> _PageT:
-        """Send a request that failed in transit again while it is safe, attempts are left and the call's
-        timeout allows; else raise what the last failure means."""
-        policy = self._retry_policy()
-        limit = self._applied_timeout(timeout)
-        deadline = started + limit if limit is not None else math.inf
-        retry = 0
-        while True:
-            if fault.kind == "maybe_processed" and not policy.may_repeat(
-                method, tool, self._tool_annotations(tool)
-            ):
-                raise self._outcome_unknown(method, tool, fault, retry) from None
-            retry += 1
-            # Opening a session the server forgot is what every client did before retries existed.
-            allowed = policy.max_retries or (
-                1 if fault.new_session and fault.kind == "not_processed" else 0
-            )
-            wait = (
-                0.0
-                if retry == 1 and fault.new_session
-                else policy.delay(retry, fault.retry_after)
-            )
-            if retry > allowed or time.monotonic() + wait >= deadline:
-                raise self._given_up(error, method, tool, fault, retry - 1)
-            _log.info(
-                "retrying %s (retry %d of %d) after %s; waiting %.2f s",
-                request_label(method, f"tool {tool!r}" if tool else None),
-                retry,
-                allowed,
-                fault.cause,
-                wait,
-            )
-            if telemetry_active():
-                record_retry(method, retry, fault.cause, wait)
-            import anyio
-
-            await anyio.sleep(wait)
-            if self._closed_reason is not None or fault.new_session:
-                try:
-                    await self._renew(generation)
-                except ConnectError as failure:
-                    error, fault = failure, Fault(
-                        "not_processed", "cannot reconnect", new_session=True
-                    )
-                    continue
-                generation = self._generation
-            sent = time.monotonic()
-            try:
-                attempt_timeout = deadline - sent if limit is not None else timeout
-                return await self._send_retrying(
-                    request, result_type, attempt_timeout, method
-                )
-            except Exception as failure:
-                next_fault = await self._fault(failure, sent, method, generation)
-                if next_fault is None:
-                    raise
-                error, fault = failure, next_fault
-
-    def _tool_annotations(self, tool: str | None) -> Mapping[str, Any] | None:
-        spec = self._tools.get(tool) if tool is not None else None
-        return spec.annotations if spec is not None else None
-
-    def _outcome_unknown(
-        self, method: str, tool: str | None, fault: Fault, retries: int
-    ) -> OutcomeUnknownError:
-        label = request_label(method, f"tool {tool!r}" if tool else None)
-        detail, self._closed_detail = self._closed_detail, None
-        why = (
-            "it is not marked read-only or idempotent, so it was not sent again"
-            if method == "tools/call"
-            else "it is not safe to repeat, so it was not sent again"
-        )
-        if retries:
-            why = f"gave up after {retries} retries"
-        text = f"{label}: {fault.cause} after the request was sent; the server may have run it ({why})"
-        if detail:
-            text += f"; {detail}"
-        return OutcomeUnknownError(text, method=method, tool=tool)
-
-    def _given_up(
-        self,
-        error: Exception,
-        method: str,
-        tool: str | None,
-        fault: Fault,
-        retries: int,
-    ) -> Exception:
-        """What a request that failed in transit raises once no retry is left."""
-        if fault.kind == "maybe_processed":
-            return self._outcome_unknown(method, tool, fault, retries)
-        connection = self._connection
-        explained = (
-            connection.explain(error, method) if connection is not None else None
-        )
-        if explained is not None and not _session_gone(explained):
-            return explained  # an HTTP status: HttpStatusError, as without retries
-        label = request_label(method, f"tool {tool!r}" if tool else None)
-        tries = f" (after {retries} retries)" if retries else ""
-        why = f": {error}" if isinstance(error, ConnectError) else ""
-        return ConnectionClosedError(
-            f"{label} failed: {fault.cause}{why}; the server did not get it{tries}"
-        )
-
-    async def _reopen(self, timeout: float | None) -> None:
-        """Before a request on a client whose connection was lost: open it again, retries allowing."""
-        policy = self._retry_policy()
-        if not self._lost or policy.max_retries == 0:
-            raise self._closed_error()
-        limit = self._applied_timeout(timeout)
-        deadline = time.monotonic() + limit if limit is not None else math.inf
-        generation = self._generation
-        for attempt in range(policy.max_retries + 1):
-            try:
-                await self._renew(generation)
-                return
-            except ConnectError as error:
-                wait = policy.delay(attempt + 1, None)
-                if attempt == policy.max_retries or time.monotonic() + wait >= deadline:
-                    raise ConnectionClosedError(
-                        f"{self._closed_reason or 'the connection was lost'}; reconnecting failed: {error}"
-                    ) from None
-                _log.info(
-                    "reconnecting to the MCP server failed; retrying in %.2f s", wait
-                )
-                import anyio
-
-                await anyio.sleep(wait)
-
-    async def _renew(self, generation: int) -> None:
-        """Open a new session unless another request already did since `generation`."""
-        async with self._renewal_lock():
-            if self._closed_reason is not None and not self._lost:
-                raise self._closed_error()  # closed by the user meanwhile
-            if self._generation == generation:
-                await self._reconnect_now()
-
-    async def _send_retrying(
-        self,
-        request: Any,
-        result_type: type[_PageT],
-        timeout: float | None,
-        method: str,
-    ) -> _PageT:
-        """Send a request with this view's options, answering a 2026-07-28 server's requests for input."""
         try:
             return await self._send_answered(request, result_type, timeout, method)
         except Exception as error:
@@ -766,23 +483,38 @@ class ClientCore:
     async def _send_wire(
         self, request: Any, result_type: Any, timeout: float | None, method: str
     ) -> Any:
-        """One request on the wire: the SDK's own timeout, or this view's `with_options()`."""
+        """One request on the wire: the SDK's own timeout, or this view's `with_options()`. A transit
+        fault the transport recorded for it is raised as `RequestFault` (`connection.exchange`).
+        """
         options = self._call_options
         session = self._session
+        lease = self._lease
         if result_type is TASK_ANSWER:  # a task-augmented tools/call (see calls.tasks)
             session = cast("ClientSession", UnvalidatedSession(session))
-        if options is not None:
-            return await send_with_options(
-                session,
-                request,
-                result_type,
-                options,
-                timeout,
-                what=f"{method} request",
+        exchange = begin_exchange()
+        if lease is not None:
+            lease.enter()
+        try:
+            if options is not None:
+                return await send_with_options(
+                    session,
+                    request,
+                    result_type,
+                    options,
+                    timeout,
+                    what=f"{method} request",
+                )
+            return await session.send_request(
+                request, result_type, request_read_timeout_seconds=timeout
             )
-        return await session.send_request(
-            request, result_type, request_read_timeout_seconds=timeout
-        )
+        except Exception as error:
+            fault = exchange.fault
+            if fault is None:
+                raise
+            raise RequestFault(fault, error) from None
+        finally:
+            if lease is not None:
+                lease.leave()
 
     def _after_failure(
         self,
@@ -817,20 +549,6 @@ class ClientCore:
                 raise
             self._connection_lost(detail)
             raise ConnectionClosedError(detail) from None
-
-    def _applied_timeout(self, timeout: float | None) -> float | None:
-        """The limit a request ran under: its own `timeout`, this view's, or the connector's."""
-        if timeout is not None:
-            return timeout
-        options = self._call_options
-        if options is not None:
-            limits = [
-                t for t in (options.timeout, options.max_timeout) if t is not None
-            ]
-            if limits:
-                return min(limits)
-        default = getattr(self._session, "_session_read_timeout_seconds", None)
-        return float(default) if isinstance(default, int | float) else None
 
     async def _list_all(
         self,

@@ -338,9 +338,9 @@ class SyncClientBase(BlockingCore[AsyncT]):
         server gets a new session), after the server exited, restarted or dropped the session.
 
         Requests do this by themselves when their connection was lost (unless `retries=0`); call
-        it to start afresh on purpose. Calls in flight on the old session fail with
-        `ConnectionClosedError`, or are sent again where that is safe; later calls use the new
-        session, as do `with_options()` views. The drift guard runs again. Raises `ConnectError`
+        it to start afresh on purpose. Calls in flight on the old session keep it until they are
+        answered (a stdio server that exited fails them: they are sent again where that is safe);
+        later calls use the new session, as do `with_options()` views. The drift guard runs again. Raises `ConnectError`
         when the server cannot be reached (the client stays closed), and RuntimeError for a
         client made by `from_session()` (its session is yours).
         """

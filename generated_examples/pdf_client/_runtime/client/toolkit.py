@@ -417,6 +417,7 @@ class ToolkitBase:
         timeout: float | None = None,
         resources: bool = False,
         prompts: bool = False,
+        search: bool = False,
     ) -> ToolSet:
         """Agent tools of every connected server (or of `servers`), named `mcp__<server>__<prefix><tool>`.
 
@@ -427,7 +428,8 @@ class ToolkitBase:
         `resources`/`prompts` add each server's resource and prompt tools (see `AsyncClient.tools`).
         Disabled and failed servers are left out; the names stay distinct across servers. In a
         lazy toolkit a server not used yet contributes the tools of its snapshot, which connect it
-        on their first call.
+        on their first call. `search=True` offers them all through `search_tools` and
+        `call_tool` (see `AsyncClient.tools`).
         """
         # Imported on first use: a toolkit that makes plain calls does not need it.
         from ..agents.toolset import ToolSet
@@ -465,7 +467,8 @@ class ToolkitBase:
                     prompts=prompts,
                 ).values()
             )
-        return ToolSet(collected)
+        toolset = ToolSet(collected)
+        return toolset.searching() if search else toolset
 
     def _slot(self, name: str) -> _Slot:
         slot = self._slots.get(name)

@@ -52,6 +52,7 @@ class Attempt:
         "label",
         "open",
         "peer",
+        "status_error",
         "target",
     )
 
@@ -65,6 +66,7 @@ class Attempt:
         connected: Callable[[], None] = _nothing,
         target: str | None = None,
         explain: Callable[[BaseException, str | None], Exception | None] = _as_is,
+        status_error: Callable[[int, str | None], Exception | None] | None = None,
         auth_failure: Callable[[], BaseException | None] = _nothing,
         closed_detail: Callable[[], Awaitable[str | None]] | None = None,
         ended_at: Callable[[], float | None] = _nothing,
@@ -86,6 +88,8 @@ class Attempt:
         self.connected = connected
         #: A better error for a request that failed after connecting (e.g. with its HTTP status), or None.
         self.explain = explain
+        #: The error a request refused with this HTTP status raises once it is not retried, or None.
+        self.status_error = status_error
         #: Why the connection closed under a request (a stdio server's exit code and stderr), or None.
         self.closed_detail = closed_detail
         #: When (`time.monotonic()`) the server stopped answering for good (a stdio server's stdout
@@ -156,10 +160,12 @@ def mcp_error_code(error: BaseException) -> int | None:
 
 def diagnose_common(error: BaseException, timeout: float) -> str | None:
     """The reason for a failed handshake that any transport may see, or None."""
+    from ..calls.errors import sdk_connection_closed, sdk_request_timeout
+
     code = mcp_error_code(error)
-    if code == -32000:
+    if sdk_connection_closed(error):
         return "the server closed the connection during initialization"
-    if code == -32001 or isinstance(error, TimeoutError):
+    if sdk_request_timeout(error) or isinstance(error, TimeoutError):
         return f"no initialize response within {timeout:g} s"
     if code is not None:
         message = getattr(error, "message", "") or str(error)

@@ -7,7 +7,6 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..calls.errors import ConnectError, HttpStatusError, http_status_message
-from ..calls.retries import FAULT_CODE, fault_of
 from ..calls.telemetry import http_peer
 from .attempt import (
     Attempt,
@@ -312,16 +311,6 @@ def http_attempts(
             if isinstance(watch.auth_error, ConnectError):
                 found, watch.auth_error = watch.auth_error, None
                 return found
-            fault = fault_of(error)
-            if fault is not None and fault.status is not None:
-                return HttpStatusError(
-                    FAULT_CODE,
-                    status=fault.status,
-                    reason=_reason(fault.status),
-                    url=shown,
-                    headers_sent=credentials(),
-                    method=method,
-                )
             failure = watch.last
             code = mcp_error_code(error)
             if failure is None or code is None:
@@ -334,6 +323,16 @@ def http_attempts(
                 code,
                 status=status,
                 reason=reason,
+                url=shown,
+                headers_sent=credentials(),
+                method=method,
+            )
+
+        def status_error(status: int, method: str | None) -> Exception:
+            return HttpStatusError(
+                -32603,  # what the SDK reports a refused POST as
+                status=status,
+                reason=_reason(status),
                 url=shown,
                 headers_sent=credentials(),
                 method=method,
@@ -358,6 +357,7 @@ def http_attempts(
             fall_through=fall_through,
             target=shown,
             explain=explain,
+            status_error=status_error,
             connected=connected,
             auth_failure=auth_failure,
             peer=http_peer(url),

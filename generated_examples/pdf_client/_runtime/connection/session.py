@@ -1,10 +1,19 @@
-"""The connection: one owner task holds the SDK client open, so the user's `async with` body never runs inside it.
+"""The connection's life, owned in one place: connect (retrying what was not processed), renew, close.
 
-A connector (`AsyncClientBase.stdio/http/connect`) returns an `AsyncConnection`. Entering it
-starts one *owner task* that enters the SDK's `mcp.Client` and keeps it open until the connection
-is closed. The user's `async with` body therefore never runs inside the SDK's task groups: a
+A connector (`AsyncClientBase.stdio/http/connect`) returns an `AsyncConnection`. Each session it
+holds is a `Lease`: one *owner task* enters the SDK's `mcp.Client` and keeps it open until the lease
+is stopped. The user's `async with` body therefore never runs inside the SDK's task groups: a
 transport failure cannot cancel it, its own exceptions leave unwrapped, and `aclose()` works from
 any task. Everything heavy (`mcp`, `httpx2`) is imported only when a connection is opened.
+
+- Connect: each way to reach the server (`Attempt`) is tried in turn; a handshake the server did
+  not process (refused or reset connection, `408`/`429`/`503`: what the transport recorded in the
+  handshake's `exchange.Exchange`) is tried again under the client's `Retries`, within the connect
+  timeout. A server that stays down raises `ConnectError` naming the last cause.
+- Renew (`reconnect()`): a new lease is opened beside the old one, which is *retired*: its requests
+  still in flight keep their exchanges and answers, and it closes once the last one ended. Its GET
+  stream ends with it; the new session has its own.
+- Close: every lease is stopped.
 
 The ways to reach a server live beside it: `stdio`, `http` (transports and their attempts),
 `launch` (the recorded launch spec), `urls` (redaction) and `environment` (`${VAR}`). The
@@ -21,6 +30,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..calls import telemetry
 from ..calls.errors import AuthRequiredError, ConnectError, unwrap_exception_group
+from ..calls.retries import DEFAULT_RETRIES, Retries
+from . import exchange
 from .attempt import MODERN_OPTIONS, Attempt, speaks_only_modern
 
 if TYPE_CHECKING:
@@ -30,9 +41,53 @@ if TYPE_CHECKING:
 # The connectors' attempts are importable from here too (the client's connectors import them so).
 __all__ = [
     "AsyncConnection",
+    "Lease",
 ]
 
 ClientT = TypeVar("ClientT")
+
+
+class Lease:
+    """One session of a connection: its owner task's events, the SDK session, and its requests in flight."""
+
+    __slots__ = (
+        "attempt",
+        "done",
+        "error",
+        "in_flight",
+        "ready",
+        "retired",
+        "scope",
+        "session",
+        "stop",
+    )
+
+    def __init__(self) -> None:
+        import anyio
+
+        self.ready, self.stop, self.done = anyio.Event(), anyio.Event(), anyio.Event()
+        self.session: Any = None
+        self.attempt: Attempt | None = None
+        #: An error the session ended with after it was up (a transport crash), kept for diagnostics.
+        self.error: BaseException | None = None
+        self.scope: anyio.CancelScope | None = None
+        #: Requests sent on this session whose answer has not come yet (`enter`/`leave`).
+        self.in_flight = 0
+        #: A newer session replaced this one: it closes once `in_flight` drops to 0.
+        self.retired = False
+
+    def enter(self) -> None:
+        self.in_flight += 1
+
+    def leave(self) -> None:
+        self.in_flight -= 1
+        if self.retired and self.in_flight <= 0:
+            self.stop.set()
+
+    def retire(self) -> None:
+        self.retired = True
+        if self.in_flight <= 0:
+            self.stop.set()
 
 
 class AsyncConnection(AbstractAsyncContextManager[ClientT]):
@@ -46,6 +101,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         timeout: float,
         after_connect: Callable[[ClientT], Awaitable[object]] | None = None,
         client_options: Mapping[str, Any] | None = None,
+        retries: Retries = DEFAULT_RETRIES,
     ) -> None:
         self._make_client = make_client
         #: More keyword arguments for `mcp.Client` (e.g. `client_info`).
@@ -54,21 +110,29 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         self.after_connect = after_connect
         self._attempts = attempts
         self._timeout = timeout
+        #: How a handshake the server did not process is tried again.
+        self._retries = retries
         self._group: anyio.abc.TaskGroup | None = None
-        self._owner_scope: anyio.CancelScope | None = None
-        self._ready: anyio.Event | None = None
-        self._stop: anyio.Event | None = None
-        self._done: anyio.Event | None = None
-        self._session: Any = None
-        self._attempt: Attempt | None = None
+        #: The current session, and every session not closed yet (retired ones drain).
+        self.lease: Lease | None = None
+        self._leases: set[Lease] = set()
         self._failures: list[str] = []
         self._auth_required: AuthRequiredError | None = None
         self._entered = False
         #: Called once when the connection ends: `(reason, lost)`, lost when it ended after it was up
         #: without being closed.
         self.on_close: Callable[[str, bool], None] | None = None
-        #: An error the connection ended with after it was up (a transport crash), kept for diagnostics.
-        self.error: BaseException | None = None
+
+    @property
+    def error(self) -> BaseException | None:
+        """An error the current session ended with after it was up (a transport crash), or None."""
+        lease = self.lease
+        return lease.error if lease is not None else None
+
+    @property
+    def _attempt(self) -> Attempt | None:
+        lease = self.lease
+        return lease.attempt if lease is not None else None
 
     def _closed(self, reason: str, *, lost: bool = False) -> None:
         hook, self.on_close = self.on_close, None
@@ -80,54 +144,85 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         attempt = self._attempt
         return attempt.explain(error, method) if attempt is not None else None
 
-    async def _own(self, attempts: Sequence[Attempt]) -> None:
+    def status_error(self, status: int, method: str | None) -> Exception | None:
+        """The error a request refused with HTTP `status` raises once it is not retried, or None."""
+        attempt = self._attempt
+        if attempt is None or attempt.status_error is None:
+            return None
+        return attempt.status_error(status, method)
+
+    async def _own(self, lease: Lease, attempts: Sequence[Attempt]) -> None:
         import anyio
 
-        assert (
-            self._ready is not None
-            and self._stop is not None
-            and self._done is not None
-        )
+        self._leases.add(lease)
         try:
             with anyio.CancelScope() as scope:
-                self._owner_scope = scope
+                lease.scope = scope
                 for index, attempt in enumerate(attempts):
-                    options = self._client_options
-                    try:
-                        try:
-                            await self._serve(attempt, options)
-                            return
-                        except Exception as error:
-                            if self._session is not None or not speaks_only_modern(
-                                unwrap_exception_group(error)
-                            ):
-                                raise
-                        await self._serve(attempt, {**options, **MODERN_OPTIONS})
+                    root = await self._connect_through(
+                        lease, attempt, len(attempts) > 1
+                    )
+                    if root is None:
                         return
-                    except Exception as error:
-                        root = unwrap_exception_group(error)
-                        if self._session is not None:
-                            self.error = root
-                            return
-                        refused = attempt.auth_failure()
-                        if isinstance(refused, AuthRequiredError):
-                            self._auth_required = (
-                                refused  # raised as it is: a login helps
-                            )
-                            return
-                        reason = attempt.diagnose(root)
-                        self._failures.append(
-                            f"{attempt.label}: {reason}"
-                            if len(attempts) > 1
-                            else reason
-                        )
-                        if index + 1 >= len(attempts) or not attempt.fall_through(root):
-                            return
+                    if index + 1 >= len(attempts) or not attempt.fall_through(root):
+                        return
         finally:
-            if self._session is not None and not self._stop.is_set():
+            self._leases.discard(lease)
+            if (
+                lease.session is not None
+                and not lease.stop.is_set()
+                and lease is self.lease
+            ):
                 self._closed("the connection to the MCP server was lost", lost=True)
-            self._ready.set()
-            self._done.set()
+            lease.ready.set()
+            lease.done.set()
+
+    async def _connect_through(
+        self, lease: Lease, attempt: Attempt, several: bool
+    ) -> BaseException | None:
+        """Hold a session through `attempt` until the lease stops; the failure of its last try when it
+        could not connect (None when it did, or when nothing else is worth trying)."""
+        import anyio
+
+        tries = 0
+        while True:
+            handshake = exchange.begin()
+            try:
+                await self._serve_either(lease, attempt)
+                return None
+            except Exception as error:
+                root = unwrap_exception_group(error)
+                if lease.session is not None:
+                    lease.error = root
+                    return None
+                refused = attempt.auth_failure()
+                if isinstance(refused, AuthRequiredError):
+                    self._auth_required = refused  # raised as it is: a login helps
+                    return None
+                if tries:
+                    self._failures.pop()  # only the last cause of this attempt is named
+                reason = attempt.diagnose(root)
+                self._failures.append(
+                    f"{attempt.label}: {reason}" if several else reason
+                )
+                fault, tries = handshake.fault, tries + 1
+                if fault is None or tries > self._retries.max_retries:
+                    return root
+                # The handshake is safe to repeat: whatever the transport recorded, try again.
+                await anyio.sleep(self._retries.delay(tries, fault.retry_after))
+
+    async def _serve_either(self, lease: Lease, attempt: Attempt) -> None:
+        """`_serve`; once more with 2026-07-28 options when the legacy handshake was refused for it."""
+        options = self._client_options
+        try:
+            await self._serve(lease, attempt, options)
+            return
+        except Exception as error:
+            if lease.session is not None or not speaks_only_modern(
+                unwrap_exception_group(error)
+            ):
+                raise
+        await self._serve(lease, attempt, {**options, **MODERN_OPTIONS})
 
     @property
     def peer(self) -> Mapping[str, str | int]:
@@ -135,28 +230,48 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         attempt = self._attempt
         return attempt.peer if attempt is not None else {}
 
-    async def _serve(self, attempt: Attempt, options: Mapping[str, Any]) -> None:
-        """Connect through `attempt` and hold the session open until the connection is closed."""
-        assert self._ready is not None and self._stop is not None
+    async def _serve(
+        self, lease: Lease, attempt: Attempt, options: Mapping[str, Any]
+    ) -> None:
+        """Connect through `attempt` and hold the session open until the lease is stopped."""
         started: float | None = None
         ended_by: BaseException | None = None
         try:
             async with attempt.open(options) as client:
-                self._session = client.session
-                self._attempt = attempt
+                lease.session = client.session
+                lease.attempt = attempt
                 attempt.connected()
-                self._ready.set()
+                lease.ready.set()
                 started = time.perf_counter()
-                await self._stop.wait()
+                await lease.stop.wait()
         except Exception as error:
             ended_by = unwrap_exception_group(error)
             raise
         finally:
             if started is not None and telemetry.active():
-                protocol = getattr(self._session, "protocol_version", None)
+                protocol = getattr(lease.session, "protocol_version", None)
                 telemetry.record_session(
                     time.perf_counter() - started, attempt.peer, protocol, ended_by
                 )
+
+    async def _open_lease(self, group: anyio.abc.TaskGroup) -> Lease:
+        """Start a session's owner task and wait (the connect timeout at most) until it is up or failed."""
+        import anyio
+
+        attempts = self._attempts()  # may raise ConnectError (launch spec problems)
+        lease = Lease()
+        self._failures = []
+        group.start_soon(self._own, lease, attempts)
+        with anyio.move_on_after(self._timeout):
+            await lease.ready.wait()
+        if lease.session is None:
+            if not self._failures:
+                last = attempts[-1].target if attempts else "the server"
+                self._failures.append(f"timed out after {self._timeout:g} s ({last})")
+            if lease.scope is not None:
+                lease.scope.cancel()
+            lease.stop.set()
+        return lease
 
     async def __aenter__(self) -> ClientT:
         import anyio
@@ -166,28 +281,11 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                 "this connection was already used; call the connector again for a new one"
             )
         self._entered = True
-        attempts = self._attempts()  # may raise ConnectError (launch spec problems)
-        self._ready, self._stop, self._done = (
-            anyio.Event(),
-            anyio.Event(),
-            anyio.Event(),
-        )
         group = anyio.create_task_group()
         await group.__aenter__()
         self._group = group
         try:
-            group.start_soon(self._own, attempts)
-            with anyio.move_on_after(self._timeout):
-                await self._ready.wait()
-            if self._session is None:
-                if not self._failures:
-                    last = attempts[-1].target if attempts else "the server"
-                    self._failures.append(
-                        f"timed out after {self._timeout:g} s ({last})"
-                    )
-                if self._owner_scope is not None:
-                    self._owner_scope.cancel()
-                self._stop.set()
+            lease = self.lease = await self._open_lease(group)
         except BaseException:
             # Cancelled (or failed) while connecting: stop the owner and wait for its cleanup. The group's
             # own scope is shielded, since a new scope around its exit would break the LIFO order.
@@ -195,14 +293,14 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
             group.cancel_scope.shield = True
             await self._exit_group()
             raise
-        if self._session is None:
+        if lease.session is None:
             await self._exit_group()
             if self._auth_required is not None:
                 raise self._auth_required
             raise ConnectError(
                 "cannot connect to the MCP server: " + "; ".join(self._failures)
             )
-        client = self._make_client(self._session, self)
+        client = self._make_client(lease.session, self)
         if self.after_connect is not None:
             try:
                 await self.after_connect(client)
@@ -231,41 +329,27 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
             group.start_soon(fn, *args)
 
     async def reconnect(self) -> Any:
-        """Close the current session (if any is left) and connect again the same way; the new session.
+        """Open a new session the same way and retire the current one; the new session.
 
-        A stdio server is started again, an HTTP server gets a new session. Raises `ConnectError` (the
+        A stdio server is started again, an HTTP server gets a new session. Requests still in flight on
+        the old session keep it open until they are answered (or fail). Raises `ConnectError` (the
         connection then stays closed) when the server cannot be reached.
         """
-        import anyio
-
         group = self._group
-        if group is None or self._stop is None or self._done is None:
+        if group is None:
             raise ConnectError("this connection is not open")
-        hook, self.on_close = (
-            self.on_close,
-            None,
-        )  # the old session ends on purpose: not a lost connection
-        self._stop.set()
-        await self._done.wait()
-        self._session, self._attempt, self.error, self._failures = None, None, None, []
-        self._ready, self._stop, self._done = (
-            anyio.Event(),
-            anyio.Event(),
-            anyio.Event(),
-        )
-        attempts = self._attempts()
-        group.start_soon(self._own, attempts)
-        with anyio.move_on_after(self._timeout):
-            await self._ready.wait()
-        if self._session is None:
-            if self._owner_scope is not None:
-                self._owner_scope.cancel()
-            self._stop.set()
-            await self._done.wait()
+        # The old session ends on purpose: not a lost connection.
+        hook, self.on_close = self.on_close, None
+        old = self.lease
+        if old is not None:
+            old.retire()
+        lease = self.lease = await self._open_lease(group)
+        if lease.session is None:
+            await lease.done.wait()
             reason = "; ".join(self._failures) or f"timed out after {self._timeout:g} s"
             raise ConnectError(f"cannot reconnect to the MCP server: {reason}")
         self.on_close = hook
-        return self._session
+        return lease.session
 
     async def _exit_group(self, error: BaseException | None = None) -> None:
         group, self._group = self._group, None
@@ -282,13 +366,17 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                 return
             raise root from None
 
+    def _stop_all(self) -> list[Lease]:
+        leases = list(self._leases)
+        for lease in leases:
+            lease.stop.set()
+        return leases
+
     async def aclose(self) -> None:
         """Close the connection now (idempotent); `async with` still has to be left as usual."""
         self._closed("the client was closed")
-        if self._stop is None or self._done is None:
-            return
-        self._stop.set()
-        await self._done.wait()
+        for lease in self._stop_all():
+            await lease.done.wait()
 
     async def __aexit__(
         self,
@@ -299,8 +387,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         import anyio
 
         self._closed("the client was closed")
-        if self._stop is not None:
-            self._stop.set()
+        self._stop_all()
         cancelled = exc is not None and isinstance(exc, anyio.get_cancelled_exc_class())
         # A body that failed still gets a graceful shutdown; only a cancellation is handed to the group.
         await self._exit_group(exc if cancelled else None)

@@ -9,21 +9,19 @@ its output schema (`fake_data`) or, with `unhandled="error"`, an error naming it
 recorded in `fake.calls`; scripts, latency, progress, `list_changed` and server-to-client requests
 (elicitation, sampling) are there for tests. A generated package's `testing` module subclasses it with
 one typed hook per tool, prompt and resource.
+
+This module holds the fake's construction, listings, the initialize answer and its scripting and editing
+API; answering calls, reads and prompt gets is `serving.answers`, MCP tasks `serving.task_requests`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
-import anyio
 import mcp_types as types
-from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
 
-from ..calls.errors import ToolError
 from ..calls.specs import (
     PromptSpec,
     ResourceSpec,
@@ -32,13 +30,8 @@ from ..calls.specs import (
     ToolSpec,
     copy_json,
 )
-from ..calls.uri import match_uri_template
-from .data import synthesise
 from .hooks import (
     FakeCall,
-    FakeContext,
-    FakeError,
-    Hook,
     Hooks,
     PromptHook,
     PromptHooks,
@@ -50,63 +43,27 @@ from .hooks import (
 from .listing import (
     IDENTITY,
     LIST_METHODS,
-    RESOURCE_NOT_FOUND,
     ArgumentChecks,
     index_items,
     load_snapshot,
-    missing_prompt_arguments,
     page_of,
 )
-from .replies import (
-    answer_empty,
-    answer_no_completion,
-    error_result,
-    prompt_result,
-    resource_result,
-    result_text,
-    structured_result,
-    text_content,
-    tool_result,
-)
+from .replies import answer_empty, answer_no_completion
+from .task_requests import FakeTaskRequests, fake_lifespan, task_support
 
 if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 
-    from .tasks import FakeTask, TaskStore
+    from .tasks import TaskStore
 
 __all__ = ["FakeServer"]
-
-#: Where the fake's lifespan state keeps the task group its MCP tasks run in.
-_TASK_GROUP = "mcp_codegen.fake.tasks"
-
-
-@asynccontextmanager
-async def _lifespan(_server: object) -> AsyncGenerator[dict[str, Any]]:
-    """The fake's lifespan (each `run()`, or once for the HTTP app): a task group for the tool calls
-    that run as MCP tasks (see `serving.tasks`), cancelled when the server stops."""
-    async with anyio.create_task_group() as group:
-        try:
-            yield {_TASK_GROUP: group}
-        finally:
-            group.cancel_scope.cancel()
-
-
-def _task_support(tool: Mapping[str, Any]) -> str:
-    """A listed tool's `execution.taskSupport` ("forbidden" when absent or unknown)."""
-    execution = tool.get("execution")
-    if isinstance(execution, dict):
-        support = cast("_JsonObject", execution).get("taskSupport")
-        if support in ("optional", "required"):
-            return cast(str, support)
-    return "forbidden"
-
 
 _JsonObject = dict[str, Any]
 
 ViewT = TypeVar("ViewT", bound=Hooks[Any])
 
 
-class FakeServer(Server[Any]):
+class FakeServer(FakeTaskRequests):
     """An MCP server that lists exactly `snapshot` (a package's `SnapshotData`, a snapshot file or
     package directory, or the parsed mapping) and answers calls for tests.
 
@@ -154,7 +111,7 @@ class FakeServer(Server[Any]):
             description=text("description"),
             instructions=instructions if isinstance(instructions, str) else None,
             website_url=text("websiteUrl"),
-            lifespan=_lifespan,
+            lifespan=fake_lifespan,
         )
         self.snapshot_data: _JsonObject = data
         capabilities = data.get("capabilities")
@@ -252,7 +209,7 @@ class FakeServer(Server[Any]):
                 "tools/call", types.CallToolRequestParams, self._on_call_tool
             )
             if self._declared("tasks") or any(
-                _task_support(tool) != "forbidden"
+                task_support(tool) != "forbidden"
                 for tool in self.listed["tools"].values()
             ):
                 self.serve_tasks()
@@ -311,6 +268,7 @@ class FakeServer(Server[Any]):
             if params is not None and isinstance(params.get("task"), dict):
                 created = self._start_task(ctx, params)
                 if created is not None:
+                    self._remember(ctx)
                     return created
             return await call_next(ctx)
         listing = LIST_METHODS.get(method)
@@ -360,324 +318,6 @@ class FakeServer(Server[Any]):
         session = ctx.session
         key = id(getattr(session, "_connection", session))
         self._sessions[key] = session
-
-    # ------------------------------------------------------------------ tools
-
-    async def _wait(self, hook: Hook | None) -> None:
-        delay = (
-            hook.delay if hook is not None and hook.delay is not None else self.delay
-        )
-        if delay > 0:
-            await anyio.sleep(delay)
-
-    async def _on_call_tool(
-        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        return await self._call(ctx, params.name, dict(params.arguments or {}), None)
-
-    async def _call(
-        self,
-        ctx: ServerRequestContext[Any],
-        name: str,
-        arguments: _JsonObject,
-        task: FakeTask | None,
-    ) -> types.CallToolResult:
-        tool = self.listed["tools"].get(name)
-        hook = self.tool_hooks.get(name)
-        await self._wait(hook)
-        if tool is None:
-            result = error_result(f"Unknown tool: {name}")
-        else:
-            problem = self._argument_checks.problem(name, tool, arguments)
-            if problem is not None:
-                result = error_result(problem)
-            else:
-                result = await self._answer_tool(ctx, name, tool, hook, arguments, task)
-        self.calls.append(
-            FakeCall(
-                "tool",
-                name,
-                arguments,
-                result,
-                result_text(result) if result.is_error else None,
-                task.task_id if task is not None else None,
-            )
-        )
-        return result
-
-    async def _answer_tool(
-        self,
-        ctx: ServerRequestContext[Any],
-        name: str,
-        tool: Mapping[str, Any],
-        hook: ToolHook[Any, Any] | None,
-        arguments: _JsonObject,
-        task: FakeTask | None = None,
-    ) -> types.CallToolResult:
-        spec = self.tool_specs.get(name)
-        try:
-            answered = False
-            value: Any = None
-            if hook is not None and (hook.pending or hook.handler is not None):
-                argument: Any = arguments
-                if spec is not None and hook.handler is not None and not hook.pending:
-                    try:
-                        argument = spec.arguments_model.model_validate(arguments)
-                    except ValueError as error:
-                        return error_result(f"Input validation error: {error}")
-                answered, value = await hook.answer(
-                    argument, FakeContext(self, name, ctx, task)
-                )
-            if not answered:
-                return self._unhandled(name, tool)
-            return tool_result(tool, spec, value)
-        except MCPError:
-            raise
-        except FakeError as error:
-            return error_result(error.message, error.structured)
-        except ToolError as error:
-            raw = error.result.raw
-            return raw if raw.is_error else error_result(str(error))
-        except Exception as error:
-            return error_result(str(error) or type(error).__name__)
-
-    def _unhandled(self, name: str, tool: Mapping[str, Any]) -> types.CallToolResult:
-        if self.unhandled == "error":
-            return error_result(f"the fake server has no handler for tool {name!r}")
-        schema = tool.get("outputSchema")
-        if not isinstance(schema, dict):
-            return types.CallToolResult(content=[text_content(f"{name}: fake result")])
-        if name not in self._synthesised:
-            self._synthesised[name] = synthesise(schema)
-        return structured_result(copy_json(self._synthesised[name]))
-
-    # ------------------------------------------------------------------ tasks
-
-    @property
-    def tasks(self) -> TaskStore:
-        """The tasks tool calls ran as (MCP 2025-11-25 tasks), by id: `fake.tasks[task_id].status`."""
-        store = self._tasks
-        if store is None:
-            from .tasks import TaskStore
-
-            store = self._tasks = TaskStore()
-        return store
-
-    def serve_tasks(self) -> None:
-        """Answer `tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/list` (done at construction
-        when a listed tool may run as a task or the snapshot declares `tasks`; idempotent).
-        """
-        if self._serving_tasks:
-            return
-        self._serving_tasks = True
-        self.add_request_handler(
-            "tasks/get", types.GetTaskRequestParams, self._on_get_task
-        )
-        self.add_request_handler(
-            "tasks/result", types.GetTaskPayloadRequestParams, self._on_task_result
-        )
-        self.add_request_handler(
-            "tasks/cancel", types.CancelTaskRequestParams, self._on_cancel_task
-        )
-        self.add_request_handler(
-            "tasks/list", types.PaginatedRequestParams, self._on_list_tasks
-        )
-
-    def _runs_as_task(self, name: str, tool: Mapping[str, Any]) -> bool:
-        """Whether a call of `name` the client asks to run as a task is made one: as its hook's `task`
-        says, else as the listing does (`taskSupport` optional or required)."""
-        hook = self.tool_hooks.get(name)
-        if hook is not None and hook.task is not None:
-            return hook.task
-        return _task_support(tool) != "forbidden"
-
-    def _start_task(
-        self, ctx: ServerRequestContext[Any], params: Mapping[str, Any]
-    ) -> _JsonObject | None:
-        """`CreateTaskResult` for a task-augmented `tools/call`, its handler started in the background;
-        None to answer the call as a plain one (not a task tool, or no task group to run it in).
-        """
-        name = params.get("name")
-        tool = self.listed["tools"].get(name) if isinstance(name, str) else None
-        if (
-            tool is None
-            or not isinstance(name, str)
-            or not self._runs_as_task(name, tool)
-        ):
-            return None
-        state: object = ctx.lifespan_context
-        group: Any = (
-            cast("_JsonObject", state).get(_TASK_GROUP)
-            if isinstance(state, dict)
-            else None
-        )
-        if group is None:
-            return None
-        self.serve_tasks()
-        self._remember(ctx)
-        arguments = params.get("arguments")
-        task = self.tasks.create(
-            name,
-            dict(cast("_JsonObject", arguments)) if isinstance(arguments, dict) else {},
-            cast("_JsonObject", params["task"]).get("ttl"),
-            round(self.task_poll_interval * 1000),
-        )
-
-        async def work() -> types.CallToolResult:
-            return await self._call(ctx, name, task.arguments, task)
-
-        group.start_soon(task.run, work, self._task_ended)
-        return {"task": task.wire()}
-
-    def _task_ended(self, task: FakeTask) -> None:
-        """Record a task that was cancelled or ended with a JSON-RPC error in `calls`."""
-        if task.status == "cancelled":
-            error = f"cancelled: {task.message}"
-        elif task.error is not None:
-            error = task.error.message
-        else:
-            return
-        self.calls.append(
-            FakeCall("tool", task.tool, task.arguments, None, error, task.task_id)
-        )
-
-    async def _on_get_task(
-        self, ctx: ServerRequestContext[Any], params: types.GetTaskRequestParams
-    ) -> _JsonObject:
-        return self.tasks.find(params.task_id).wire()
-
-    async def _on_task_result(
-        self, ctx: ServerRequestContext[Any], params: types.GetTaskPayloadRequestParams
-    ) -> _JsonObject:
-        task = self.tasks.find(params.task_id)
-        return await task.outcome(ctx.session, ctx.request_id)
-
-    async def _on_cancel_task(
-        self, ctx: ServerRequestContext[Any], params: types.CancelTaskRequestParams
-    ) -> _JsonObject:
-        task = self.tasks.find(params.task_id)
-        if task.terminal:
-            raise MCPError(
-                code=types.INVALID_PARAMS,
-                message=f"Cannot cancel task in terminal status: {task.status}",
-            )
-        task.cancel("cancelled by the client")
-        return task.wire()
-
-    async def _on_list_tasks(
-        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams
-    ) -> _JsonObject:
-        page = page_of(
-            "tasks",
-            [task.wire() for task in self.tasks.all()],
-            params.cursor,
-            self.page_size,
-        )
-        return page
-
-    def _find_resource(self, uri: str) -> tuple[str, dict[str, str], bool] | None:
-        """(key, variables, is template) for a URI: a static resource first, then templates."""
-        if uri in self.listed["resources"]:
-            return uri, {}, False
-        for template in self.listed["resourceTemplates"]:
-            variables = match_uri_template(template, uri)
-            if variables is not None:
-                return template, variables, True
-        return None
-
-    async def _on_read(
-        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
-    ) -> types.ReadResourceResult:
-        uri = str(params.uri)
-        found = self._find_resource(uri)
-        if found is None:
-            self.calls.append(FakeCall("resource", uri, {}, None, "Resource not found"))
-            raise MCPError(
-                code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": uri}
-            )
-        key, variables, is_template = found
-        hook = self.resource_hooks.get(key)
-        await self._wait(hook)
-        listing = (
-            self.listed["resourceTemplates"][key]
-            if is_template
-            else self.listed["resources"][key]
-        )
-        mime = listing.get("mimeType")
-        mime_type = mime if isinstance(mime, str) else None
-        python_names = self._template_variables.get(key, {})
-        argument = {python_names.get(k, k): v for k, v in variables.items()}
-        try:
-            answered, value = (
-                await hook.answer(argument, FakeContext(self, uri, ctx))
-                if hook is not None
-                else (False, None)
-            )
-        except MCPError as error:
-            self.calls.append(FakeCall("resource", uri, variables, None, error.message))
-            raise
-        except Exception as error:
-            message = str(error) or type(error).__name__
-            self.calls.append(FakeCall("resource", uri, variables, None, message))
-            raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
-        if not answered:
-            if self.unhandled == "error":
-                message = f"the fake server has no handler for resource {uri!r}"
-                self.calls.append(FakeCall("resource", uri, variables, None, message))
-                raise MCPError(code=types.INTERNAL_ERROR, message=message)
-            value = f"{uri}: fake contents"
-        result = resource_result(uri, mime_type, value)
-        self.calls.append(FakeCall("resource", uri, variables, result))
-        return result
-
-    # ------------------------------------------------------------------ prompts
-
-    async def _on_get_prompt(
-        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
-    ) -> types.GetPromptResult:
-        name = params.name
-        arguments = dict(params.arguments or {})
-        prompt = self.listed["prompts"].get(name)
-        if prompt is None:
-            message = f"Unknown prompt: {name}"
-            self.calls.append(FakeCall("prompt", name, arguments, None, message))
-            raise MCPError(code=types.INVALID_PARAMS, message=message)
-        missing = missing_prompt_arguments(prompt, arguments)
-        if missing:
-            message = f"Missing required arguments: {', '.join(missing)}"
-            self.calls.append(FakeCall("prompt", name, arguments, None, message))
-            raise MCPError(code=types.INVALID_PARAMS, message=message)
-        hook = self.prompt_hooks.get(name)
-        await self._wait(hook)
-        spec = self.prompt_specs.get(name)
-        python_names = {wire: py for wire, py, _ in spec.arguments} if spec else {}
-        argument = {python_names.get(k, k): v for k, v in arguments.items()}
-        try:
-            answered, value = (
-                await hook.answer(argument, FakeContext(self, name, ctx))
-                if hook is not None
-                else (False, None)
-            )
-        except MCPError as error:
-            self.calls.append(FakeCall("prompt", name, arguments, None, error.message))
-            raise
-        except Exception as error:
-            message = str(error) or type(error).__name__
-            self.calls.append(FakeCall("prompt", name, arguments, None, message))
-            raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
-        if not answered:
-            if self.unhandled == "error":
-                message = f"the fake server has no handler for prompt {name!r}"
-                self.calls.append(FakeCall("prompt", name, arguments, None, message))
-                raise MCPError(code=types.INTERNAL_ERROR, message=message)
-            shown = ", ".join(f"{k}={v}" for k, v in sorted(arguments.items()))
-            value = f"{name}({shown})"
-        description = prompt.get("description")
-        result = prompt_result(
-            value, description if isinstance(description, str) else None
-        )
-        self.calls.append(FakeCall("prompt", name, arguments, result))
-        return result
 
     # ------------------------------------------------------------------ scripting
 

@@ -1,0 +1,146 @@
+"""Ranking a tool set's own tools for a request: the shipped BM25F index, optionally fused with embeddings.
+
+`ToolSet.search()` ranks only the tools of its set, so whatever chose them (`include=`, `exclude=`,
+a prefix, app-only tools left out) chose the search results too. A tool generated into the package
+is scored from the package's shipped `search_index.json` (read on the first search); any other tool
+(resources and prompts as tools, a package without the file) from an index built in memory from its
+definition, once per set.
+
+With `embed=` (a function from a list of texts to their vectors, e.g. a sentence-transformers
+model's `encode`) the lexical ranking is fused with cosine similarity by reciprocal rank fusion
+(`1 / (60 + rank)` summed over both rankings), so neither scale has to match the other. The tools'
+vectors are computed once per set and `embed` function.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..calls.specs import ToolSpec
+from .search_index import (
+    INDEX_FILE,
+    ToolIndex,
+    build_index,
+    document_from_listing,
+    load_index,
+    query_terms,
+)
+
+if TYPE_CHECKING:
+    from .tool import AgentTool
+
+__all__ = ["Embed", "Searcher"]
+
+#: Texts -> one vector each (any sequence of floats), for semantic search.
+Embed = Callable[[list[str]], Sequence[Sequence[float]]]
+#: Reciprocal rank fusion's constant (Cormack et al. 2009).
+_RRF = 60.0
+
+
+def _document_text(tool: AgentTool) -> str:
+    words = " ".join(query_terms(tool.wire_name))
+    return f"{words}: {tool.title or ''} {tool.description}".strip()
+
+
+def _cosine(left: Sequence[float], right: Sequence[float]) -> float:
+    dot = sum(a * b for a, b in zip(left, right, strict=False))
+    norms = math.sqrt(sum(a * a for a in left)) * math.sqrt(sum(b * b for b in right))
+    return dot / norms if norms else 0.0
+
+
+class Searcher:
+    """The indexes covering one tool set's tools, made on its first search."""
+
+    __slots__ = ("_embedded", "_parts", "_tools")
+
+    def __init__(self, tools: Sequence[AgentTool]) -> None:
+        self._tools = list(tools)
+        self._parts: list[tuple[ToolIndex, list[AgentTool | None]]] | None = None
+        self._embedded: tuple[Embed, list[Sequence[float]]] | None = None
+
+    def _indexes(self) -> list[tuple[ToolIndex, list[AgentTool | None]]]:
+        """Each index with, per indexed position, the tool of this set it stands for (or None)."""
+        parts = self._parts
+        if parts is not None:
+            return parts
+        parts = list[tuple[ToolIndex, list["AgentTool | None"]]]()
+        shipped: dict[str, list[AgentTool]] = {}
+        others: list[AgentTool] = []
+        for tool in self._tools:
+            spec = tool.spec
+            if isinstance(spec, ToolSpec):
+                shipped.setdefault(str(spec.snapshot.path.parent), []).append(tool)
+            else:
+                others.append(tool)
+        for folder, tools in shipped.items():
+            index = load_index(_index_path(folder))
+            by_wire = {tool.wire_name: tool for tool in tools}
+            if index is not None:
+                placed: list[AgentTool | None] = [
+                    by_wire.pop(name, None) for name in index.names
+                ]
+                parts.append((index, placed))
+            others.extend(by_wire.values())
+        if others:
+            built = build_index(
+                document_from_listing(
+                    tool.wire_name, tool.title, tool.description, tool.parameters_view()
+                )
+                for tool in others
+            )
+            unified: list[AgentTool | None] = list(others)
+            parts.append((built, unified))
+        self._parts = parts
+        return parts
+
+    def lexical(self, query: str) -> list[AgentTool]:
+        """The tools matching any word of `query`, best first (ties in the set's order)."""
+        terms = query_terms(query)
+        order = {id(tool): position for position, tool in enumerate(self._tools)}
+        scored: list[tuple[float, int, AgentTool]] = []
+        for index, tools in self._indexes():
+            for position, score in index.scores(terms).items():
+                tool = tools[position]
+                if tool is not None:
+                    scored.append((-score, order[id(tool)], tool))
+        scored.sort(key=lambda item: (item[0], item[1]))
+        return [tool for _, _, tool in scored]
+
+    def semantic(self, query: str, embed: Embed) -> list[AgentTool]:
+        """Every tool by cosine similarity of its text to `query` under `embed`, best first."""
+        embedded = self._embedded
+        if embedded is None or embedded[0] is not embed:
+            vectors = list(embed([_document_text(tool) for tool in self._tools]))
+            if len(vectors) != len(self._tools):
+                raise ValueError(
+                    "embed= returned a different number of vectors than texts"
+                )
+            embedded = self._embedded = (embed, vectors)
+        query_vector = list(embed([query]))[0]
+        similarity = [_cosine(query_vector, vector) for vector in embedded[1]]
+        ranked = sorted(range(len(self._tools)), key=lambda i: (-similarity[i], i))
+        return [self._tools[i] for i in ranked]
+
+    def search(
+        self, query: str, limit: int, embed: Embed | None = None
+    ) -> list[AgentTool]:
+        """The `limit` best tools for `query` (lexical, fused with `embed`'s ranking when given)."""
+        lexical = self.lexical(query)
+        if embed is None:
+            return lexical[:limit]
+        fused: dict[int, float] = {}
+        for ranking in (lexical, self.semantic(query, embed)):
+            for rank, tool in enumerate(ranking, start=1):
+                fused[id(tool)] = fused.get(id(tool), 0.0) + 1.0 / (_RRF + rank)
+        order = {id(tool): position for position, tool in enumerate(self._tools)}
+        ranked = sorted(
+            self._tools, key=lambda t: (-fused.get(id(t), 0.0), order[id(t)])
+        )
+        return ranked[:limit]
+
+
+def _index_path(folder: str) -> Path:
+    return Path(folder) / INDEX_FILE
