@@ -4,18 +4,22 @@ One set of rules serves every place a launch is recorded (snapshots, generated p
 and the starter `mcp-codegen.toml` of `init --from`: the value after a secret-looking flag (`--api-key X`,
 `--token=X`), a URL's password (`postgres://app:PASSWORD@db`), a URL query value under a secret-looking
 key (the runtime's `SECRET_QUERY_KEY`, which also redacts URLs: `runtime/connection/urls.py`), and the
-value of a secret-looking environment entry wherever it appears in an argument. A value that is already
-only `${...}` references is left alone. The caller names each placeholder from a hint (the flag, the
-query key, "password") and learns where it went.
+value of a secret-looking environment entry wherever it appears in an argument, then whatever
+`inputs.credentials` finds in what is left (known credential formats, `ID:SECRET` composites, `key=value`
+pairs, high-entropy tokens, values of the tool's environment). A value that is already only `${...}`
+references is left alone, and so is a value the user keeps (`--no-redact`). The caller names each
+placeholder from a hint (the flag, the query key, "password", "stripe access key", "secret 1", or `$NAME`
+for a variable's own name) and learns where it went.
 """
 
 from __future__ import annotations
 
 import re
 import urllib.parse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from mcp_codegen.casing import words
+from mcp_codegen.inputs.credentials import GENERIC_HINT, find_credentials
 from mcp_codegen.runtime.connection.urls import SECRET_QUERY_KEY
 
 __all__ = [
@@ -97,36 +101,81 @@ def placeholder_url(url: str, replace: Callable[[str], str], *, hint_prefix: str
 
 
 def placeholder_args(
-    args: Sequence[str], replace: Replace, *, secret_values: Mapping[str, str] | None = None
+    args: Sequence[str],
+    replace: Replace,
+    *,
+    secret_values: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    keep: Collection[str] = (),
 ) -> list[str]:
     """`args` with every secret replaced (see the module docstring): `--token X` and `--token=X` by
-    `replace("--token", i)`, URLs by `placeholder_url`, and each value of `secret_values` (variable ->
-    value, from secret-looking environment entries) by `replace(variable, i)` wherever it appears."""
+    `replace("--token", i)`, URLs by `placeholder_url`, each value of `secret_values` (variable -> value,
+    from secret-looking environment entries) by `replace(variable, i)` wherever it appears, and what
+    `inputs.credentials` finds in what is left (`environ`: the tool's environment, a value equal to one of
+    its variables is replaced by `replace("$NAME", i)`). An argument or value in `keep` stays as it is.
+    """
     values = sorted(
         ((name, value) for name, value in (secret_values or {}).items() if len(value) >= _SHORTEST_SECRET),
         key=lambda item: len(item[1]),
         reverse=True,
     )
+    found_hint = _FoundHints()
     safe: list[str] = []
     secret_next: str | None = None
     for index, arg in enumerate(args):
+        if arg in keep:
+            safe.append(arg)
+            secret_next = None
+            continue
         for name, value in values:
             if value in arg:
                 arg = arg.replace(value, replace(name, index))
         flag, equals, value = arg.partition("=")
         if secret_next is not None and not arg.startswith("-") and needs_replacing(arg):
-            safe.append(replace(secret_next, index))
-        elif flag.startswith("-") and secret_name(flag) and equals and needs_replacing(value):
-            safe.append(f"{flag}={replace(flag, index)}")
+            recorded = replace(secret_next, index)
+        elif flag.startswith("-") and secret_name(flag) and equals and needs_replacing(value) and value not in keep:
+            recorded = f"{flag}={replace(flag, index)}"
         else:
 
             def at_index(hint: str, index: int = index) -> str:
                 return replace(hint, index)
 
             if flag.startswith("-") and equals:
-                safe.append(f"{flag}={placeholder_url(value, at_index, hint_prefix=flag + ' ')}")
+                recorded = f"{flag}={placeholder_url(value, at_index, hint_prefix=flag + ' ')}"
             else:
                 before = args[index - 1] if index and args[index - 1].startswith("-") else ""
-                safe.append(placeholder_url(arg, at_index, hint_prefix=f"{before} " if before else ""))
+                recorded = placeholder_url(arg, at_index, hint_prefix=f"{before} " if before else "")
+        safe.append(_replace_found(recorded, index, replace, found_hint, environ or {}, keep))
         secret_next = flag if flag.startswith("-") and not equals and secret_name(flag) else None
     return safe
+
+
+class _FoundHints:
+    """The hint of each credential value found, one per value: a second value under a hint already taken
+    gets a number (`twilio api key 2`), and every secret found by entropy alone is numbered (`secret 1`)."""
+
+    def __init__(self) -> None:
+        self._by_value: dict[str, str] = {}
+        self._count: dict[str, int] = {}
+
+    def __call__(self, hint: str, value: str) -> str:
+        if value in self._by_value:
+            return self._by_value[value]
+        number = self._count.get(hint, 0) + 1
+        self._count[hint] = number
+        numbered = hint if number == 1 and hint != GENERIC_HINT and not hint.startswith("$") else f"{hint} {number}"
+        if hint.startswith("$"):
+            numbered = hint  # the variable's own name, whatever value it is found with
+        self._by_value[value] = numbered
+        return numbered
+
+
+def _replace_found(
+    arg: str, index: int, replace: Replace, hints: _FoundHints, environ: Mapping[str, str], keep: Collection[str]
+) -> str:
+    pieces: list[str] = []
+    done = 0
+    for span in find_credentials(arg, environ, keep):  # in order: names are given in order of appearance
+        pieces += [arg[done : span.start], replace(hints(span.hint, arg[span.start : span.end]), index)]
+        done = span.end
+    return "".join(pieces) + arg[done:]

@@ -95,7 +95,8 @@ async def take_snapshot(
             diagnostics.warn(
                 "launch.args",
                 f"a secret in the command line is recorded as ${{{name}}}: set {name} when the generated client"
-                " connects, or write ${VAR} in --stdio yourself (single-quoted, so your shell leaves it)",
+                " connects, or write ${VAR} in --stdio yourself (single-quoted, so your shell leaves it);"
+                " --no-redact VALUE keeps a value that only looks secret",
                 code="secret-in-command",
             )
     return snapshot
