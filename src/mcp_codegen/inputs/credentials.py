@@ -118,7 +118,7 @@ def secret_of(name: str) -> str:
     from mcp_codegen.inputs.redaction import upper_snake
 
     stem = re.sub(r"_(?:KEY|SID|ID|TOKEN)$", "", upper_snake(name.lstrip("$")))
-    return f"{stem} secret".lower()
+    return f"{stem.replace('_', ' ')} secret".lower()
 
 
 def _widen(arg: str, start: int, end: int) -> tuple[int, int]:
