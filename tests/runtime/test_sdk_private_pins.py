@@ -10,6 +10,8 @@
 - `runtime/calls/tasks.py` (`UnvalidatedSession`) sends a task-augmented `tools/call` like
   `ClientSession.send_request` without its check of the answer against `CallToolResult` (a 2025-11-25 server
   answers `CreateTaskResult`): it uses the session's `_stamp` and `_dispatcher.send_raw_request`.
+- `runtime/calls/result_forms.py` wraps the session's `_dispatcher.send_raw_request` (an instance attribute
+  set per session) to read older `tools/call` result forms before the SDK validates them.
 (The OAuth providers' private hooks are pinned in test_runtime_auth_sdk_pins.py.)
 """
 

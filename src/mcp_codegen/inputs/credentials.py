@@ -26,7 +26,9 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["GENERIC_HINT", "Found", "find_credentials", "secret_of"]
+from mcp_codegen.casing import words
+
+__all__ = ["GENERIC_HINT", "Found", "find_credentials", "secret_name", "secret_of", "upper_snake"]
 
 #: The hint of a secret found by entropy alone: `inputs.redaction` numbers it (`SECRET_1`, `SECRET_2`).
 GENERIC_HINT = "secret"
@@ -43,6 +45,22 @@ _KEY_VALUE = re.compile(r"(?:^|(?<=[,;&\s]))([A-Za-z_][A-Za-z0-9_.-]*)=([^,;&\s]
 _AFTER_COLON = re.compile(r":([^/:,;@&\s]+)")
 _SHORTEST_ENV_VALUE = 8
 _SHORTEST_TOKEN = 20
+_SECRET_WORDS = frozenset(
+    {"token", "key", "apikey", "secret", "password", "passwd", "pass", "pat", "auth", "credential", "credentials"}
+)
+_NOT_SECRET_WORDS = frozenset({"file", "path", "dir", "url", "id", "name", "env", "header", "type", "length"})
+
+
+def upper_snake(text: str) -> str:
+    """`--api-key` -> `API_KEY`: a variable name made of `text`'s words."""
+    return "_".join(words(text)).upper() or "VALUE"
+
+
+def secret_name(name: str) -> bool:
+    """True for a flag, key or variable name that looks like it holds a secret (`--api-key`, `TOKEN`),
+    but not one that names where a secret is (`--token-file`, `API_KEY_PATH`)."""
+    parts = set(words(name))
+    return bool(parts & _SECRET_WORDS) and not parts & _NOT_SECRET_WORDS
 
 
 @dataclass(frozen=True)
@@ -103,8 +121,6 @@ def _worth_matching(value: str) -> bool:
 
 def _env_names(environ: Mapping[str, str]) -> dict[str, str]:
     """value -> the variable holding it (a secret-looking name first, then alphabetical)."""
-    from mcp_codegen.inputs.redaction import secret_name
-
     chosen: dict[str, str] = {}
     for name in sorted(environ, key=lambda name: (not secret_name(name), name)):
         value = environ[name]
@@ -115,8 +131,6 @@ def _env_names(environ: Mapping[str, str]) -> dict[str, str]:
 
 def secret_of(name: str) -> str:
     """The hint for the secret paired with a found identifier: `TWILIO_API_KEY` -> `twilio api secret`."""
-    from mcp_codegen.inputs.redaction import upper_snake
-
     stem = re.sub(r"_(?:KEY|SID|ID|TOKEN)$", "", upper_snake(name.lstrip("$")))
     return f"{stem.replace('_', ' ')} secret".lower()
 
@@ -133,8 +147,6 @@ def find_credentials(arg: str, environ: Mapping[str, str], keep: Collection[str]
     """The spans of `arg` to hide (see the module docstring), in order and not overlapping."""
     if arg in keep or not arg:
         return []
-    from mcp_codegen.inputs.redaction import secret_name
-
     blocked = [(match.start(), match.end()) for match in _REFERENCE.finditer(arg)]
     found: list[Found] = []
 

@@ -18,8 +18,7 @@ import re
 import urllib.parse
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from mcp_codegen.casing import words
-from mcp_codegen.inputs.credentials import GENERIC_HINT, find_credentials
+from mcp_codegen.inputs.credentials import GENERIC_HINT, find_credentials, secret_name, upper_snake
 from mcp_codegen.runtime.connection.urls import SECRET_QUERY_KEY
 
 __all__ = [
@@ -41,24 +40,8 @@ _REFERENCE = re.compile(r"\$\{([^{}\n]*)\}")
 _SCHEME_ONLY = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
 #: A literal run this long next to a reference may be a secret.
 _LONG_RUN = re.compile(r"[A-Za-z0-9]{16,}")
-_SECRET_WORDS = frozenset(
-    {"token", "key", "apikey", "secret", "password", "passwd", "pass", "pat", "auth", "credential", "credentials"}
-)
-_NOT_SECRET_WORDS = frozenset({"file", "path", "dir", "url", "id", "name", "env", "header", "type", "length"})
 #: An environment value shorter than this is not looked for inside arguments (it would match by chance).
 _SHORTEST_SECRET = 4
-
-
-def upper_snake(text: str) -> str:
-    """`--api-key` -> `API_KEY`: a variable name made of `text`'s words."""
-    return "_".join(words(text)).upper() or "VALUE"
-
-
-def secret_name(name: str) -> bool:
-    """True for a flag, key or variable name that looks like it holds a secret (`--api-key`, `TOKEN`),
-    but not one that names where a secret is (`--token-file`, `API_KEY_PATH`)."""
-    parts = set(words(name))
-    return bool(parts & _SECRET_WORDS) and not parts & _NOT_SECRET_WORDS
 
 
 def needs_replacing(value: str) -> bool:
