@@ -1,4 +1,5 @@
-"""A server answering `tools/call` in the 2024 `toolResult` form (or without `content`) works through a generated package.
+"""A server answering `tools/call` in the 2024 `toolResult` form (or without `content`) works through a generated package,
+and its stderr chatter goes to the package's logger, not the terminal.
 
 `old_forms_server.py` is a raw JSON-RPC stdio server (no SDK) answering as @cloudflare/mcp-server-cloudflare
 0.2.0 does. A package is generated from it, then a script using it runs in a subprocess: the typed calls,
@@ -69,9 +70,22 @@ def test_old_result_forms_are_read_as_their_content_on_every_path(package: Path)
         "refused: the server's response to the tools/call request for tool 'broken' does not conform to MCP:"
         " 1 validation error for CallToolResult | True"
     ]
+    # The server's stderr ("[DEBUG] ..." per call, as Cloudflare's writes) went to the package's logger at INFO.
+    assert "log old_forms_client.server INFO [DEBUG] old-forms: calling zones_list" in lines
+    assert "old-forms" not in ran.stderr
     compat_logs = [line for line in lines if "2024-10-07 toolResult form" in line]
     assert len(compat_logs) == 4  # one DEBUG line per result read in that form (typed, text, raw, agent)
     assert all(line.startswith("log old_forms_client DEBUG") for line in compat_logs)
+
+
+def test_a_chatty_server_stays_off_the_terminal_of_a_script_using_the_client(package: Path) -> None:
+    script = "import old_forms_client\nwith old_forms_client.Client.connect() as c:\n    print(c.zones_list().text)\n"
+    ran = subprocess.run(
+        [PYTHON, "-c", script], cwd=package.parent, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == "example.com, example.org\n"
+    assert ran.stderr == ""  # no logging configured: the INFO records of old_forms_client.server are not shown
 
 
 def test_the_generated_command_line_prints_the_content(package: Path) -> None:

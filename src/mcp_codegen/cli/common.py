@@ -312,7 +312,12 @@ SERVER_OPTIONS = [
         help="Seconds allowed for connecting and for each request.",
     ),
     click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors."),
-    click.option("-v", "--verbose", is_flag=True, help="List every note (renamed names...), not a count per kind."),
+    click.option(
+        "-v",
+        "--verbose",
+        is_flag=True,
+        help="List every note (renamed names...), not a count per kind; show a stdio server's stderr as it comes.",
+    ),
 ]
 
 
@@ -439,7 +444,13 @@ def take_snapshot(launch: ServerLaunch, timeout: float, reporter: Reporter, diag
     from mcp_codegen.snapshot.fetch import take_snapshot as fetch
 
     async def run() -> Snapshot:
-        return await fetch(launch, timeout=timeout, diagnostics=diagnostics, progress=reporter.progress)
+        return await fetch(
+            launch,
+            timeout=timeout,
+            diagnostics=diagnostics,
+            progress=reporter.progress,
+            show_stderr=reporter.verbose,
+        )
 
     return anyio.run(run)
 

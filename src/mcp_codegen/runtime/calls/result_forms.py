@@ -34,14 +34,24 @@ def current_call_result(raw: object) -> object:
     if "toolResult" in result:
         rest = {key: value for key, value in result.items() if key != "toolResult"}
         inner = result["toolResult"]
-        if isinstance(inner, dict) and isinstance(cast("dict[str, Any]", inner).get("content"), list):
-            _log.debug("the server answered tools/call in the 2024-10-07 toolResult form: read as its content")
+        if isinstance(inner, dict) and isinstance(
+            cast("dict[str, Any]", inner).get("content"), list
+        ):
+            _log.debug(
+                "the server answered tools/call in the 2024-10-07 toolResult form: read as its content"
+            )
             return {**rest, **cast("dict[str, Any]", inner)}
-        text = inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False)
-        _log.debug("the server answered tools/call in the 2024-10-07 toolResult form: read as one text block")
+        text = (
+            inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False)
+        )
+        _log.debug(
+            "the server answered tools/call in the 2024-10-07 toolResult form: read as one text block"
+        )
         return {**rest, "content": [{"type": "text", "text": text}]}
     if isinstance(result.get("structuredContent"), dict):
-        _log.debug("the server answered tools/call without content: read as no content blocks")
+        _log.debug(
+            "the server answered tools/call without content: read as no content blocks"
+        )
         return {**result, "content": []}
     return raw
 
@@ -53,7 +63,9 @@ def accept_result_forms(session: Any) -> None:
     if send is None or getattr(send, "_reads_result_forms", False):
         return
 
-    async def send_raw_request(method: str, params: Mapping[str, Any] | None, *args: Any, **kwargs: Any) -> Any:
+    async def send_raw_request(
+        method: str, params: Mapping[str, Any] | None, *args: Any, **kwargs: Any
+    ) -> Any:
         raw = await send(method, params, *args, **kwargs)
         return current_call_result(raw) if method == "tools/call" else raw
 
