@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..calls import telemetry
 from ..calls.errors import AuthRequiredError, ConnectError, unwrap_exception_group
+from ..calls.result_forms import accept_result_forms
 from .attempt import MODERN_OPTIONS, Attempt, speaks_only_modern
 
 if TYPE_CHECKING:
@@ -142,6 +143,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         ended_by: BaseException | None = None
         try:
             async with attempt.open(options) as client:
+                accept_result_forms(client.session)
                 self._session = client.session
                 self._attempt = attempt
                 attempt.connected()
