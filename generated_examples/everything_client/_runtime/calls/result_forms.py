@@ -28,19 +28,20 @@ _log = logging.getLogger(__name__.rpartition("._runtime")[0] or __name__)
 
 def current_call_result(raw: object) -> object:
     """`raw` (a `tools/call` result as received) in the current form when it is one of the forms above."""
-    if not isinstance(raw, dict) or "content" in raw:
+    if not isinstance(raw, dict):
         return raw
     result = cast("dict[str, Any]", raw)
+    if "content" in result:
+        return result
     if "toolResult" in result:
         rest = {key: value for key, value in result.items() if key != "toolResult"}
-        inner = result["toolResult"]
-        if isinstance(inner, dict) and isinstance(
-            cast("dict[str, Any]", inner).get("content"), list
-        ):
+        inner: object = result["toolResult"]
+        fields = cast("dict[str, Any]", inner) if isinstance(inner, dict) else {}
+        if isinstance(fields.get("content"), list):
             _log.debug(
                 "the server answered tools/call in the 2024-10-07 toolResult form: read as its content"
             )
-            return {**rest, **cast("dict[str, Any]", inner)}
+            return {**rest, **fields}
         text = (
             inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False)
         )
@@ -53,7 +54,7 @@ def current_call_result(raw: object) -> object:
             "the server answered tools/call without content: read as no content blocks"
         )
         return {**result, "content": []}
-    return raw
+    return result
 
 
 def accept_result_forms(session: Any) -> None:
