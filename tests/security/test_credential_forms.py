@@ -16,6 +16,7 @@ from pathlib import Path
 from cli.test_cli import run
 
 from mcp_codegen.inputs.credentials import find_credentials
+from mcp_codegen.inputs.redaction import placeholder_args, upper_snake
 from security.test_command_secrets import SERVER, call_argv, everything_written
 
 TWILIO_SID = "AC" + "3f1c9e0b7a5d2468" * 2
@@ -134,3 +135,14 @@ def test_what_is_found_inside_one_argument() -> None:
     assert hidden("test_secrets_in_stdio_arguments_a0") == []
     assert hidden("123e4567-e89b-12d3-a456-426614174000") == []
     assert hidden(str(Path.home()), {"HOME": str(Path.home())}) == []
+
+
+def test_no_redact_keeps_a_url_password_and_numbers_a_second_value_under_one_name() -> None:
+    def recorded(args: list[str], keep: tuple[str, ...] = ()) -> list[str]:
+        return placeholder_args(args, lambda hint, _index: "${" + upper_snake(hint) + "}", keep=keep)
+
+    assert recorded(["postgresql://user:notsecret@host/db"], keep=("notsecret",)) == [
+        "postgresql://user:notsecret@host/db"
+    ]
+    other = "gh" + "p_" + "A" * 36
+    assert recorded([GITHUB, other, GITHUB]) == ["${GITHUB_TOKEN}", "${GITHUB_TOKEN_2}", "${GITHUB_TOKEN}"]

@@ -55,9 +55,12 @@ def needs_replacing(value: str) -> bool:
     return _LONG_RUN.search(_REFERENCE.sub(" ", value)) is not None
 
 
-def placeholder_url(url: str, replace: Callable[[str], str], *, hint_prefix: str = "") -> str:
+def placeholder_url(
+    url: str, replace: Callable[[str], str], *, hint_prefix: str = "", keep: Collection[str] = ()
+) -> str:
     """`url` with its password and secret-looking query values replaced by `replace(hint)`; unchanged
-    (the same string) when it holds none. `hint_prefix` starts each hint ("--dsn " -> "--dsn password")."""
+    (the same string) when it holds none. `hint_prefix` starts each hint ("--dsn " -> "--dsn password");
+    a value in `keep` stays."""
     if "://" not in url:
         return url
     try:
@@ -66,14 +69,14 @@ def placeholder_url(url: str, replace: Callable[[str], str], *, hint_prefix: str
     except ValueError:
         return url
     netloc = parts.netloc
-    if password and needs_replacing(password):
+    if password and needs_replacing(password) and password not in keep:
         userinfo, _, host = netloc.rpartition("@")
         user = userinfo.partition(":")[0]
         netloc = f"{user}:{replace(hint_prefix + 'password')}@{host}"
     query = []
     changed = False
     for key, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
-        if SECRET_QUERY_KEY.search(key) and needs_replacing(value):
+        if SECRET_QUERY_KEY.search(key) and needs_replacing(value) and value not in keep:
             value = replace(hint_prefix + key)
             changed = True
         query.append((key, value))
@@ -124,10 +127,10 @@ def placeholder_args(
                 return replace(hint, index)
 
             if flag.startswith("-") and equals:
-                recorded = f"{flag}={placeholder_url(value, at_index, hint_prefix=flag + ' ')}"
+                recorded = f"{flag}={placeholder_url(value, at_index, hint_prefix=flag + ' ', keep=keep)}"
             else:
                 before = args[index - 1] if index and args[index - 1].startswith("-") else ""
-                recorded = placeholder_url(arg, at_index, hint_prefix=f"{before} " if before else "")
+                recorded = placeholder_url(arg, at_index, hint_prefix=f"{before} " if before else "", keep=keep)
         safe.append(_replace_found(recorded, index, replace, found_hint, environ or {}, keep))
         secret_next = flag if flag.startswith("-") and not equals and secret_name(flag) else None
     return safe
@@ -144,13 +147,12 @@ class _FoundHints:
     def __call__(self, hint: str, value: str) -> str:
         if value in self._by_value:
             return self._by_value[value]
-        number = self._count.get(hint, 0) + 1
-        self._count[hint] = number
-        numbered = hint if number == 1 and hint != GENERIC_HINT and not hint.startswith("$") else f"{hint} {number}"
-        if hint.startswith("$"):
-            numbered = hint  # the variable's own name, whatever value it is found with
-        self._by_value[value] = numbered
-        return numbered
+        named = hint  # `$NAME`: the variable's own name, never numbered
+        if not hint.startswith("$"):
+            number = self._count[hint] = self._count.get(hint, 0) + 1
+            named = f"{hint} {number}" if number > 1 or hint == GENERIC_HINT else hint
+        self._by_value[value] = named
+        return named
 
 
 def _replace_found(
