@@ -1,8 +1,8 @@
 """A stdio MCP server that writes to stderr, and reports the clientInfo it was sent (`python stderr_server.py`).
 
 It writes `stderr-server: starting` on start; the `shout` tool writes its text (repeated) to stderr; with
-STDERR_SERVER_FAIL set it writes two lines (the second holds $STDERR_SERVER_TOKEN) and exits with code 3
-before initializing.
+STDERR_SERVER_FAIL set it writes two lines (the second holds $STDERR_SERVER_TOKEN), a third naming
+its first argument when given, and exits with code 3 before initializing.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ if __name__ == "__main__":
     if os.environ.get("STDERR_SERVER_FAIL"):
         print("stderr-server: cannot open the database", file=sys.stderr)
         print(f"stderr-server: token was {os.environ.get('STDERR_SERVER_TOKEN')}", file=sys.stderr, flush=True)
+        if sys.argv[1:]:  # a long line, as a Node server that cannot import a module writes
+            print(f"stderr-server: Cannot find module '{sys.argv[1]}'", file=sys.stderr, flush=True)
         sys.exit(3)
     print("stderr-server: starting", file=sys.stderr, flush=True)
     build_server().run()

@@ -59,10 +59,33 @@ async def test_stderr_discarded_is_still_drained(capfd: pytest.CaptureFixture[st
     assert "stderr-server" not in captured.err and "xxxx" not in captured.err
 
 
-async def test_stderr_inherited_by_default(capfd: pytest.CaptureFixture[str]) -> None:
-    async with AsyncClient.stdio(PYTHON, [SCRIPT], timeout=30) as client:
+async def test_stderr_goes_to_the_package_logger_by_default(
+    capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="mcp_codegen.server"):  # fakepkg runs the runtime in place
+        async with AsyncClient.stdio(PYTHON, [SCRIPT], timeout=30) as client:
+            await client.call_raw("shout", {"text": "to the log, not the terminal"})
+    assert "to the log, not the terminal" not in capfd.readouterr().err
+    lines = [(r.getMessage(), r.levelno) for r in caplog.records if r.name == "mcp_codegen.server"]
+    assert ("to the log, not the terminal", logging.INFO) in lines
+
+
+async def test_stderr_inherited_when_asked(capfd: pytest.CaptureFixture[str]) -> None:
+    async with AsyncClient.stdio(PYTHON, [SCRIPT], stderr="inherit", timeout=30) as client:
         await client.call_raw("shout", {"text": "to the terminal"})
     assert "to the terminal" in capfd.readouterr().err
+
+
+async def test_connect_errors_show_whole_stderr_lines() -> None:
+    path = "/opt/servers/" + "/".join(f"segment{i:02d}" for i in range(40)) + "/dist/index.js"
+    with pytest.raises(ConnectError) as caught:
+        async with AsyncClient.stdio(
+            PYTHON, [SCRIPT, path], env={"STDERR_SERVER_FAIL": "1"}, stderr="discard", timeout=30
+        ):
+            pytest.fail("connected")
+    message = str(caught.value)
+    assert f"stderr-server: Cannot find module '{path}'" in message  # not cut in the middle of the path
+    assert "…" not in message
 
 
 async def test_connect_errors_show_the_last_stderr_lines_without_secrets() -> None:
@@ -77,7 +100,7 @@ async def test_connect_errors_show_the_last_stderr_lines_without_secrets() -> No
 
 
 async def test_a_wrong_stderr_target_is_refused_before_starting() -> None:
-    with pytest.raises(TypeError, match="stderr must be None, 'discard', a logging.Logger or an open file"):
+    with pytest.raises(TypeError, match="stderr must be None, 'inherit', 'discard', a logging.Logger or an open file"):
         async with AsyncClient.stdio(PYTHON, [SCRIPT], stderr=42, timeout=30):  # type: ignore[arg-type]
             pytest.fail("connected")
 

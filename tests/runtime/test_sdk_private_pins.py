@@ -13,6 +13,8 @@
 - `runtime/connection/resilient_http.py` subclasses `StreamableHTTPTransport` (its private POST and
   abandoned-request hooks) and builds its streams with `mcp.shared._context_streams`, `_httpx_utils` and
   `_compat`, as `streamable_http_client` does; `calls/errors.py` reads the SDK's own -32000/-32001 by wording.
+- `runtime/calls/result_forms.py` wraps the session's `_dispatcher.send_raw_request` (an instance attribute
+  set per session) to read older `tools/call` result forms before the SDK validates them.
 (The OAuth providers' private hooks are pinned in test_runtime_auth_sdk_pins.py.)
 """
 

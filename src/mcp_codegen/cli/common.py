@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -20,6 +21,7 @@ from mcp_codegen.errors import CodegenError, ExitCode, UsageError
 from mcp_codegen.inputs.launch import (
     AuthSpec,
     ServerLaunch,
+    StdioLaunch,
     Transport,
     auth_spec,
     no_login_reason,
@@ -286,6 +288,13 @@ SERVER_OPTIONS = [
     ),
     click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for --stdio."),
     click.option(
+        "--no-redact",
+        "no_redact",
+        multiple=True,
+        metavar="VALUE",
+        help="Record this --stdio argument (or part of one) as given, although it looks secret (repeatable).",
+    ),
+    click.option(
         "--registry",
         metavar="NAME[@VERSION]",
         help="A server of the MCP registry (default: latest version): its remote, or its npm/PyPI/OCI package.",
@@ -303,7 +312,12 @@ SERVER_OPTIONS = [
         help="Seconds allowed for connecting and for each request.",
     ),
     click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors."),
-    click.option("-v", "--verbose", is_flag=True, help="List every note (renamed names...), not a count per kind."),
+    click.option(
+        "-v",
+        "--verbose",
+        is_flag=True,
+        help="List every note (renamed names...), not a count per kind; show a stdio server's stderr as it comes.",
+    ),
 ]
 
 
@@ -317,6 +331,7 @@ class ServerArguments:
     stdio: str | None
     env: tuple[str, ...]
     cwd: str | None
+    no_redact: tuple[str, ...]
     registry: str | None
     registry_url: str | None
     timeout: float
@@ -326,7 +341,7 @@ class ServerArguments:
 
     def launch(self) -> ServerLaunch | None:
         """The server these options name (checked), or None when none is named."""
-        return launch_from_options(
+        launch = launch_from_options(
             self.url,
             self.transport,
             self.headers,
@@ -338,6 +353,11 @@ class ServerArguments:
             registry_url=self.registry_url,
             timeout=self.timeout,
         )
+        if self.no_redact:
+            if not isinstance(launch, StdioLaunch):
+                raise UsageError("--no-redact goes with --stdio (or a --registry package)")
+            launch = dataclasses.replace(launch, keep=frozenset(self.no_redact))
+        return launch
 
 
 _Packed = TypeVar("_Packed")
@@ -424,7 +444,13 @@ def take_snapshot(launch: ServerLaunch, timeout: float, reporter: Reporter, diag
     from mcp_codegen.snapshot.fetch import take_snapshot as fetch
 
     async def run() -> Snapshot:
-        return await fetch(launch, timeout=timeout, diagnostics=diagnostics, progress=reporter.progress)
+        return await fetch(
+            launch,
+            timeout=timeout,
+            diagnostics=diagnostics,
+            progress=reporter.progress,
+            show_stderr=reporter.verbose,
+        )
 
     return anyio.run(run)
 

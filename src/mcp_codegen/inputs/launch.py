@@ -338,6 +338,8 @@ class StdioLaunch:
     registry: RegistryRecord | None = None
     #: The arguments as given, before `${VAR}` expansion (None: as `args`): what the record starts from.
     arg_templates: tuple[str, ...] | None = field(default=None, repr=False)
+    #: Values kept as they are although they look secret (`--no-redact`).
+    keep: frozenset[str] = field(default=frozenset(), repr=False)
 
     def recorded_args(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The arguments as recorded, each secret replaced by a `${NAME}` the generated client expands at run
@@ -348,7 +350,7 @@ class StdioLaunch:
         taken: dict[str, str] = {}  # placeholder name -> the hint it was made for
 
         def replace(hint: str, _index: int | None) -> str:
-            name = hint if hint in self.env else upper_snake(hint)
+            name = hint.removeprefix("$") if hint in self.env or hint.startswith("$") else upper_snake(hint)
             base, number = name, 1
             while taken.get(name, hint) != hint:
                 number += 1
@@ -357,7 +359,8 @@ class StdioLaunch:
             return "${" + name + "}"
 
         secrets = {name: value for name, value in self.env.items() if secret_name(name)}
-        args = tuple(placeholder_args(templates, replace, secret_values=secrets))
+        environ = {**os.environ, **self.env}
+        args = tuple(placeholder_args(templates, replace, secret_values=secrets, environ=environ, keep=self.keep))
         return args, tuple(name for name in taken if name not in self.env)
 
     def hidden_values(self) -> list[str]:

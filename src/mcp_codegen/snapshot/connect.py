@@ -34,7 +34,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, TextIO, cast
 
 import anyio
 import anyio.abc
@@ -135,29 +135,38 @@ def _say(progress: Progress | None, line: str) -> None:
 
 @asynccontextmanager
 async def connect(
-    launch: ServerLaunch, *, timeout: float, progress: Progress | None = None
+    launch: ServerLaunch, *, timeout: float, progress: Progress | None = None, show_stderr: bool = False
 ) -> AsyncIterator[Connection]:
     """Start or reach the server, initialize, and yield the connection.
 
     Initialize is bounded by `timeout` (so is each later request). Every failure, also one raised
     by the caller's block while it lists, leaves as a one-line `ServerError` (a `ServerError` the
     block raises itself passes through). Cancellation and KeyboardInterrupt propagate unchanged
-    after the server process is gone.
+    after the server process is gone. `show_stderr`: a stdio server's stderr is copied to ours (else
+    kept for messages only).
     """
     with _quiet_unconfigured_sdk_logging():
-        async with _connect(launch, timeout=timeout, progress=progress) as connection:
+        async with _connect(launch, timeout=timeout, progress=progress, show_stderr=show_stderr) as connection:
             yield connection
 
 
 @asynccontextmanager
-async def _connect(launch: ServerLaunch, *, timeout: float, progress: Progress | None) -> AsyncIterator[Connection]:
+async def _connect(
+    launch: ServerLaunch, *, timeout: float, progress: Progress | None, show_stderr: bool = False
+) -> AsyncIterator[Connection]:
     scrub = Scrubber.for_launch(launch)
     deadline = anyio.current_time() + timeout
     if isinstance(launch, StdioLaunch):
         probe = Probe(watch=ProcessWatch())
         _say(progress, f"starting {launch.describe()}")
         async with _attempt(
-            lambda: _stdio_transport(launch, probe), probe, launch, "stdio", timeout, deadline, scrub
+            lambda: _stdio_transport(launch, probe, _ScrubbedLines(scrub) if show_stderr else None),
+            probe,
+            launch,
+            "stdio",
+            timeout,
+            deadline,
+            scrub,
         ) as c:
             yield c
         return
@@ -368,13 +377,34 @@ class _TappedReadStream:
 # --------------------------------------------------------------------------------------------------
 
 
+class _ScrubbedLines:
+    """A server's stderr copied to ours (`-v`) whole line by whole line, its secrets replaced by `***`."""
+
+    def __init__(self, scrub: Scrubber) -> None:
+        self._scrub = scrub
+        self._partial = ""
+
+    def write(self, text: str) -> None:
+        lines = (self._partial + text).split("\n")
+        self._partial = lines.pop()
+        for line in lines:
+            sys.stderr.write(self._scrub(line) + "\n")
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 @asynccontextmanager
-async def _stdio_transport(launch: StdioLaunch, probe: Probe) -> AsyncIterator[TransportStreams]:
-    """The runtime's stdio transport (stderr kept, not shown), with spawn failures as final messages."""
+async def _stdio_transport(
+    launch: StdioLaunch, probe: Probe, shown: _ScrubbedLines | None
+) -> AsyncIterator[TransportStreams]:
+    """The runtime's stdio transport (stderr kept; copied to `shown` as it comes), with spawn failures as final
+    messages."""
     assert probe.watch is not None
     if launch.cwd is not None and not os.path.isdir(launch.cwd):
         raise SpawnError(f"working directory does not exist: {launch.cwd}")
-    transport = stdio_transport(launch.command, launch.args, launch.env, launch.cwd, probe.watch, "discard")
+    target: TextIO | Literal["discard"] = cast("TextIO", shown) if shown is not None else "discard"  # writes text
+    transport = stdio_transport(launch.command, launch.args, launch.env, launch.cwd, probe.watch, target)
     entered = False
     try:
         async with transport as streams:

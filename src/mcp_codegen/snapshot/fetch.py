@@ -80,13 +80,16 @@ async def take_snapshot(
     timeout: float = 30.0,
     diagnostics: Diagnostics,
     progress: Callable[[str], None] | None = None,
+    show_stderr: bool = False,
 ) -> Snapshot:
     """Start or reach the server described by `launch`, list everything it offers, and return the snapshot.
 
     `timeout` bounds connecting (initialize) and each request. Every failure is a one-line
     `ServerError` without secrets; items that cannot be kept become warnings in `diagnostics`.
+    `show_stderr`: a stdio server's stderr goes to ours as it comes (`-v`); else only its last
+    lines, in a failure's message.
     """
-    async with connect(launch, timeout=timeout, progress=progress) as connection:
+    async with connect(launch, timeout=timeout, progress=progress, show_stderr=show_stderr) as connection:
         snapshot = await _list_everything(connection, diagnostics, progress)
     if launch.registry is not None:
         snapshot = replace(snapshot, registry=launch.registry)
@@ -95,7 +98,8 @@ async def take_snapshot(
             diagnostics.warn(
                 "launch.args",
                 f"a secret in the command line is recorded as ${{{name}}}: set {name} when the generated client"
-                " connects, or write ${VAR} in --stdio yourself (single-quoted, so your shell leaves it)",
+                " connects, or write ${VAR} in --stdio yourself (single-quoted, so your shell leaves it);"
+                " --no-redact VALUE keeps a value that only looks secret",
                 code="secret-in-command",
             )
     return snapshot

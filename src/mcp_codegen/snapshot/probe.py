@@ -18,6 +18,8 @@ _STDERR_TAIL_LINES = 5
 
 
 LINE_LIMIT = 200
+#: The server's own stderr lines are shown whole (a path cut in its middle explains nothing), up to this.
+STDERR_LINE_LIMIT = 4000
 
 
 #: HTTP statuses that mean the server wants (other) credentials.
@@ -78,7 +80,7 @@ class Probe:
     def stderr_tail(self) -> list[str]:
         if self.watch is None:
             return []
-        lines = [one_line(line, LINE_LIMIT) for line in self.watch.tail]
+        lines = [one_line(line, STDERR_LINE_LIMIT) for line in self.watch.tail]
         return [line for line in lines if line][-_STDERR_TAIL_LINES:]
 
 

@@ -141,8 +141,9 @@ class ToolkitBase:
         """`connectors` replaces how some servers are reached (default: each client's `connect()`, the
         launch recorded at generation, with `env`/`headers` per server name added); `disabled` servers
         stay closed until `enable()`; `timeout` bounds each connection attempt (seconds).
-        `stderr` is where the stdio servers' stderr goes: None (this process's stderr),
-        `"discard"`, a `logging.Logger` (one INFO record per line) or an open file.
+        `stderr` is where the stdio servers' stderr goes: None (the logger `<package>.server`,
+        one INFO record per line), `"inherit"` (this process's stderr), `"discard"`, a
+        `logging.Logger` or an open file.
         `elicitation`, `sampling`, `roots` and `on_log` answer server requests for every server
         reached through its recorded launch (see `AsyncClient.stdio`); each server gets its
         own roots (so `set_roots()` is per client: `kit.clients()[name].set_roots(...)`).

@@ -21,16 +21,32 @@ if TYPE_CHECKING:
     from mcp import Client
     from mcp.shared.message import SessionMessage
 
-__all__ = ["ProcessWatch", "StderrTarget", "stdio_attempt", "stdio_transport"]
+__all__ = [
+    "ProcessWatch",
+    "StderrTarget",
+    "server_logger",
+    "stdio_attempt",
+    "stdio_transport",
+]
 
-#: Where a stdio server's stderr goes: None = our stderr, "discard", a logger (one INFO record
-#: per line) or an open text or binary file. The last lines are kept for error messages anyway.
-StderrTarget = Literal["discard"] | logging.Logger | TextIO | BinaryIO | None
+#: Where a stdio server's stderr goes: None (the default) = the logger `<package>.server`, one INFO
+#: record per line (`server_logger()`); "inherit" = this process's stderr; "discard"; a logger; or an
+#: open text or binary file. The last lines are kept for error messages whatever the target.
+StderrTarget = Literal["discard", "inherit"] | logging.Logger | TextIO | BinaryIO | None
+#: The package these clients belong to (`<package>._runtime.connection.stdio`), else the generator's.
+_PACKAGE = __name__.rpartition("._runtime")[0] or "mcp_codegen"
+#: A stderr line longer than this is cut in error messages (a path or a message is far shorter).
+_LINE_KEPT = 4000
 _STDIN_GRACE = 2.0  # seconds a stdio server gets to exit after its stdin closes
 _FAILED_GRACE = (
     0.2  # the same after a failure or before initializing: nothing is left to flush
 )
 _KILL_GRACE = 2.0
+
+
+def server_logger() -> logging.Logger:
+    """The logger a stdio server's stderr lines go to by default: `<package>.server`, at INFO."""
+    return logging.getLogger(f"{_PACKAGE}.server")
 
 
 class ProcessWatch:
@@ -80,15 +96,15 @@ class _StderrRelay:
         import codecs
 
         if target is not None and not (
-            target == "discard"
+            target in ("discard", "inherit")
             or isinstance(target, logging.Logger)
             or callable(getattr(target, "write", None))
         ):
             raise TypeError(
-                "stderr must be None, 'discard', a logging.Logger or an open file,"
-                f" not {type(target).__name__}"
+                "stderr must be None, 'inherit', 'discard', a logging.Logger or an open"
+                f" file, not {type(target).__name__}"
             )
-        self._target: StderrTarget = target
+        self._target: StderrTarget = server_logger() if target is None else target
         self._watch = watch
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._partial = ""
@@ -121,13 +137,14 @@ class _StderrRelay:
                 for line in lines:
                     target.info("%s", line.rstrip("\r"))
                 return
-            if target is None:
-                target = sys.stderr
-            if _is_binary(target):
-                cast("BinaryIO", target).write(chunk)
+            out = cast(
+                "TextIO | BinaryIO", sys.stderr if target == "inherit" else target
+            )
+            if _is_binary(out):
+                cast("BinaryIO", out).write(chunk)
             else:
-                cast("TextIO", target).write(text)
-            target.flush()
+                cast("TextIO", out).write(text)
+            out.flush()
         except (
             OSError,
             ValueError,
@@ -178,11 +195,9 @@ async def stdio_transport(
         params = StdioServerParameters(
             command=command, args=list(args), env=dict(env), cwd=cwd
         )
-        errlog: Any = sys.stderr
-        if (
-            stderr is not None
-            and stderr != "discard"
-            and not isinstance(stderr, logging.Logger)
+        errlog: Any = sys.stderr  # the SDK's transport takes a file only
+        if stderr not in (None, "discard", "inherit") and not isinstance(
+            stderr, logging.Logger
         ):
             errlog = stderr
         async with stdio_client(params, errlog=errlog) as streams:
@@ -377,9 +392,9 @@ def stdio_attempt(
         if watch.garbage:  # e.g. a banner printed to stdout, which breaks the protocol
             first = masked(one_line(watch.garbage[0], 100))
             found = f"; it wrote non-JSON to stdout: {first!r}"
-        if watch.tail:
-            text = masked(" | ".join(one_line(line, 200) for line in watch.tail))
-            found += f"; last stderr lines: {one_line(text, 600)}"
+        if watch.tail:  # whole lines: a path cut in its middle explains nothing
+            text = masked(" | ".join(one_line(line, _LINE_KEPT) for line in watch.tail))
+            found += f"; last stderr lines: {text}"
         return found
 
     def diagnose(error: BaseException) -> str:

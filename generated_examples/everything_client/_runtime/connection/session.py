@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..calls import telemetry
 from ..calls.errors import AuthRequiredError, ConnectError, unwrap_exception_group
+from ..calls.result_forms import accept_result_forms
 from ..calls.retries import DEFAULT_RETRIES, Retries
 from . import exchange
 from .attempt import MODERN_OPTIONS, Attempt, speaks_only_modern
@@ -238,6 +239,7 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         ended_by: BaseException | None = None
         try:
             async with attempt.open(options) as client:
+                accept_result_forms(client.session)
                 lease.session = client.session
                 lease.attempt = attempt
                 attempt.connected()

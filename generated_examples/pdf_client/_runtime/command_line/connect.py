@@ -24,7 +24,7 @@ __all__ = ["connected", "connection_of"]
 
 def connection_of(line: CommandLine, options: argparse.Namespace) -> Any:
     client = line.client
-    stderr: Literal["discard"] | None = None if options.verbose else "discard"
+    stderr: Literal["discard", "inherit"] = "inherit" if options.verbose else "discard"
     if options.stdio:
         import shlex
 

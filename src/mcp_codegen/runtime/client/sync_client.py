@@ -84,9 +84,10 @@ class SyncClientBase(BlockingCore[AsyncT]):
         removed tool or a changed schema logs one warning, or raises `SchemaDriftError` with
         `strict=True`; `drift_check=False` skips the comparison (and its `tools/list` request).
 
-        `stderr` says where the server's stderr goes: None (default) to this process's stderr,
-        `"discard"`, a `logging.Logger` (one INFO record per line) or an open text or binary file.
-        Its last lines appear in connect errors either way.
+        `stderr` says where the server's stderr goes: None (default) to the logger
+        `<package>.server`, one INFO record per line (silent unless logging shows INFO);
+        `"inherit"` to this process's stderr; `"discard"`; a `logging.Logger`; or an open text
+        or binary file. Its last lines appear in connect errors either way.
 
         `client_info` is the `(name, version)` (or an `mcp_types.Implementation`) sent at
         initialize; default: `default_client_info()`, this package's name.
