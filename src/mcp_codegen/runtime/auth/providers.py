@@ -8,10 +8,11 @@ no public hook for them; tests/runtime/test_runtime_auth_sdk_pins.py fails when 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, Callable
+from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.extensions.client_credentials import (
@@ -35,7 +36,7 @@ from mcp.shared.auth import OAuthClientInformationFull
 
 from ..calls.errors import AuthRequiredError, ConnectError
 from ..text import one_line
-from .store import RefreshLock, TokenStore, login_hint, normalise_url
+from .store import TokenStore, login_hint, normalise_url
 
 if TYPE_CHECKING:
     from .flows import SecretMethod
@@ -50,6 +51,8 @@ __all__ = [
     "Stored",
     "load_expiry",
 ]
+
+logger = logging.getLogger(__name__)
 
 _SECRET_METHODS: tuple[SecretMethod, ...] = (
     "client_secret_basic",
@@ -99,13 +102,15 @@ def _fit_token_auth(context: OAuthContext) -> None:
 
 
 class RefreshLocking(OAuthClientProvider):
-    """The SDK's provider with its refresh under the token store's inter-process lock."""
+    """The SDK's provider with its refresh under the token store's lock (between processes).
 
-    async def _lock_if_refresh_due(self) -> RefreshLock | None:
-        """Take the store's refresh lock when this request may refresh, then re-read the store.
+    Double-checked: the lock is taken when this process would refresh, then the store is read
+    again; a token another process stored meanwhile is used as it is when still valid, and
+    otherwise its refresh token (the newest, when the server rotates them) is the one sent.
+    """
 
-        Another process may have refreshed (and rotated the refresh token) in the meantime.
-        """
+    async def _lock_if_refresh_due(self) -> AsyncExitStack | None:
+        """Hold the store's refresh lock when this request may refresh, then re-read the store."""
         storage = self.context.storage
         if not isinstance(storage, TokenStore):
             return None
@@ -113,16 +118,15 @@ class RefreshLocking(OAuthClientProvider):
             return None
         if not storage.has_refresh_token():
             return None
-        lock = storage.refresh_lock()
-        try:
-            await anyio.to_thread.run_sync(lock.acquire)
-        except BaseException:
-            lock.release()
-            raise
+        held = AsyncExitStack()
+        await held.enter_async_context(storage.refresh_lock())
         if self._initialized:
+            seen = self.context.current_tokens
             self.context.current_tokens = await storage.get_tokens()
             load_expiry(self)
-        return lock
+            if self.context.current_tokens != seen and self.context.is_token_valid():
+                logger.debug("%s: using the token another process refreshed", storage.url)
+        return held
 
     async def _refresh_locked(
         self,
@@ -130,18 +134,18 @@ class RefreshLocking(OAuthClientProvider):
         flow: AsyncGenerator[httpx2.Request, httpx2.Response],
         inspect: Callable[[httpx2.Request], None] | None = None,
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        """Drive the SDK's auth `flow`, its refresh under the store's inter-process lock.
+        """Drive the SDK's auth `flow`, its refresh under the store's refresh lock.
 
         The lock is released once the flow sends `request` itself (the refresh is stored by
         then); `inspect` sees each of the flow's own requests first.
         """
-        lock = await self._lock_if_refresh_due()
+        held = await self._lock_if_refresh_due()
         try:
             outgoing = await flow.__anext__()
             while True:
-                if lock is not None and outgoing is request:
-                    lock.release()  # refreshed and stored: others may go on
-                    lock = None
+                if held is not None and outgoing is request:
+                    await held.aclose()  # refreshed and stored: others may go on
+                    held = None
                 if inspect is not None and outgoing is not request:
                     inspect(outgoing)
                 response = yield outgoing
@@ -149,8 +153,8 @@ class RefreshLocking(OAuthClientProvider):
         except StopAsyncIteration:
             return
         finally:
-            if lock is not None:
-                lock.release()
+            if held is not None:
+                await held.aclose()
             await flow.aclose()
 
 
