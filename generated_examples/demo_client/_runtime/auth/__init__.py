@@ -18,6 +18,7 @@ Nothing here logs or formats a token or a client secret; reprs show only the URL
 
 from __future__ import annotations
 
+from .backends import FileBackend, KeyringBackend, TokenBackend
 from .flows import (
     SecretMethod,
     client_credentials,
@@ -28,7 +29,6 @@ from .flows import (
     when_challenged,
     workload,
 )
-from .backends import FileBackend, KeyringBackend, TokenBackend
 from .store import (
     Backend,
     RefreshLock,

@@ -73,9 +73,7 @@ def load_expiry(provider: OAuthClientProvider) -> None:
     """
     storage = provider.context.storage
     expires_at = getattr(storage, "expires_at", None)
-    if provider.context.current_tokens is not None and isinstance(
-        expires_at, (int, float)
-    ):
+    if provider.context.current_tokens is not None and isinstance(expires_at, (int, float)):
         provider.context.token_expiry_time = float(expires_at)
 
 
@@ -118,14 +116,15 @@ class RefreshLocking(OAuthClientProvider):
             return None
         if not storage.has_refresh_token():
             return None
+        seen = self.context.current_tokens if self._initialized else await storage.get_tokens()
         held = AsyncExitStack()
         await held.enter_async_context(storage.refresh_lock())
+        fresh = await storage.get_tokens()
+        if fresh != seen:
+            logger.debug("%s: the stored token changed while this process waited for the refresh lock", storage.url)
         if self._initialized:
-            seen = self.context.current_tokens
-            self.context.current_tokens = await storage.get_tokens()
+            self.context.current_tokens = fresh
             load_expiry(self)
-            if self.context.current_tokens != seen and self.context.is_token_valid():
-                logger.debug("%s: using the token another process refreshed", storage.url)
         return held
 
     async def _refresh_locked(
@@ -168,9 +167,7 @@ class Interactive(RefreshLocking):
         _fit_token_auth(self.context)
         return await super()._perform_authorization()
 
-    def _auth_flow(
-        self, request: httpx2.Request
-    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         return self._refresh_locked(request, super()._auth_flow(request))
 
     async def _initialize(self) -> None:
@@ -184,10 +181,7 @@ class Interactive(RefreshLocking):
                 self.context.current_tokens = None
                 self.context.token_expiry_time = None
             self.context.client_info = fixed
-            if (
-                stored_client is None
-                or stored_client.model_dump() != fixed.model_dump()
-            ):
+            if stored_client is None or stored_client.model_dump() != fixed.model_dump():
                 await self.context.storage.set_client_info(fixed)
 
     def __repr__(self) -> str:
@@ -210,9 +204,7 @@ class Stored(RefreshLocking):
             url=normalise_url(url),
         )
 
-    def _auth_flow(
-        self, request: httpx2.Request
-    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         flow = super()._auth_flow(request)
         return self._refresh_locked(request, flow, self._refuse_registration)
 
@@ -231,9 +223,7 @@ class Stored(RefreshLocking):
             raise self._required("the stored OAuth token was refused")
         tokens = self.context.current_tokens
         wanted = set((self.context.client_metadata.scope or "").split())
-        missing: set[str] = (
-            wanted - set((tokens.scope or "").split()) if tokens else set()
-        )
+        missing: set[str] = wanted - set((tokens.scope or "").split()) if tokens else set()
         if tokens is not None and tokens.scope is not None and missing:
             # A step-up (403 insufficient_scope) needs a new grant: a refresh cannot widen it.
             raise self._required(
@@ -253,9 +243,7 @@ class Stored(RefreshLocking):
     async def _handle_token_response(self, response: httpx2.Response) -> None:
         self._refreshing = False
         if not await self._handle_refresh_response(response):
-            raise self._required(
-                "the stored OAuth token expired and its refresh failed"
-            )
+            raise self._required("the stored OAuth token expired and its refresh failed")
 
     def __repr__(self) -> str:
         return f"stored({self.context.server_url!r})"
@@ -273,9 +261,7 @@ class Credentials(ClientCredentialsOAuthProvider):
             # Tokens issued to another client are not this one's; the secret stays in the
             # caller's hands (the environment), so the record keeps only the client id.
             self.context.current_tokens = None
-            await storage.set_client_info(
-                fixed.model_copy(update={"client_secret": None})
-            )
+            await storage.set_client_info(fixed.model_copy(update={"client_secret": None}))
         load_expiry(self)
 
     async def _perform_authorization(self) -> httpx2.Request:
@@ -315,15 +301,11 @@ class DiscoveredAssertion(httpx2.Auth):
         self.issuer = issuer
         self.inner: IdentityAssertionOAuthProvider | None = None
 
-    def assertion_flow(
-        self, issuer: str, methods: list[str] | None
-    ) -> IdentityAssertionOAuthProvider:
+    def assertion_flow(self, issuer: str, methods: list[str] | None) -> IdentityAssertionOAuthProvider:
         """The SDK provider for `issuer`, whose metadata lists the token endpoint `methods`."""
         raise NotImplementedError
 
-    async def async_auth_flow(
-        self, request: httpx2.Request
-    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         if self.inner is None:
             issuer = self.issuer
             methods: list[str] | None = None
@@ -341,13 +323,8 @@ class DiscoveredAssertion(httpx2.Auth):
                         issuer = str(prm.authorization_servers[0])
                         break
                 if issuer is None:
-                    raise ConnectError(
-                        "the server names no authorization server"
-                        " (no protected resource metadata)"
-                    )
-            for url in build_oauth_authorization_server_metadata_discovery_urls(
-                issuer, issuer
-            ):
+                    raise ConnectError("the server names no authorization server (no protected resource metadata)")
+            for url in build_oauth_authorization_server_metadata_discovery_urls(issuer, issuer):
                 found = yield create_oauth_metadata_request(url)
                 ok, metadata = await handle_auth_metadata_response(found)
                 if not ok:
@@ -416,24 +393,18 @@ class CrossAppAccess(DiscoveredAssertion):
         async with httpx2.AsyncClient(timeout=30.0) as client:
             response = await client.post(self.idp_token_endpoint, data=form)
         if response.status_code != 200:
-            raise ConnectError(
-                "the identity provider refused the token exchange"
-                f" (HTTP {response.status_code})"
-            )
+            raise ConnectError(f"the identity provider refused the token exchange (HTTP {response.status_code})")
         token = response.json().get("access_token")
         if not isinstance(token, str) or not token:
             raise ConnectError("the identity provider returned no ID-JAG")
         return token
 
-    def assertion_flow(
-        self, issuer: str, methods: list[str] | None
-    ) -> IdentityAssertionOAuthProvider:
+    def assertion_flow(self, issuer: str, methods: list[str] | None) -> IdentityAssertionOAuthProvider:
         # RFC 8414: without a list, client_secret_basic.
         supported = methods or ["client_secret_basic"]
         method: SecretMethod = (
             "client_secret_post"
-            if "client_secret_post" in supported
-            and "client_secret_basic" not in supported
+            if "client_secret_post" in supported and "client_secret_basic" not in supported
             else "client_secret_basic"
         )
         return IdentityAssertionOAuthProvider(

@@ -1,0 +1,142 @@
+"""The worker processes of the refresh-race tests: separate OS processes sharing one stored OAuth token.
+
+`worker` runs in a process of its own (multiprocessing, spawn): it opens the shared record through a
+`TokenStore` over the file or keyring backend, waits at a barrier so every worker sends its first request
+at once, calls the server's `whoami` tool and reports the outcome (and its DEBUG log) on a queue.
+Its backend is the real one wrapped by `Signalling`, which tells the test server when the worker reaches
+the refresh lock, so the server can hold the first refresh until every worker is there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import keyring.backend
+
+from mcp_codegen.runtime.auth import FileBackend, KeyringBackend, TokenBackend, TokenStore, stored
+
+
+class FileKeyring(keyring.backend.KeyringBackend):
+    """A real keyring backend keeping its passwords in one JSON file, so several processes share it."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+    def _read(self) -> dict[str, str]:
+        try:
+            return dict(json.loads(self.path.read_text()))
+        except FileNotFoundError:
+            return {}
+
+    def _write(self, passwords: dict[str, str]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        staged = self.path.with_suffix(f".{os.getpid()}")
+        staged.write_text(json.dumps(passwords))
+        os.replace(staged, self.path)
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self._read().get(f"{service}/{username}")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self._write({**self._read(), f"{service}/{username}": password})
+
+    def delete_password(self, service: str, username: str) -> None:
+        passwords = self._read()
+        passwords.pop(f"{service}/{username}", None)
+        self._write(passwords)
+
+
+def real_backend(kind: str, directory: Path) -> TokenBackend:
+    """The file or keyring backend over `directory` (the keyring: a `FileKeyring` beside it)."""
+    if kind == "file":
+        return FileBackend(directory)
+    keyring.set_keyring(FileKeyring(directory.parent / "keyring.json"))
+    return KeyringBackend(directory)
+
+
+class Signalling:
+    """A `TokenBackend` over `inner` whose lock first tells the test server it was reached (`arrived`).
+
+    With `race` (a barrier of every worker), the lock is left out: each worker waits there until all
+    have reached it, then all go on at once, as processes without the lock would.
+    """
+
+    name = "signalling"
+
+    def __init__(self, inner: TokenBackend, arrived: Any, race: Any | None) -> None:
+        self.inner = inner
+        self.arrived = arrived
+        self.race = race
+        #: Signal (and race) only once set: a long-lived worker's first call takes the lock quietly.
+        self.armed = True
+
+    def load(self, key: str) -> str | None:
+        return self.inner.load(key)
+
+    def save(self, key: str, record: str) -> None:
+        self.inner.save(key, record)
+
+    def delete(self, key: str) -> bool:
+        return self.inner.delete(key)
+
+    @contextlib.asynccontextmanager
+    async def lock(self, key: str) -> AsyncIterator[None]:
+        import anyio
+
+        if not self.armed:
+            async with self.inner.lock(key):
+                yield
+            return
+        self.arrived.release()
+        if self.race is not None:
+            await anyio.to_thread.run_sync(self.race.wait, 120)
+            yield
+            return
+        async with self.inner.lock(key):
+            yield
+
+
+def worker(
+    url: str, directory: str, kind: str, arrived: Any, race: Any | None, start: Any, results: Any, long_lived: bool
+) -> None:
+    """Call `whoami` through the shared record; put (pid, "ok" or "error", text, DEBUG log) on `results`.
+
+    `long_lived`: call it once first, then let two hours pass (this process's clock moved on, so the token
+    it holds in memory has expired), then call it again on the same connection.
+    """
+    import time
+
+    import anyio
+    from fakepkg import AsyncClient
+
+    log = io.StringIO()
+    logging.basicConfig(level=logging.DEBUG, stream=log, force=True)
+    backend = Signalling(real_backend(kind, Path(directory)), arrived, race)
+    backend.armed = not long_lived
+    auth = stored(url, store=TokenStore(url, backend=backend))
+
+    async def call() -> str:
+        async with AsyncClient.http(url, auth=auth, drift_check=False, timeout=60) as client:
+            if long_lived:
+                await client.call_raw("whoami")
+                real = time.time
+                time.time = lambda: real() + 7200  # type: ignore[assignment]
+                backend.armed = True
+            await anyio.to_thread.run_sync(start.wait, 120)  # every worker sends its request at once
+            return str((await client.call_raw("whoami")).text)
+
+    try:
+        outcome = ("ok", anyio.run(call))
+    except Exception as error:  # reported to the test, which names it
+        outcome = ("error", f"{type(error).__name__}: {error}")
+    results.put((os.getpid(), *outcome, log.getvalue()))
