@@ -1,7 +1,7 @@
 """The worker processes of the refresh-race tests: separate OS processes sharing one stored OAuth token.
 
 `worker` runs in a process of its own (multiprocessing, spawn): it opens the shared record through a
-`TokenStore` over the file or keyring backend, waits at a barrier so every worker sends its first request
+`TokenStore` over the file or keyring backend, or `SqliteBackend` (a plugged one), waits at a barrier so every worker sends its first request
 at once, calls the server's `whoami` tool and reports the outcome (and its DEBUG log) on a queue.
 Its backend is the real one wrapped by `Signalling`, which tells the test server when the worker reaches
 the refresh lock, so the server can hold the first refresh until every worker is there.
@@ -14,6 +14,9 @@ import io
 import json
 import logging
 import os
+import sqlite3
+import time
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -56,10 +59,65 @@ class FileKeyring(keyring.backend.KeyringBackend):
         self._write(passwords)
 
 
+class SqliteBackend:
+    """A plugged `TokenBackend`, as a team would write one for a store shared across machines: records in a
+    database table, the lock a lease row (taken when absent or expired, deleted by its holder)."""
+
+    name = "sqlite"
+
+    def __init__(self, path: Path, lease: float = 60.0) -> None:
+        self.path, self.lease = path, lease
+        with self._connect() as database:
+            database.execute("CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, record TEXT)")
+            database.execute("CREATE TABLE IF NOT EXISTS locks (key TEXT PRIMARY KEY, holder TEXT, until REAL)")
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=60, isolation_level=None)
+
+    def load(self, key: str) -> str | None:
+        with contextlib.closing(self._connect()) as database:
+            row = database.execute("SELECT record FROM records WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def save(self, key: str, record: str) -> None:
+        with contextlib.closing(self._connect()) as database:
+            database.execute("INSERT OR REPLACE INTO records VALUES (?, ?)", (key, record))
+
+    def delete(self, key: str) -> bool:
+        with contextlib.closing(self._connect()) as database:
+            return database.execute("DELETE FROM records WHERE key = ?", (key,)).rowcount > 0
+
+    def _take(self, key: str, holder: str) -> bool:
+        with contextlib.closing(self._connect()) as database:
+            database.execute("BEGIN IMMEDIATE")
+            database.execute("DELETE FROM locks WHERE key = ? AND until < ?", (key, time.time()))
+            taken = database.execute(
+                "INSERT OR IGNORE INTO locks VALUES (?, ?, ?)", (key, holder, time.time() + self.lease)
+            ).rowcount
+            database.execute("COMMIT")
+        return taken == 1
+
+    @contextlib.asynccontextmanager
+    async def lock(self, key: str) -> AsyncIterator[None]:
+        import anyio
+
+        holder = uuid.uuid4().hex
+        while not self._take(key, holder):
+            await anyio.sleep(0.05)  # a lease lock polls; its holder is at most one token request away
+        try:
+            yield
+        finally:
+            with contextlib.closing(self._connect()) as database:
+                database.execute("DELETE FROM locks WHERE key = ? AND holder = ?", (key, holder))
+
+
 def real_backend(kind: str, directory: Path) -> TokenBackend:
-    """The file or keyring backend over `directory` (the keyring: a `FileKeyring` beside it)."""
+    """The file, keyring or SQLite backend over `directory` (the keyring: a `FileKeyring` beside it)."""
     if kind == "file":
         return FileBackend(directory)
+    if kind == "sqlite":
+        directory.mkdir(parents=True, exist_ok=True)
+        return SqliteBackend(directory / "tokens.db")
     keyring.set_keyring(FileKeyring(directory.parent / "keyring.json"))
     return KeyringBackend(directory)
 
@@ -114,8 +172,6 @@ def worker(
     `long_lived`: call it once first, then let two hours pass (this process's clock moved on, so the token
     it holds in memory has expired), then call it again on the same connection.
     """
-    import time
-
     import anyio
     from fakepkg import AsyncClient
 

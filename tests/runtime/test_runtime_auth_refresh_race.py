@@ -78,9 +78,10 @@ class HoldRefreshes:
             self.timed_out |= waited.cancelled_caught
 
 
-@pytest.fixture(params=["file", "keyring"])
+@pytest.fixture(params=["file", "keyring", "sqlite"])
 def kind(request: pytest.FixtureRequest, token_dir: Path) -> Iterator[str]:
-    """The backend the workers share: the 0600 file, or the keyring (a `FileKeyring`, restored after)."""
+    """The backend the workers share: the 0600 file, the keyring (a `FileKeyring`, restored after), or a
+    plugged `TokenBackend` (SQLite, its lock a lease row)."""
     before = keyring.get_keyring()
     yield str(request.param)
     keyring.set_keyring(before)
