@@ -135,6 +135,7 @@ class Signalling:
         self.inner = inner
         self.arrived = arrived
         self.race = race
+        self.unlocked = race is not None
         #: Signal (and race) only once set: a long-lived worker's first call takes the lock quietly.
         self.armed = True
 
@@ -156,8 +157,10 @@ class Signalling:
                 yield
             return
         self.arrived.release()
-        if self.race is not None:
-            await anyio.to_thread.run_sync(self.race.wait, 120)
+        if self.unlocked:
+            if self.race is not None:  # the first time only: after it, the lock is simply left out
+                race, self.race = self.race, None
+                await anyio.to_thread.run_sync(race.wait, 120)
             yield
             return
         async with self.inner.lock(key):
@@ -165,12 +168,22 @@ class Signalling:
 
 
 def worker(
-    url: str, directory: str, kind: str, arrived: Any, race: Any | None, start: Any, results: Any, long_lived: bool
+    url: str,
+    directory: str,
+    kind: str,
+    arrived: Any,
+    race: Any | None,
+    start: Any,
+    results: Any,
+    mode: str,
+    warmed: Any | None,
 ) -> None:
     """Call `whoami` through the shared record; put (pid, "ok" or "error", text, DEBUG log) on `results`.
 
-    `long_lived`: call it once first, then let two hours pass (this process's clock moved on, so the token
-    it holds in memory has expired), then call it again on the same connection.
+    `mode` "expired": the stored token has expired. "long_lived": call the tool once first, then let two hours
+    pass (this process's clock moves on, so the token it holds in memory expires), then call it again on the
+    same connection. "refused": call it once, wait at `warmed` while the server forgets every access token,
+    then call it again (refused with 401).
     """
     import anyio
     from fakepkg import AsyncClient
@@ -178,15 +191,18 @@ def worker(
     log = io.StringIO()
     logging.basicConfig(level=logging.DEBUG, stream=log, force=True)
     backend = Signalling(real_backend(kind, Path(directory)), arrived, race)
-    backend.armed = not long_lived
+    backend.armed = mode == "expired"
     auth = stored(url, store=TokenStore(url, backend=backend))
 
     async def call() -> str:
         async with AsyncClient.http(url, auth=auth, drift_check=False, timeout=60) as client:
-            if long_lived:
+            if mode != "expired":
                 await client.call_raw("whoami")
-                real = time.time
-                time.time = lambda: real() + 7200  # type: ignore[assignment]
+                if mode == "long_lived":
+                    real = time.time
+                    time.time = lambda: real() + 7200  # type: ignore[assignment]
+                else:
+                    await anyio.to_thread.run_sync(warmed.wait, 120)
                 backend.armed = True
             await anyio.to_thread.run_sync(start.wait, 120)  # every worker sends its request at once
             return str((await client.call_raw("whoami")).text)

@@ -100,8 +100,8 @@ def expire(backend: TokenBackend, url: str) -> None:
 class Race:
     """One round: a login, the token expired, `WORKERS` processes calling a tool at once; what they saw."""
 
-    def __init__(self, kind: str, directory: Path, *, locked: bool, long_lived: bool = False) -> None:
-        self.kind, self.directory, self.locked, self.long_lived = kind, directory, locked, long_lived
+    def __init__(self, kind: str, directory: Path, *, locked: bool, mode: str = "expired") -> None:
+        self.kind, self.directory, self.locked, self.mode = kind, directory, locked, mode
         self.context = multiprocessing.get_context("spawn")
         self.arrived = self.context.Semaphore(0)
         self.hold = HoldRefreshes(self.arrived, all_refresh=not locked)
@@ -115,16 +115,32 @@ class Race:
         auth = oauth(server.url, store=store, redirect_handler=flow.redirect, callback_handler=flow.callback)
         async with AsyncClient.http(server.url, auth=auth, drift_check=False) as client:
             self.client_id = text_of(await client.call_raw("whoami"))
-        if not self.long_lived:
+        if self.mode == "expired":
             expire(self.backend, server.url)
-        start = self.context.Barrier(WORKERS)
+        refused = self.mode == "refused"  # then this process meets the workers at both barriers
+        warmed = self.context.Barrier(WORKERS + 1) if refused else None
+        start = self.context.Barrier(WORKERS + refused)
         no_lock = None if self.locked else self.context.Barrier(WORKERS)
         results = self.context.Queue()
-        arguments = (server.url, str(self.directory), self.kind, self.arrived, no_lock, start, results, self.long_lived)
+        arguments = (
+            server.url,
+            str(self.directory),
+            self.kind,
+            self.arrived,
+            no_lock,
+            start,
+            results,
+            self.mode,
+            warmed,
+        )
         processes = [self.context.Process(target=worker, args=arguments) for _ in range(WORKERS)]
         for process in processes:
             process.start()
         try:
+            if warmed is not None:
+                await anyio.to_thread.run_sync(warmed.wait, WAIT)
+                server.provider.revoke_all_access()  # every worker's next request is refused (401)
+                await anyio.to_thread.run_sync(start.wait, WAIT)
             self.outcomes = [await anyio.to_thread.run_sync(results.get, True, WAIT) for _ in processes]
         finally:
             for process in processes:
@@ -176,7 +192,7 @@ async def test_without_the_lock_each_process_refreshes_and_the_server_revokes_th
 async def test_long_running_processes_whose_tokens_expire_together_share_one_refresh(token_dir: Path) -> None:
     # Each worker called the tool once, then its clock moved on two hours: the provider holds an expired
     # token in memory. After the lock it reads the store again and takes the token another worker stored.
-    race = Race("file", token_dir, locked=True, long_lived=True)
+    race = Race("file", token_dir, locked=True, mode="long_lived")
     with serve_oauth(wrap=race.hold.wrap) as server:
         server.provider.revoke_superseded = True  # the access token a worker holds in memory dies with the refresh
         await race.run(server)
@@ -186,3 +202,17 @@ async def test_long_running_processes_whose_tokens_expire_together_share_one_ref
     assert provider.grants.count("refresh_token") == 1 and provider.reuses == 0
     logs = [log for _pid, _outcome, _text, log in race.outcomes]
     assert sum("changed while this process waited for the refresh lock" in log for log in logs) == WORKERS - 1
+
+
+async def test_processes_whose_token_the_server_refuses_send_one_refresh_and_the_others_retry_with_it(
+    token_dir: Path,
+) -> None:
+    # Each worker's token is refused (401) at once: the first to take the lock refreshes; the others find the
+    # new token stored and send their refused request again with it, instead of refreshing.
+    race = Race("file", token_dir, locked=True, mode="refused")
+    with serve_oauth(wrap=race.hold.wrap) as server:
+        await race.run(server)
+    provider = server.provider
+    assert not race.hold.timed_out
+    assert [(outcome, text) for _pid, outcome, text, _log in race.outcomes] == [("ok", race.client_id)] * WORKERS
+    assert provider.grants.count("refresh_token") == 1 and provider.reuses == 0

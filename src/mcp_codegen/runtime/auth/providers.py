@@ -102,20 +102,14 @@ def _fit_token_auth(context: OAuthContext) -> None:
 class RefreshLocking(OAuthClientProvider):
     """The SDK's provider with its refresh under the token store's lock (between processes).
 
-    Double-checked: the lock is taken when this process would refresh, then the store is read
-    again; a token another process stored meanwhile is used as it is when still valid, and
-    otherwise its refresh token (the newest, when the server rotates them) is the one sent.
+    Double-checked: the lock is taken when this process would refresh (its token expired, or
+    the server refused it), then the store is read again; a token another process stored
+    meanwhile is used as it is when still valid, and otherwise its refresh token (the newest,
+    when the server rotates them) is the one sent.
     """
 
-    async def _lock_if_refresh_due(self) -> AsyncExitStack | None:
-        """Hold the store's refresh lock when this request may refresh, then re-read the store."""
-        storage = self.context.storage
-        if not isinstance(storage, TokenStore):
-            return None
-        if self._initialized and self.context.is_token_valid():
-            return None
-        if not storage.has_refresh_token():
-            return None
+    async def _hold_lock(self, storage: TokenStore) -> AsyncExitStack:
+        """Take `storage`'s refresh lock, then read the tokens again (into the context once initialised)."""
         seen = self.context.current_tokens if self._initialized else await storage.get_tokens()
         held = AsyncExitStack()
         await held.enter_async_context(storage.refresh_lock())
@@ -127,6 +121,32 @@ class RefreshLocking(OAuthClientProvider):
             load_expiry(self)
         return held
 
+    async def _lock_if_refresh_due(self) -> AsyncExitStack | None:
+        """Hold the store's refresh lock when this request may refresh, then re-read the store."""
+        storage = self.context.storage
+        if not isinstance(storage, TokenStore):
+            return None
+        if self._initialized and self.context.is_token_valid():
+            return None
+        if not storage.has_refresh_token():
+            return None
+        return await self._hold_lock(storage)
+
+    async def _lock_after_refusal(self) -> tuple[AsyncExitStack | None, bool]:
+        """The server refused this process's token (401): hold the lock and read the store again.
+
+        True (and the lock let go) when another process stored a valid token meanwhile.
+        """
+        storage = self.context.storage
+        if not isinstance(storage, TokenStore) or not self._initialized or not storage.has_refresh_token():
+            return None, False
+        sent = self.context.current_tokens
+        held = await self._hold_lock(storage)
+        if self.context.current_tokens not in (None, sent) and self.context.is_token_valid():
+            await held.aclose()
+            return None, True
+        return held, False
+
     async def _refresh_locked(
         self,
         request: httpx2.Request,
@@ -136,9 +156,12 @@ class RefreshLocking(OAuthClientProvider):
         """Drive the SDK's auth `flow`, its refresh under the store's refresh lock.
 
         The lock is released once the flow sends `request` itself (the refresh is stored by
-        then); `inspect` sees each of the flow's own requests first.
+        then); `inspect` sees each of the flow's own requests first. When the server refuses
+        `request` (401, so it was not processed) and another process has stored a new token,
+        `request` is sent once more with that token instead of refreshing again.
         """
         held = await self._lock_if_refresh_due()
+        checked = False
         try:
             outgoing = await flow.__anext__()
             while True:
@@ -148,6 +171,14 @@ class RefreshLocking(OAuthClientProvider):
                 if inspect is not None and outgoing is not request:
                     inspect(outgoing)
                 response = yield outgoing
+                if outgoing is request and response.status_code == 401 and held is None and not checked:
+                    checked = True
+                    held, newer = await self._lock_after_refusal()
+                    if newer:
+                        self._add_auth_header(request)
+                        response = yield request
+                        if response.status_code == 401:  # refused again: refresh, under the lock
+                            held = (await self._lock_after_refusal())[0]
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
