@@ -5,7 +5,8 @@ the whole family when a spent one comes back, as providers do. The workers (refr
 processes sharing the stored record (file or keyring backend) whose access token has expired; they start
 their first request at one barrier. The server holds the first refresh until every worker has reached the
 refresh lock, so the others are waiting while it is in flight: with the lock they then read the new token
-from the store; without it (the last test) each sends the same refresh token and the family is revoked.
+from the store; without it each sends the same refresh token and the family is revoked. Last, a plugged
+`TokenBackend` as a store.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ import keyring
 import pytest
 from auth_helpers import Headless, text_of
 from fakepkg import AsyncClient
-from refresh_race import real_backend, worker
+from mcp.shared.auth import OAuthToken
+from refresh_race import SqliteBackend, real_backend, worker
 from servers.oauth_server import RunningServer, buffered, serve_oauth
 
+from mcp_codegen.runtime import ConnectError
 from mcp_codegen.runtime.auth import TokenBackend, TokenStore, oauth
 
 pytestmark = pytest.mark.anyio
@@ -216,3 +219,22 @@ async def test_processes_whose_token_the_server_refuses_send_one_refresh_and_the
     assert not race.hold.timed_out
     assert [(outcome, text) for _pid, outcome, text, _log in race.outcomes] == [("ok", race.client_id)] * WORKERS
     assert provider.grants.count("refresh_token") == 1 and provider.reuses == 0
+
+
+async def test_a_plugged_backend_keeps_the_record_and_anything_else_is_refused(tmp_path: Path) -> None:
+    plugged = SqliteBackend(tmp_path / "tokens.db")
+    store = TokenStore.for_url("HTTP://Example.COM:80/mcp/", backend=plugged)
+    assert (store.backend, store.path) == ("sqlite", None)
+    assert repr(store) == "TokenStore('http://example.com/mcp', backend='sqlite')"
+    await store.set_tokens(OAuthToken(access_token="at-sentinel", refresh_token="rt-sentinel", expires_in=60))
+    assert json.loads(plugged.load("http://example.com/mcp") or "{}")["tokens"]["refresh_token"] == "rt-sentinel"
+    assert (
+        await TokenStore.for_url("http://example.com/mcp", backend=plugged).get_tokens()
+    ) == await store.get_tokens()
+    status = store.describe()
+    assert (status.backend, status.has_refresh_token, status.path) == ("sqlite", True, None)
+    assert store.clear() and plugged.load(store.url) is None and not store.has_tokens()
+    for wrong in ("redis", object()):
+        with pytest.raises(ConnectError) as caught:
+            TokenStore("http://example.com/mcp", backend=wrong)  # type: ignore[arg-type]
+        assert "\n" not in str(caught.value)

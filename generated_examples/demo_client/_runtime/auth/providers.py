@@ -73,7 +73,9 @@ def load_expiry(provider: OAuthClientProvider) -> None:
     """
     storage = provider.context.storage
     expires_at = getattr(storage, "expires_at", None)
-    if provider.context.current_tokens is not None and isinstance(expires_at, (int, float)):
+    if provider.context.current_tokens is not None and isinstance(
+        expires_at, (int, float)
+    ):
         provider.context.token_expiry_time = float(expires_at)
 
 
@@ -110,12 +112,19 @@ class RefreshLocking(OAuthClientProvider):
 
     async def _hold_lock(self, storage: TokenStore) -> AsyncExitStack:
         """Take `storage`'s refresh lock, then read the tokens again (into the context once initialised)."""
-        seen = self.context.current_tokens if self._initialized else await storage.get_tokens()
+        seen = (
+            self.context.current_tokens
+            if self._initialized
+            else await storage.get_tokens()
+        )
         held = AsyncExitStack()
         await held.enter_async_context(storage.refresh_lock())
         fresh = await storage.get_tokens()
         if fresh != seen:
-            logger.debug("%s: the stored token changed while this process waited for the refresh lock", storage.url)
+            logger.debug(
+                "%s: the stored token changed while this process waited for the refresh lock",
+                storage.url,
+            )
         if self._initialized:
             self.context.current_tokens = fresh
             load_expiry(self)
@@ -138,11 +147,18 @@ class RefreshLocking(OAuthClientProvider):
         True (and the lock let go) when another process stored a valid token meanwhile.
         """
         storage = self.context.storage
-        if not isinstance(storage, TokenStore) or not self._initialized or not storage.has_refresh_token():
+        if (
+            not isinstance(storage, TokenStore)
+            or not self._initialized
+            or not storage.has_refresh_token()
+        ):
             return None, False
         sent = self.context.current_tokens
         held = await self._hold_lock(storage)
-        if self.context.current_tokens not in (None, sent) and self.context.is_token_valid():
+        if (
+            self.context.current_tokens not in (None, sent)
+            and self.context.is_token_valid()
+        ):
             await held.aclose()
             return None, True
         return held, False
@@ -171,13 +187,20 @@ class RefreshLocking(OAuthClientProvider):
                 if inspect is not None and outgoing is not request:
                     inspect(outgoing)
                 response = yield outgoing
-                if outgoing is request and response.status_code == 401 and held is None and not checked:
+                if (
+                    outgoing is request
+                    and response.status_code == 401
+                    and held is None
+                    and not checked
+                ):
                     checked = True
                     held, newer = await self._lock_after_refusal()
                     if newer:
                         self._add_auth_header(request)
                         response = yield request
-                        if response.status_code == 401:  # refused again: refresh, under the lock
+                        if (
+                            response.status_code == 401
+                        ):  # refused again: refresh, under the lock
                             held = (await self._lock_after_refusal())[0]
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
@@ -198,7 +221,9 @@ class Interactive(RefreshLocking):
         _fit_token_auth(self.context)
         return await super()._perform_authorization()
 
-    def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    def _auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         return self._refresh_locked(request, super()._auth_flow(request))
 
     async def _initialize(self) -> None:
@@ -212,7 +237,10 @@ class Interactive(RefreshLocking):
                 self.context.current_tokens = None
                 self.context.token_expiry_time = None
             self.context.client_info = fixed
-            if stored_client is None or stored_client.model_dump() != fixed.model_dump():
+            if (
+                stored_client is None
+                or stored_client.model_dump() != fixed.model_dump()
+            ):
                 await self.context.storage.set_client_info(fixed)
 
     def __repr__(self) -> str:
@@ -235,7 +263,9 @@ class Stored(RefreshLocking):
             url=normalise_url(url),
         )
 
-    def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    def _auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         flow = super()._auth_flow(request)
         return self._refresh_locked(request, flow, self._refuse_registration)
 
@@ -254,7 +284,9 @@ class Stored(RefreshLocking):
             raise self._required("the stored OAuth token was refused")
         tokens = self.context.current_tokens
         wanted = set((self.context.client_metadata.scope or "").split())
-        missing: set[str] = wanted - set((tokens.scope or "").split()) if tokens else set()
+        missing: set[str] = (
+            wanted - set((tokens.scope or "").split()) if tokens else set()
+        )
         if tokens is not None and tokens.scope is not None and missing:
             # A step-up (403 insufficient_scope) needs a new grant: a refresh cannot widen it.
             raise self._required(
@@ -274,7 +306,9 @@ class Stored(RefreshLocking):
     async def _handle_token_response(self, response: httpx2.Response) -> None:
         self._refreshing = False
         if not await self._handle_refresh_response(response):
-            raise self._required("the stored OAuth token expired and its refresh failed")
+            raise self._required(
+                "the stored OAuth token expired and its refresh failed"
+            )
 
     def __repr__(self) -> str:
         return f"stored({self.context.server_url!r})"
@@ -292,7 +326,9 @@ class Credentials(ClientCredentialsOAuthProvider):
             # Tokens issued to another client are not this one's; the secret stays in the
             # caller's hands (the environment), so the record keeps only the client id.
             self.context.current_tokens = None
-            await storage.set_client_info(fixed.model_copy(update={"client_secret": None}))
+            await storage.set_client_info(
+                fixed.model_copy(update={"client_secret": None})
+            )
         load_expiry(self)
 
     async def _perform_authorization(self) -> httpx2.Request:
@@ -332,11 +368,15 @@ class DiscoveredAssertion(httpx2.Auth):
         self.issuer = issuer
         self.inner: IdentityAssertionOAuthProvider | None = None
 
-    def assertion_flow(self, issuer: str, methods: list[str] | None) -> IdentityAssertionOAuthProvider:
+    def assertion_flow(
+        self, issuer: str, methods: list[str] | None
+    ) -> IdentityAssertionOAuthProvider:
         """The SDK provider for `issuer`, whose metadata lists the token endpoint `methods`."""
         raise NotImplementedError
 
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         if self.inner is None:
             issuer = self.issuer
             methods: list[str] | None = None
@@ -354,8 +394,12 @@ class DiscoveredAssertion(httpx2.Auth):
                         issuer = str(prm.authorization_servers[0])
                         break
                 if issuer is None:
-                    raise ConnectError("the server names no authorization server (no protected resource metadata)")
-            for url in build_oauth_authorization_server_metadata_discovery_urls(issuer, issuer):
+                    raise ConnectError(
+                        "the server names no authorization server (no protected resource metadata)"
+                    )
+            for url in build_oauth_authorization_server_metadata_discovery_urls(
+                issuer, issuer
+            ):
                 found = yield create_oauth_metadata_request(url)
                 ok, metadata = await handle_auth_metadata_response(found)
                 if not ok:
@@ -424,18 +468,23 @@ class CrossAppAccess(DiscoveredAssertion):
         async with httpx2.AsyncClient(timeout=30.0) as client:
             response = await client.post(self.idp_token_endpoint, data=form)
         if response.status_code != 200:
-            raise ConnectError(f"the identity provider refused the token exchange (HTTP {response.status_code})")
+            raise ConnectError(
+                f"the identity provider refused the token exchange (HTTP {response.status_code})"
+            )
         token = response.json().get("access_token")
         if not isinstance(token, str) or not token:
             raise ConnectError("the identity provider returned no ID-JAG")
         return token
 
-    def assertion_flow(self, issuer: str, methods: list[str] | None) -> IdentityAssertionOAuthProvider:
+    def assertion_flow(
+        self, issuer: str, methods: list[str] | None
+    ) -> IdentityAssertionOAuthProvider:
         # RFC 8414: without a list, client_secret_basic.
         supported = methods or ["client_secret_basic"]
         method: SecretMethod = (
             "client_secret_post"
-            if "client_secret_post" in supported and "client_secret_basic" not in supported
+            if "client_secret_post" in supported
+            and "client_secret_basic" not in supported
             else "client_secret_basic"
         )
         return IdentityAssertionOAuthProvider(

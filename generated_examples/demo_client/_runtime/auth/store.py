@@ -164,9 +164,9 @@ class TokenStore:
             self.records = KeyringBackend(self.directory)
         elif backend == "file":
             self.records = FileBackend(self.directory)
-        elif isinstance(backend, TokenBackend):
-            self.records = backend
-        else:
+        elif isinstance(plugged := cast("object", backend), TokenBackend):
+            self.records = plugged
+        else:  # checked: `backend=` is often given a name by mistake
             raise ConnectError(f"not a token store backend: {type(backend).__name__}")
         #: "file", "keyring", or the plugged backend's `name` (else its class name).
         self.backend: str = str(

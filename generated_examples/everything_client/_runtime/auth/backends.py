@@ -208,14 +208,17 @@ def keyring_module() -> Any | None:
         return None
     if isinstance(backend, fail.Keyring):
         return None
-    if type(backend).__name__ == "ChainerBackend" and not getattr(backend, "backends", None):
+    if type(backend).__name__ == "ChainerBackend" and not getattr(
+        backend, "backends", None
+    ):
         return None
     return keyring
 
 
 class KeyringBackend(FileBackend):
     """Records in the OS keyring (service `mcp-codegen`, user name = the key), with a non-secret index file per
-    key in `directory` (the key only), so stored servers can be listed (a keyring cannot), and the lock file."""
+    key in `directory` (the key only), so stored servers can be listed (a keyring cannot), and the lock file.
+    """
 
     name = "keyring"
 
@@ -229,7 +232,9 @@ class KeyringBackend(FileBackend):
         try:
             return keyring.get_password(_SERVICE, key)  # type: ignore[no-any-return]
         except Exception as error:  # a locked or broken keyring reads as nothing stored
-            logger.warning("cannot read the keyring for %s: %s", key, type(error).__name__)
+            logger.warning(
+                "cannot read the keyring for %s: %s", key, type(error).__name__
+            )
             return None
 
     def save(self, key: str, record: str) -> None:
