@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import anyio
@@ -39,7 +39,7 @@ RELATED = "io.modelcontextprotocol/related-task"
 
 
 def _iso(moment: float) -> str:
-    return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
+    return datetime.fromtimestamp(moment, timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 @dataclass
