@@ -43,6 +43,7 @@ PINNED_METHODS: dict[tuple[type[Any], str], tuple[str, str]] = {
         "(self, request: httpx2.Request) -> collections.abc.AsyncGenerator[httpx2.Request, httpx2.Response]",
     ),
     (OAuthClientProvider, "_refresh_token"): (COROUTINE, "(self) -> httpx2.Request"),
+    (OAuthClientProvider, "_add_auth_header"): ("function", "(self, request: httpx2.Request) -> None"),
     (OAuthClientProvider, "_handle_token_response"): (COROUTINE, "(self, response: httpx2.Response) -> None"),
     (OAuthClientProvider, "_handle_refresh_response"): (COROUTINE, "(self, response: httpx2.Response) -> bool"),
     (ClientCredentialsOAuthProvider, "_initialize"): (COROUTINE, "(self) -> None"),
@@ -60,7 +61,14 @@ OVERRIDES: dict[type[Any], set[str]] = {
 }
 
 #: The providers' own private helpers: names the SDK must not take.
-OWN_HELPERS = {"_required", "_refuse_registration", "_lock_if_refresh_due", "_refresh_locked"}
+OWN_HELPERS = {
+    "_required",
+    "_refuse_registration",
+    "_hold_lock",
+    "_lock_if_refresh_due",
+    "_lock_after_refusal",
+    "_refresh_locked",
+}
 
 #: `mcp.client.auth.utils` functions `CrossAppAccess` discovers the authorization server with.
 PINNED_UTILS = {

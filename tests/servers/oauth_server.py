@@ -2,8 +2,10 @@
 
 Its authorization server lives in the same app (`mcp.server.auth`): dynamic client registration,
 pre-registered clients, authorization code + PKCE with an authorize endpoint that approves at
-once (redirects straight back with a code, so a test can follow it headlessly), refresh tokens,
-and access tokens that expire after `access_ttl` seconds. The SDK's token endpoint has no
+once (redirects straight back with a code, so a test can follow it headlessly), rotating refresh
+tokens (each valid once; one presented again revokes its whole family, every access and refresh
+token descended from the same login, as OAuth 2.1 advises), and access tokens that expire after
+`access_ttl` seconds. The SDK's token endpoint has no
 client-credentials grant, so a small ASGI wrapper answers `grant_type=client_credentials` for
 pre-registered confidential clients, and `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`
 (workload identity) for assertions signed by `workload_key` (an ES256 public key, PEM) with this
@@ -28,7 +30,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl, unquote
@@ -75,6 +77,13 @@ class MemoryAuthServer:
         }
         #: Every access and refresh token value ever issued (for the secret-leak tests).
         self.values: list[str] = []
+        #: The family (the login it descends from) of every live token, and of every spent refresh token.
+        self.family: dict[str, str] = {}
+        self.spent: dict[str, str] = {}
+        #: How many times a spent refresh token came back (each revoked its family).
+        self.reuses = 0
+        #: A refresh also revokes the access tokens it supersedes (the family's older ones).
+        self.revoke_superseded = False
         self._load()
 
     # -- persistence (so a restarted server still knows its clients and tokens)
@@ -87,6 +96,7 @@ class MemoryAuthServer:
         self.access = {k: AccessToken.model_validate(v) for k, v in data["access"].items()}
         self.refresh = {k: RefreshToken.model_validate(v) for k, v in data["refresh"].items()}
         self.issued = data["issued"]
+        self.family, self.spent = data.get("family", {}), data.get("spent", {})
 
     def _save(self) -> None:
         if self.state_file is None:
@@ -96,6 +106,8 @@ class MemoryAuthServer:
             "access": {k: v.model_dump(mode="json") for k, v in self.access.items()},
             "refresh": {k: v.model_dump(mode="json") for k, v in self.refresh.items()},
             "issued": self.issued,
+            "family": self.family,
+            "spent": self.spent,
         }
         self.state_file.write_text(json.dumps(data))
 
@@ -158,7 +170,10 @@ class MemoryAuthServer:
 
     # -- tokens
 
-    def issue(self, client_id: str, scopes: list[str], resource: str | None, *, refresh: bool = True) -> OAuthToken:
+    def issue(
+        self, client_id: str, scopes: list[str], resource: str | None, *, refresh: bool = True, family: str = ""
+    ) -> OAuthToken:
+        family = family or secrets.token_urlsafe(8)
         access = "at-" + secrets.token_urlsafe(24)
         self.access[access] = AccessToken(
             token=access,
@@ -174,6 +189,7 @@ class MemoryAuthServer:
                 token=refresh_token, client_id=client_id, scopes=scopes, resource=resource
             )
         self.values += [access] + ([refresh_token] if refresh_token else [])
+        self.family.update(dict.fromkeys([access] + ([refresh_token] if refresh_token else []), family))
         self._save()
         return OAuthToken(
             access_token=access,
@@ -183,15 +199,29 @@ class MemoryAuthServer:
         )
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
+        if refresh_token in self.spent:  # reused: stolen, or two clients racing; either way the family goes
+            self.reuses += 1
+            family = self.spent[refresh_token]
+            for live in [token for token, of in self.family.items() if of == family]:
+                self.access.pop(live, None)
+                self.refresh.pop(live, None)
+                self.family.pop(live, None)
+            self._save()
+            return None
         found = self.refresh.get(refresh_token)
         return found if found is not None and found.client_id == client.client_id else None
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
-        self.refresh.pop(refresh_token.token, None)  # rotated
+        self.refresh.pop(refresh_token.token, None)  # rotated: valid once
+        family = self.family.pop(refresh_token.token, "")
+        self.spent[refresh_token.token] = family
+        if self.revoke_superseded:
+            for older in [token for token in self.access if self.family.get(token) == family]:
+                self.access.pop(older)
         self.issued["refresh_token"] += 1
-        return self.issue(client.client_id or "", scopes or refresh_token.scopes, refresh_token.resource)
+        return self.issue(client.client_id or "", scopes or refresh_token.scopes, refresh_token.resource, family=family)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         found = self.access.get(token)
@@ -283,6 +313,24 @@ def build_server(provider: MemoryAuthServer, base_url: str) -> MCPServer:
     return server
 
 
+async def buffered(receive: Any) -> tuple[bytes, Callable[[], Awaitable[Any]]]:
+    """An ASGI request's whole body, and a `receive` that hands it on to the app behind."""
+    body, more = b"", True
+    while more:
+        message = await receive()
+        body, more = body + message.get("body", b""), message.get("more_body", False)
+    sent = False
+
+    async def replay() -> Any:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return body, replay
+
+
 def build_app(provider: MemoryAuthServer, base_url: str) -> Any:
     """The MCP app plus two things the SDK's server lacks: the client-credentials grant at
     /token, and a per-tool scope (`admin` needs "extra": 403 `insufficient_scope` otherwise)."""
@@ -301,12 +349,7 @@ def build_app(provider: MemoryAuthServer, base_url: str) -> Any:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] not in ("/token", "/mcp"):
             await app(scope, receive, send)
             return
-        body = b""
-        more = True
-        while more:
-            message = await receive()
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
+        body, replay = await buffered(receive)
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         if scope["path"] == "/token":
             form = dict(parse_qsl(body.decode()))
@@ -328,15 +371,6 @@ def build_app(provider: MemoryAuthServer, base_url: str) -> Any:
                             send, 403, {"error": "insufficient_scope"}, (b"www-authenticate", challenge.encode())
                         )
                         return
-        sent = False
-
-        async def replay() -> Any:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
         await app(scope, replay, send)
 
     return wrapped

@@ -8,10 +8,11 @@ no public hook for them; tests/runtime/test_runtime_auth_sdk_pins.py fails when 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, Callable
+from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.extensions.client_credentials import (
@@ -35,7 +36,7 @@ from mcp.shared.auth import OAuthClientInformationFull
 
 from ..calls.errors import AuthRequiredError, ConnectError
 from ..text import one_line
-from .store import RefreshLock, TokenStore, login_hint, normalise_url
+from .store import TokenStore, login_hint, normalise_url
 
 if TYPE_CHECKING:
     from .flows import SecretMethod
@@ -50,6 +51,8 @@ __all__ = [
     "Stored",
     "load_expiry",
 ]
+
+logger = logging.getLogger(__name__)
 
 _SECRET_METHODS: tuple[SecretMethod, ...] = (
     "client_secret_basic",
@@ -99,13 +102,36 @@ def _fit_token_auth(context: OAuthContext) -> None:
 
 
 class RefreshLocking(OAuthClientProvider):
-    """The SDK's provider with its refresh under the token store's inter-process lock."""
+    """The SDK's provider with its refresh under the token store's lock (between processes).
 
-    async def _lock_if_refresh_due(self) -> RefreshLock | None:
-        """Take the store's refresh lock when this request may refresh, then re-read the store.
+    Double-checked: the lock is taken when this process would refresh (its token expired, or
+    the server refused it), then the store is read again; a token another process stored
+    meanwhile is used as it is when still valid, and otherwise its refresh token (the newest,
+    when the server rotates them) is the one sent.
+    """
 
-        Another process may have refreshed (and rotated the refresh token) in the meantime.
-        """
+    async def _hold_lock(self, storage: TokenStore) -> AsyncExitStack:
+        """Take `storage`'s refresh lock, then read the tokens again (into the context once initialised)."""
+        seen = (
+            self.context.current_tokens
+            if self._initialized
+            else await storage.get_tokens()
+        )
+        held = AsyncExitStack()
+        await held.enter_async_context(storage.refresh_lock())
+        fresh = await storage.get_tokens()
+        if fresh != seen:
+            logger.debug(
+                "%s: the stored token changed while this process waited for the refresh lock",
+                storage.url,
+            )
+        if self._initialized:
+            self.context.current_tokens = fresh
+            load_expiry(self)
+        return held
+
+    async def _lock_if_refresh_due(self) -> AsyncExitStack | None:
+        """Hold the store's refresh lock when this request may refresh, then re-read the store."""
         storage = self.context.storage
         if not isinstance(storage, TokenStore):
             return None
@@ -113,16 +139,29 @@ class RefreshLocking(OAuthClientProvider):
             return None
         if not storage.has_refresh_token():
             return None
-        lock = storage.refresh_lock()
-        try:
-            await anyio.to_thread.run_sync(lock.acquire)
-        except BaseException:
-            lock.release()
-            raise
-        if self._initialized:
-            self.context.current_tokens = await storage.get_tokens()
-            load_expiry(self)
-        return lock
+        return await self._hold_lock(storage)
+
+    async def _lock_after_refusal(self) -> tuple[AsyncExitStack | None, bool]:
+        """The server refused this process's token (401): hold the lock and read the store again.
+
+        True (and the lock let go) when another process stored a valid token meanwhile.
+        """
+        storage = self.context.storage
+        if (
+            not isinstance(storage, TokenStore)
+            or not self._initialized
+            or not storage.has_refresh_token()
+        ):
+            return None, False
+        sent = self.context.current_tokens
+        held = await self._hold_lock(storage)
+        if (
+            self.context.current_tokens not in (None, sent)
+            and self.context.is_token_valid()
+        ):
+            await held.aclose()
+            return None, True
+        return held, False
 
     async def _refresh_locked(
         self,
@@ -130,27 +169,45 @@ class RefreshLocking(OAuthClientProvider):
         flow: AsyncGenerator[httpx2.Request, httpx2.Response],
         inspect: Callable[[httpx2.Request], None] | None = None,
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        """Drive the SDK's auth `flow`, its refresh under the store's inter-process lock.
+        """Drive the SDK's auth `flow`, its refresh under the store's refresh lock.
 
         The lock is released once the flow sends `request` itself (the refresh is stored by
-        then); `inspect` sees each of the flow's own requests first.
+        then); `inspect` sees each of the flow's own requests first. When the server refuses
+        `request` (401, so it was not processed) and another process has stored a new token,
+        `request` is sent once more with that token instead of refreshing again.
         """
-        lock = await self._lock_if_refresh_due()
+        held = await self._lock_if_refresh_due()
+        checked = False
         try:
             outgoing = await flow.__anext__()
             while True:
-                if lock is not None and outgoing is request:
-                    lock.release()  # refreshed and stored: others may go on
-                    lock = None
+                if held is not None and outgoing is request:
+                    await held.aclose()  # refreshed and stored: others may go on
+                    held = None
                 if inspect is not None and outgoing is not request:
                     inspect(outgoing)
                 response = yield outgoing
+                if (
+                    outgoing is request
+                    and response.status_code == 401
+                    and held is None
+                    and not checked
+                ):
+                    checked = True
+                    held, newer = await self._lock_after_refusal()
+                    if newer:
+                        self._add_auth_header(request)
+                        response = yield request
+                        if (
+                            response.status_code == 401
+                        ):  # refused again: refresh, under the lock
+                            held = (await self._lock_after_refusal())[0]
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
         finally:
-            if lock is not None:
-                lock.release()
+            if held is not None:
+                await held.aclose()
             await flow.aclose()
 
 
@@ -338,8 +395,7 @@ class DiscoveredAssertion(httpx2.Auth):
                         break
                 if issuer is None:
                     raise ConnectError(
-                        "the server names no authorization server"
-                        " (no protected resource metadata)"
+                        "the server names no authorization server (no protected resource metadata)"
                     )
             for url in build_oauth_authorization_server_metadata_discovery_urls(
                 issuer, issuer
@@ -413,8 +469,7 @@ class CrossAppAccess(DiscoveredAssertion):
             response = await client.post(self.idp_token_endpoint, data=form)
         if response.status_code != 200:
             raise ConnectError(
-                "the identity provider refused the token exchange"
-                f" (HTTP {response.status_code})"
+                f"the identity provider refused the token exchange (HTTP {response.status_code})"
             )
         token = response.json().get("access_token")
         if not isinstance(token, str) or not token:

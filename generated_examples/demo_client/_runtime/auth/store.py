@@ -1,7 +1,7 @@
-"""Where OAuth tokens live: one server's record in a 0600 file or the OS keyring, and the refresh lock.
+"""One server's OAuth record (tokens, expiry, client registration, DPoP key) as the SDK's `TokenStorage`.
 
-`TokenStore` keeps one server's tokens and client registration (a 0600 JSON file under the
-user's config directory, or the OS keyring) and is the SDK's `TokenStorage`; `RefreshLock`
+`TokenStore` keeps the record in a `TokenBackend` (`backends`): a 0600 JSON file under the user's
+config directory, the OS keyring, or a store of your own shared across machines; the backend's lock
 orders refreshes of one record between processes. Nothing here logs or formats a token or a
 client secret; reprs show only the URL and backend. `keyring` is imported only when it is
 installed and chosen, `mcp` only when a record is read as the SDK's types.
@@ -9,9 +9,6 @@ installed and chosen, `mcp` only when a record is read as the SDK's types.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import importlib
 import json
 import logging
 import os
@@ -21,19 +18,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ..calls.errors import ConnectError
-from ..files import write_atomically
-
-try:
-    import fcntl
-except ImportError:  # Windows: see RefreshLock
-    fcntl = None  # type: ignore[assignment]
+from .backends import (
+    FileBackend,
+    KeyringBackend,
+    RefreshLock,
+    TokenBackend,
+    keyring_module,
+    record_file,
+)
 
 if TYPE_CHECKING:
+    from contextlib import AbstractAsyncContextManager
+
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 __all__ = [
     "Backend",
+    "FileBackend",
+    "KeyringBackend",
     "RefreshLock",
+    "TokenBackend",
     "TokenStatus",
     "TokenStore",
     "default_directory",
@@ -45,7 +49,6 @@ logger = logging.getLogger(__name__)
 
 Backend = Literal["file", "keyring"]
 
-_SERVICE = "mcp-codegen"
 _STORE_ENV = "MCP_CODEGEN_TOKEN_STORE"
 _CONFIG_ENV = "MCP_CODEGEN_CONFIG_DIR"
 _FORMAT = 1
@@ -92,30 +95,6 @@ def default_directory() -> Path:
     return base / "mcp-codegen" / "auth"
 
 
-def _file_name(key: str) -> str:
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32] + ".json"
-
-
-def _keyring_module() -> Any | None:
-    """The `keyring` module when it is installed and has a backend that can store secrets."""
-    try:  # imported by name: `keyring` is optional and mypy must not need its stubs
-        keyring = importlib.import_module("keyring")
-        fail = importlib.import_module("keyring.backends.fail")
-    except Exception:  # not installed, or broken: the file backend is used
-        return None
-    try:
-        backend = keyring.get_keyring()
-    except Exception:
-        return None
-    if isinstance(backend, fail.Keyring):
-        return None
-    if type(backend).__name__ == "ChainerBackend" and not getattr(
-        backend, "backends", None
-    ):
-        return None
-    return keyring
-
-
 def _choose_backend(backend: str) -> Backend:
     chosen = os.environ.get(_STORE_ENV) or backend
     if chosen not in ("auto", "file", "keyring"):
@@ -124,55 +103,13 @@ def _choose_backend(backend: str) -> Backend:
         )
     if chosen == "file":
         return "file"
-    if _keyring_module() is not None:
+    if keyring_module() is not None:
         return "keyring"
     if chosen == "keyring":
         raise ConnectError(
             "the keyring token store needs the 'keyring' package with a usable backend"
         )
     return "file"
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically and durably, readable by the user alone from the first byte."""
-    directory = path.parent
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with contextlib.suppress(OSError):
-        os.chmod(directory, 0o700)
-    write_atomically(path, text.encode("utf-8"), mode=0o600, durable=True)
-
-
-class RefreshLock:
-    """An exclusive lock between processes on a sidecar file, held while a token is refreshed.
-
-    Refresh tokens may be valid once (rotation): two processes refreshing one stored token
-    at once would both send it and the second would be refused. `fcntl.flock` where the
-    platform has it; elsewhere (Windows) a no-op, and concurrent refreshes are not ordered.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._descriptor: int | None = None
-
-    def acquire(self) -> None:
-        """Block until no other process holds the lock."""
-        if fcntl is None or self._descriptor is not None:
-            return
-        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
-        except BaseException:
-            os.close(descriptor)
-            raise
-        self._descriptor = descriptor
-
-    def release(self) -> None:
-        descriptor, self._descriptor = self._descriptor, None
-        if descriptor is not None and fcntl is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(descriptor, fcntl.LOCK_UN)
-            os.close(descriptor)
 
 
 # ----------------------------------------------------------------------------------- token store
@@ -183,7 +120,8 @@ class TokenStatus:
     """What is stored for one server, without any secret (for `mcp-codegen auth status`)."""
 
     url: str
-    backend: Backend
+    #: "file", "keyring", or a plugged backend's name.
+    backend: str
     has_tokens: bool
     has_refresh_token: bool
     #: Unix time the access token expires, when the server said.
@@ -206,26 +144,52 @@ class TokenStore:
     `TokenStore.for_url(url)` picks the backend: the OS keyring when `keyring` is installed
     with a usable backend, else a JSON file (0600, in a 0700 directory) named after a hash of
     the URL; `backend=` or `$MCP_CODEGEN_TOKEN_STORE` (`file` / `keyring`) choose explicitly.
+    `backend=` also takes a `TokenBackend` of your own (a store shared across machines).
     Tokens written by the SDK (login, refresh) land here at once and survive restarts.
     """
 
-    def __init__(self, url: str, *, backend: Backend, directory: Path) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        backend: Backend | TokenBackend,
+        directory: Path | None = None,
+    ) -> None:
         #: The normalised server URL (no secrets), the key of the record.
         self.url = normalise_url(url)
-        self.backend: Backend = backend
-        self.directory = directory
-        #: The record's file (file backend) or its non-secret index file (keyring backend).
-        self.path = directory / _file_name(self.url)
+        self.directory = directory if directory is not None else default_directory()
+        #: Where the record is kept.
+        self.records: TokenBackend
+        if backend == "keyring":
+            self.records = KeyringBackend(self.directory)
+        elif backend == "file":
+            self.records = FileBackend(self.directory)
+        elif isinstance(plugged := cast("object", backend), TokenBackend):
+            self.records = plugged
+        else:  # checked: `backend=` is often given a name by mistake
+            raise ConnectError(f"not a token store backend: {type(backend).__name__}")
+        #: "file", "keyring", or the plugged backend's `name` (else its class name).
+        self.backend: str = str(
+            getattr(self.records, "name", type(self.records).__name__)
+        )
+        #: The record's file (file backend), its non-secret index file (keyring backend), or None.
+        self.path: Path | None = (
+            record_file(self.records.directory, self.url)
+            if isinstance(self.records, FileBackend)
+            else None
+        )
 
     @classmethod
     def for_url(
         cls,
         url: str,
         *,
-        backend: Literal["auto", "file", "keyring"] = "auto",
+        backend: Literal["auto", "file", "keyring"] | TokenBackend = "auto",
         directory: str | os.PathLike[str] | None = None,
     ) -> TokenStore:
         where = Path(directory) if directory is not None else default_directory()
+        if not isinstance(backend, str):
+            return cls(url, backend=backend, directory=where)
         return cls(url, backend=_choose_backend(backend), directory=where)
 
     def __repr__(self) -> str:
@@ -234,30 +198,7 @@ class TokenStore:
     # -- raw records
 
     def _load(self) -> dict[str, Any]:
-        text: str | None = None
-        if self.backend == "keyring":
-            keyring = _keyring_module()
-            if keyring is None:
-                return {}
-            try:
-                text = keyring.get_password(_SERVICE, self.url)
-            except (
-                Exception
-            ) as error:  # a locked or broken keyring reads as nothing stored
-                logger.warning(
-                    "cannot read the keyring for %s: %s", self.url, type(error).__name__
-                )
-                return {}
-        else:
-            try:
-                text = self.path.read_text(encoding="utf-8")
-            except FileNotFoundError:
-                return {}
-            except OSError as error:
-                logger.warning(
-                    "cannot read the token file for %s: %s", self.url, error.strerror
-                )
-                return {}
+        text = self.records.load(self.url)
         if not text:
             return {}
         try:
@@ -270,16 +211,7 @@ class TokenStore:
     def _save(self, record: dict[str, Any]) -> None:
         record = {"format": _FORMAT, "url": self.url, **record}
         record["updatedAt"] = time.time()
-        if self.backend == "keyring":
-            keyring = _keyring_module()
-            if keyring is None:
-                raise ConnectError("the keyring is not usable any more")
-            keyring.set_password(_SERVICE, self.url, json.dumps(record))
-            # A non-secret index entry, so stored servers can be listed (keyring cannot).
-            index = {"format": _FORMAT, "url": self.url, "backend": "keyring"}
-            _write_private(self.path, json.dumps(index, indent=2) + "\n")
-        else:
-            _write_private(self.path, json.dumps(record, indent=2) + "\n")
+        self.records.save(self.url, json.dumps(record, indent=2) + "\n")
 
     def _update(self, **fields: Any) -> None:
         record = self._load()
@@ -350,9 +282,9 @@ class TokenStore:
         value = self._load().get("expiresAt")
         return float(value) if isinstance(value, (int, float)) else None
 
-    def refresh_lock(self) -> RefreshLock:
-        """The lock the providers hold while refreshing this server's token (a `.lock` sidecar)."""
-        return RefreshLock(self.path.with_suffix(".lock"))
+    def refresh_lock(self) -> AbstractAsyncContextManager[object]:
+        """The lock the providers hold while refreshing this server's token: the backend's `lock(url)`."""
+        return self.records.lock(self.url)
 
     def has_refresh_token(self) -> bool:
         tokens = self._load().get("tokens")
@@ -384,28 +316,13 @@ class TokenStore:
             expires_at=float(expires) if isinstance(expires, (int, float)) else None,
             scopes=tuple(scope.split()) if isinstance(scope, str) else (),
             client_id=client_id if isinstance(client_id, str) else None,
-            path=self.path if self.path.exists() else None,
+            path=self.path if self.path is not None and self.path.exists() else None,
             dpop_bound=self.dpop_state()[1] is not None,
         )
 
     def clear(self) -> bool:
         """Forget the tokens and the client registration; True when something was stored."""
-        found = False
-        if self.backend == "keyring":
-            keyring = _keyring_module()
-            if keyring is not None:
-                try:
-                    keyring.delete_password(_SERVICE, self.url)
-                    found = True
-                except Exception:  # keyring.errors.PasswordDeleteError: nothing stored
-                    pass
-        try:
-            self.path.unlink()
-            found = True
-        except FileNotFoundError:
-            pass
-        self.path.with_suffix(".lock").unlink(missing_ok=True)
-        return found
+        return self.records.delete(self.url)
 
     def registered_redirect_port(self) -> int:
         """The loopback port of the stored registration (0: none): its redirect URI must match

@@ -1,7 +1,8 @@
 """OAuth for HTTP servers: tokens stored per server URL, and the SDK's OAuth providers wired up.
 
 `TokenStore` (`store`) keeps one server's tokens and client registration (a 0600 JSON file
-under the user's config directory, or the OS keyring) and is the SDK's `TokenStorage`.
+under the user's config directory, the OS keyring, or a `TokenBackend` of your own: `backends`)
+and is the SDK's `TokenStorage`; refreshes take the backend's lock, one process at a time.
 The builders (`flows`): `oauth()` logs in interactively (authorization code + PKCE, a
 loopback redirect listener (`loopback`), the browser); `client_credentials()` and
 `private_key_jwt()` are for machines, `workload()` (`workload_identity`) for a workload holding its
@@ -17,6 +18,7 @@ Nothing here logs or formats a token or a client secret; reprs show only the URL
 
 from __future__ import annotations
 
+from .backends import FileBackend, KeyringBackend, TokenBackend
 from .flows import (
     SecretMethod,
     client_credentials,
@@ -39,8 +41,11 @@ from .store import (
 
 __all__ = [
     "Backend",
+    "FileBackend",
+    "KeyringBackend",
     "RefreshLock",
     "SecretMethod",
+    "TokenBackend",
     "TokenStatus",
     "TokenStore",
     "client_credentials",
