@@ -36,6 +36,7 @@ from mcp_codegen.generate.schema_prep import (
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen.runtime.calls.drift import tool_fingerprint
+from mcp_codegen.runtime.calls.retries import DEFAULT_RETRIES
 from mcp_codegen.runtime.calls.uri import uri_template_variables
 from mcp_codegen.snapshot.model import Snapshot
 
@@ -350,6 +351,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         task_support=task_support(plan.raw),
         task_method=plan.task_method,
         fingerprint=tool_fingerprint(plan.raw.get("inputSchema"), plan.raw.get("outputSchema")),
+        repeatable=DEFAULT_RETRIES.may_repeat("tools/call", None, annotations if isinstance(annotations, dict) else None),
     )
 
 

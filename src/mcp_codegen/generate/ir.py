@@ -55,6 +55,9 @@ class Tool:
     task_method: str | None
     #: Hash of the listed input and output schemas, for the client's connect-time drift guard.
     fingerprint: str
+    #: A call that may have run is safe to send again (`readOnlyHint` or `idempotentHint`, the runtime's rule):
+    #: the Temporal activity's retry policy.
+    repeatable: bool
 
 
 @dataclass(frozen=True)
