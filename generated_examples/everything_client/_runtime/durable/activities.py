@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 from typing import Any
@@ -182,16 +182,16 @@ class _Pulse:
 
 
 @contextlib.asynccontextmanager
-async def _heartbeats() -> AsyncIterator[_Pulse]:
+async def _heartbeats() -> AsyncGenerator[_Pulse, None]:
     """Heartbeat the activity while the body runs (at a third of its heartbeat timeout)."""
     pulse = _Pulse()
     timeout: timedelta | None = activity.info().heartbeat_timeout
     every = timeout.total_seconds() / 3 if timeout else _IDLE_HEARTBEAT
 
     async def keep_beating() -> None:
-        while True:
-            activity.heartbeat(*pulse.details)
+        while True:  # the first after `every`: a quick call sends no heartbeat at all
             await asyncio.sleep(every)
+            activity.heartbeat(*pulse.details)
 
     beating = asyncio.create_task(keep_beating())
     try:
