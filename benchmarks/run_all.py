@@ -38,6 +38,7 @@ SCRIPTS = {
     "fake": "bench_fake.py",
     "cli": "bench_cli.py",
     "telemetry": "bench_telemetry.py",
+    "temporal": "bench_temporal.py",
 }
 
 

@@ -18,12 +18,15 @@ with workflow.unsafe.imports_passed_through():
     from durable_client.models import ChargeResult, CrunchResult, LookupResult
     from durable_client.temporal import Tools
 
-#: Short, so a killed worker is noticed within seconds; the activities heartbeat at a third of it.
-HEARTBEAT = timedelta(seconds=3)
+#: Short where a test kills a worker, so the loss is noticed within seconds (the activities heartbeat at a third
+#: of it); long where no worker dies, so a loaded machine never times a heartbeat out (which would run a read-only
+#: tool again, and fail a call that is not safe to repeat); between the two where a cancellation must arrive (it
+#: comes with a heartbeat).
+KILLED, STEADY, CANCELLED = timedelta(seconds=3), timedelta(seconds=60), timedelta(seconds=6)
 
 
-def tools(**options: Any) -> Tools:
-    return Tools(start_to_close_timeout=timedelta(seconds=120), heartbeat_timeout=HEARTBEAT, **options)
+def tools(heartbeat: timedelta, **options: Any) -> Tools:
+    return Tools(start_to_close_timeout=timedelta(seconds=120), heartbeat_timeout=heartbeat, **options)
 
 
 class Summary(BaseModel):
@@ -39,7 +42,7 @@ class Summary(BaseModel):
 class EndToEnd:
     @workflow.run
     async def run(self, key: str) -> Summary:
-        calls = tools()
+        calls = tools(STEADY)
         looked = await calls.lookup(key=key)
         charged = await calls.charge(account=key, cents=250)
         crunched = await calls.crunch(n=21)
@@ -57,14 +60,14 @@ class EndToEnd:
 class LookupOnce:
     @workflow.run
     async def run(self, key: str) -> LookupResult:
-        return await tools().lookup(key=key)
+        return await tools(KILLED).lookup(key=key)
 
 
 @workflow.defn
 class ChargeOnce:
     @workflow.run
     async def run(self, account: str) -> ChargeResult:
-        return await tools().charge(account=account, cents=100)
+        return await tools(KILLED).charge(account=account, cents=100)
 
 
 @workflow.defn
@@ -79,7 +82,7 @@ class CancelCrunch:
     @workflow.run
     async def run(self, n: int) -> str:
         # Waits until the activity has cancelled the task on the server before going on.
-        calls = tools(cancellation_type=workflow.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+        calls = tools(CANCELLED, cancellation_type=workflow.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         call = asyncio.ensure_future(calls.crunch(n=n, mode="hold"))
         await workflow.wait_condition(lambda: self._cancel)
         call.cancel()

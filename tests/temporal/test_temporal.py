@@ -8,16 +8,18 @@ execution timeouts are hang guards only.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from datetime import timedelta
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from conftest import StartWorker
 from durable_server import Log
-from temporalio.client import Client, WorkflowFailureError
+from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Replayer
@@ -38,6 +40,19 @@ def _wait_until_logged(log: Log, tool: str, key: str, event: str, count: int = 1
     while log.count(tool, key, event) < count:
         assert time.monotonic() < deadline, f"the server never logged {tool} {key} {event}"
         time.sleep(0.05)
+
+
+async def _heartbeat_details(client: Client, handle: WorkflowHandle[Any, Any]) -> list[Any]:
+    """The heartbeat details of the workflow's running activity once they hold a task's id, status and message."""
+    deadline = time.monotonic() + 60
+    while True:
+        described = await handle.describe()
+        for pending in described.raw_description.pending_activities:
+            payloads = list(pending.heartbeat_details.payloads)
+            if len(payloads) == 3:
+                return client.data_converter.payload_converter.from_payloads(payloads)
+        assert time.monotonic() < deadline, "the task's status was never heartbeated"
+        await asyncio.sleep(0.1)
 
 
 def _queue() -> str:
@@ -139,6 +154,8 @@ async def test_a_task_tool_cancelled_from_the_workflow_is_cancelled_on_the_serve
     )  # fmt: skip
     log = Log(run_log)
     _wait_until_logged(log, "crunch", "7", "start")
+    task_id, status, message = await _heartbeat_details(client, handle)
+    assert task_id and (status, message) == ("working", "crunching 7")
     await handle.signal(durable_workflows.CancelCrunch.cancel)
     assert (await handle.result()).startswith("cancelled")
     assert log.count("crunch", "7", "cancel") == 1

@@ -172,11 +172,11 @@ class ToolsBase:
 
 def _may_have_run(cause: BaseException | None) -> bool:
     """Whether an activity's failure leaves open that the tool ran: the client's "may have run" errors, or a
-    worker that stopped answering (heartbeat or start-to-close timeout) once the call had started."""
+    worker that stopped answering (heartbeat or start-to-close timeout) once the call had started.
+    """
     if isinstance(cause, TimeoutError):
         return cause.type in (TimeoutType.HEARTBEAT, TimeoutType.START_TO_CLOSE)
     return isinstance(cause, ApplicationError) and cause.type in MAY_HAVE_RUN_CAUSES
-
 
 
 def bind_lazy_names(module: ModuleType) -> None:

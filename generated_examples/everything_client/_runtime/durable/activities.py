@@ -103,7 +103,9 @@ class Activities(list[Callable[..., Any]]):
     `async with activities(...) as acts:` (or `await acts.aclose()` when the worker is done) closes it.
     """
 
-    def __init__(self, items: Sequence[Callable[..., Any]], shared: SharedClient) -> None:
+    def __init__(
+        self, items: Sequence[Callable[..., Any]], shared: SharedClient
+    ) -> None:
         super().__init__(items)
         self.shared = shared
 
@@ -135,11 +137,13 @@ def _tool_activity(
     server: str, spec: ToolSpec[Any, Any], shared: SharedClient
 ) -> Callable[..., Any]:
     async def call(arguments: Any) -> Any:
-        client = await shared.client()
         # Left out: what equals the model's default, which is the schema's (the server applies it) or None
         # for "not sent" (a pydantic payload carries every field, set or not).
         values = arguments.model_dump(exclude_defaults=True)
-        async with _heartbeats() as pulse:
+        async with (
+            _heartbeats() as pulse
+        ):  # connecting first (on first use) counts as running
+            client = await shared.client()
             try:
                 if spec.task_support != "forbidden" and client._runs_as_task(
                     spec.task_support
