@@ -22,7 +22,7 @@ with workflow.unsafe.imports_passed_through():
 #: of it); long where no worker dies, so a loaded machine never times a heartbeat out (which would run a read-only
 #: tool again, and fail a call that is not safe to repeat); between the two where a cancellation must arrive (it
 #: comes with a heartbeat).
-KILLED, STEADY, CANCELLED = timedelta(seconds=3), timedelta(seconds=60), timedelta(seconds=6)
+KILLED, STEADY, CANCELLED = timedelta(seconds=5), timedelta(seconds=60), timedelta(seconds=9)
 
 
 def tools(heartbeat: timedelta, **options: Any) -> Tools:
@@ -60,6 +60,7 @@ class EndToEnd:
 class LookupOnce:
     @workflow.run
     async def run(self, key: str) -> LookupResult:
+        await tools(STEADY).list_tools()  # the worker connects (slow on a loaded machine) before the timed call
         return await tools(KILLED).lookup(key=key)
 
 
@@ -67,6 +68,7 @@ class LookupOnce:
 class ChargeOnce:
     @workflow.run
     async def run(self, account: str) -> ChargeResult:
+        await tools(STEADY).list_tools()
         return await tools(KILLED).charge(account=account, cents=100)
 
 
@@ -81,6 +83,7 @@ class CancelCrunch:
 
     @workflow.run
     async def run(self, n: int) -> str:
+        await tools(STEADY).list_tools()
         # Waits until the activity has cancelled the task on the server before going on.
         calls = tools(CANCELLED, cancellation_type=workflow.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
         call = asyncio.ensure_future(calls.crunch(n=n, mode="hold"))
