@@ -61,7 +61,7 @@ class Tools(ToolsBase):
     async def add(self, *, a: int, b: int) -> int:
         """Add two integers and return their sum.
 
-        Activity `mcp:demo:tool:add`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.add,
@@ -82,7 +82,7 @@ class Tools(ToolsBase):
     ) -> DraftNoteResult:
         """Validate a new note and return it as it would be stored, with an id derived from the title (nothing is saved).
 
-        Activity `mcp:demo:tool:draft_note`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.draft_note,
@@ -103,7 +103,7 @@ class Tools(ToolsBase):
     ) -> ToolResult:
         """A human-readable multi-day forecast, as plain text (no structured output).
 
-        Activity `mcp:demo:tool:forecast`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.forecast,
@@ -116,7 +116,7 @@ class Tools(ToolsBase):
     async def get_note(self, *, note_id: str) -> GetNoteResult:
         """Get one note by id. Fails (isError) when there is no such note.
 
-        Activity `mcp:demo:tool:get_note`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.get_note,
@@ -131,7 +131,7 @@ class Tools(ToolsBase):
     ) -> GetWeatherResult:
         """Get the current weather for a city (fake but deterministic data).
 
-        Activity `mcp:demo:tool:get_weather`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.get_weather,
@@ -146,7 +146,7 @@ class Tools(ToolsBase):
     ) -> list[ListNotesNote]:
         """List the notes in the notebook, optionally filtered by tag.
 
-        Activity `mcp:demo:tool:list_notes`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.list_notes,
@@ -161,7 +161,7 @@ class Tools(ToolsBase):
     ) -> SearchNotesResult:
         """Search note titles and bodies for some text.
 
-        Activity `mcp:demo:tool:search-notes`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.search_notes,

@@ -70,7 +70,7 @@ class Tools(ToolsBase):
     async def echo(self, *, message: str) -> ToolResult:
         """Echoes back the input string
 
-        Activity `mcp:mcp-servers/everything:tool:echo`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.echo,
@@ -88,7 +88,7 @@ class Tools(ToolsBase):
     ) -> ToolResult:
         """Demonstrates how annotations can be used to provide metadata about content.
 
-        Activity `mcp:mcp-servers/everything:tool:get-annotated-message`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.get_annotated_message,
@@ -101,7 +101,7 @@ class Tools(ToolsBase):
     async def get_env(self) -> ToolResult:
         """Returns all environment variables, helpful for debugging MCP server configuration
 
-        Activity `mcp:mcp-servers/everything:tool:get-env`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.get_env,
@@ -116,7 +116,7 @@ class Tools(ToolsBase):
     ) -> ToolResult:
         """Returns up to ten resource links that reference different types of resources
 
-        Activity `mcp:mcp-servers/everything:tool:get-resource-links`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.get_resource_links,
@@ -134,7 +134,7 @@ class Tools(ToolsBase):
     ) -> ToolResult:
         """Returns a resource reference that can be used by MCP clients
 
-        Activity `mcp:mcp-servers/everything:tool:get-resource-reference`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.get_resource_reference,
@@ -149,7 +149,7 @@ class Tools(ToolsBase):
     ) -> GetStructuredContentResult:
         """Returns structured content along with an output schema for client data validation
 
-        Activity `mcp:mcp-servers/everything:tool:get-structured-content`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.get_structured_content,
@@ -162,7 +162,7 @@ class Tools(ToolsBase):
     async def get_sum(self, *, a: float, b: float) -> ToolResult:
         """Returns the sum of two numbers
 
-        Activity `mcp:mcp-servers/everything:tool:get-sum`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.get_sum,
@@ -175,7 +175,7 @@ class Tools(ToolsBase):
     async def get_tiny_image(self) -> ToolResult:
         """Returns a tiny MCP logo image.
 
-        Activity `mcp:mcp-servers/everything:tool:get-tiny-image`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.get_tiny_image,
@@ -194,7 +194,7 @@ class Tools(ToolsBase):
     ) -> ToolResult:
         """Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
 
-        Activity `mcp:mcp-servers/everything:tool:gzip-file-as-resource`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.gzip_file_as_resource,
@@ -209,7 +209,7 @@ class Tools(ToolsBase):
     ) -> ToolResult:
         """Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
 
-        Activity `mcp:mcp-servers/everything:tool:simulate-research-query`. Not safe to repeat: tried once; `ToolMayHaveRunError` (non-retryable) when the attempt may have run on the server.
+        Not safe to repeat: tried once; `ToolMayHaveRunError` (non-retryable) when the attempt may have run on the server.
         """
         return await self._call(
             _specs.simulate_research_query,
@@ -222,7 +222,7 @@ class Tools(ToolsBase):
     async def toggle_simulated_logging(self) -> ToolResult:
         """Toggles simulated, random-leveled logging on or off.
 
-        Activity `mcp:mcp-servers/everything:tool:toggle-simulated-logging`. Not safe to repeat: tried once; `ToolMayHaveRunError` (non-retryable) when the attempt may have run on the server.
+        Not safe to repeat: tried once; `ToolMayHaveRunError` (non-retryable) when the attempt may have run on the server.
         """
         return await self._call(
             _specs.toggle_simulated_logging,
@@ -235,7 +235,7 @@ class Tools(ToolsBase):
     async def toggle_subscriber_updates(self) -> ToolResult:
         """Toggles simulated resource subscription updates on or off.
 
-        Activity `mcp:mcp-servers/everything:tool:toggle-subscriber-updates`. Not safe to repeat: tried once; `ToolMayHaveRunError` (non-retryable) when the attempt may have run on the server.
+        Not safe to repeat: tried once; `ToolMayHaveRunError` (non-retryable) when the attempt may have run on the server.
         """
         return await self._call(
             _specs.toggle_subscriber_updates,
@@ -250,7 +250,7 @@ class Tools(ToolsBase):
     ) -> ToolResult:
         """Demonstrates a long running operation with progress updates.
 
-        Activity `mcp:mcp-servers/everything:tool:trigger-long-running-operation`. Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
+        Safe to repeat (read-only or idempotent): Temporal retries it with backoff.
         """
         return await self._call(
             _specs.trigger_long_running_operation,

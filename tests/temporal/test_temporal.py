@@ -9,15 +9,16 @@ execution timeouts are hang guards only.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import time
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import StartWorker
 from durable_server import Log
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -25,6 +26,9 @@ from temporalio.exceptions import ApplicationError
 from temporalio.worker import Replayer
 
 pytestmark = pytest.mark.anyio
+
+#: The `start_worker` fixture: a worker process on a task queue, once polling.
+StartWorker = Callable[[str], "subprocess.Popen[str]"]
 
 #: Hang guard for one workflow.
 WORKFLOW_TIMEOUT = timedelta(minutes=2)
@@ -91,23 +95,33 @@ async def test_a_workflow_gets_typed_results_and_its_history_replays_without_cal
     assert run_log.read_text(encoding="utf-8") == ran  # no tool ran again
 
 
+async def _killed_mid_call(
+    address: str, start_worker: StartWorker, run: Any, key: str, tool: str, log: Log
+) -> WorkflowHandle[Any, Any]:
+    """Start the workflow `run(key)` on a worker, SIGKILL that worker once `tool` started on the server (it holds
+    there), and start a second worker on the same task queue; the workflow's handle."""
+    queue = _queue()
+    first = start_worker(queue)
+    client = await _client(address)
+    handle = await client.start_workflow(
+        run, key, id=f"{tool}-{queue}", task_queue=queue, execution_timeout=WORKFLOW_TIMEOUT
+    )
+    _wait_until_logged(log, tool, key, "start")
+    first.kill()  # SIGKILL, mid-call
+    first.wait()
+    start_worker(queue)
+    return handle
+
+
 async def test_a_read_only_tool_whose_worker_is_killed_runs_again_on_another_worker(
     temporal_address: str, start_worker: StartWorker, durable_client: ModuleType, run_log: Path
 ) -> None:
     import durable_workflows
 
-    queue = _queue()
-    first = start_worker(queue)
-    client = await _client(temporal_address)
-    handle = await client.start_workflow(
-        durable_workflows.LookupOnce.run, "hold-read", id=f"read-{queue}", task_queue=queue,
-        execution_timeout=WORKFLOW_TIMEOUT,
-    )  # fmt: skip
     log = Log(run_log)
-    _wait_until_logged(log, "lookup", "hold-read", "start")
-    first.kill()  # SIGKILL, mid-call
-    first.wait()
-    start_worker(queue)
+    handle = await _killed_mid_call(
+        temporal_address, start_worker, durable_workflows.LookupOnce.run, "hold-read", "lookup", log
+    )
     result = await handle.result()
     assert result == durable_client.models.LookupResult(key="hold-read", runs=2)
     assert log.count("lookup", "hold-read", "start") == 2
@@ -118,19 +132,11 @@ async def test_a_non_idempotent_tool_whose_worker_is_killed_runs_once_and_the_wo
 ) -> None:
     import durable_workflows
 
-    queue = _queue()
-    first = start_worker(queue)
-    client = await _client(temporal_address)
-    handle = await client.start_workflow(
-        durable_workflows.ChargeOnce.run, "hold-charge", id=f"charge-{queue}", task_queue=queue,
-        execution_timeout=WORKFLOW_TIMEOUT,
-    )  # fmt: skip
     log = Log(run_log)
-    _wait_until_logged(log, "charge", "hold-charge", "start")
-    first.kill()
-    first.wait()
-    start_worker(queue)  # the workflow goes on here; the charge is not sent again
-    with pytest.raises(WorkflowFailureError) as caught:
+    handle = await _killed_mid_call(
+        temporal_address, start_worker, durable_workflows.ChargeOnce.run, "hold-charge", "charge", log
+    )
+    with pytest.raises(WorkflowFailureError) as caught:  # the second worker goes on; the charge is not sent again
         await handle.result()
     failure = caught.value.cause
     assert isinstance(failure, ApplicationError)

@@ -140,11 +140,10 @@ def _tool_activity(
         # Left out: what equals the model's default, which is the schema's (the server applies it) or None
         # for "not sent" (a pydantic payload carries every field, set or not).
         values = arguments.model_dump(exclude_defaults=True)
-        async with (
-            _heartbeats() as pulse
-        ):  # connecting first (on first use) counts as running
-            client = await shared.client()
+        # Heartbeating from the start: connecting (on first use) counts as running.
+        async with _heartbeats() as pulse:
             try:
+                client = await shared.client()
                 if spec.task_support != "forbidden" and client._runs_as_task(
                     spec.task_support
                 ):
@@ -164,8 +163,8 @@ def _listing_activity(
     server: str, kind: str, shared: SharedClient
 ) -> Callable[..., Any]:
     async def listing() -> Any:
-        client = await shared.client()
         try:
+            client = await shared.client()
             # Every page, inside this one activity.
             return await getattr(client, f"list_{kind}")()
         except McpClientError as error:
