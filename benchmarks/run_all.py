@@ -39,6 +39,7 @@ SCRIPTS = {
     "cli": "bench_cli.py",
     "telemetry": "bench_telemetry.py",
     "search": "bench_search.py",
+    "temporal": "bench_temporal.py",
 }
 
 

@@ -36,6 +36,7 @@ from mcp_codegen.generate.schema_prep import (
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen.runtime.calls.drift import tool_fingerprint
+from mcp_codegen.runtime.calls.retries import DEFAULT_RETRIES
 from mcp_codegen.runtime.calls.ui import DEFAULT_VISIBILITY, tool_ui
 from mcp_codegen.runtime.calls.uri import uri_template_variables
 from mcp_codegen.snapshot.model import Snapshot
@@ -354,6 +355,9 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         fingerprint=tool_fingerprint(plan.raw.get("inputSchema"), plan.raw.get("outputSchema")),
         ui_resource_uri=ui.resource_uri if ui is not None else None,
         ui_visibility=ui.visibility if ui is not None and ui.visibility != DEFAULT_VISIBILITY else None,
+        repeatable=DEFAULT_RETRIES.may_repeat(
+            "tools/call", None, annotations if isinstance(annotations, dict) else None
+        ),
     )
 
 

@@ -55,6 +55,10 @@ class Tool:
     task_method: str | None
     #: Hash of the listed input and output schemas, for the client's connect-time drift guard.
     fingerprint: str
+    #: A call that may have run is safe to send again (`readOnlyHint` or `idempotentHint`, the runtime's rule):
+    #: the Temporal activity's retry policy.
+    repeatable: bool
+
     #: MCP Apps: the `ui://` resource named by the tool's `_meta.ui` (or the deprecated flat key), else None.
     ui_resource_uri: str | None = None
     #: MCP Apps: the listed `_meta.ui.visibility` when it is not the default ("model" and "app"), else None.

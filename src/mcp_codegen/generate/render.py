@@ -43,6 +43,7 @@ from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.naming import suffixed_class_names
 from mcp_codegen.generate.pieces import Piece, PieceFile, slot_line
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
+from mcp_codegen.generate.temporal_source import temporal_context
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen.runtime.command_line.table import Command
 from mcp_codegen.runtime.text import shortened
@@ -265,6 +266,9 @@ def render_package(
         "testing.py": environment.get_template("testing.py.jinja").render(
             context, spec_imports=_spec_imports(spec, models), **_testing_names(spec, models)
         ),
+        "temporal.py": _piece_file(environment.get_template("temporal.py.jinja"), temporal_context({
+            **context, "model_names": model_names, "spec_imports": _spec_imports(spec, models),
+            **_client_type_imports(spec)}), {"temporal_methods": pieces["temporal_method"]}),  # fmt: skip
         "models/__init__.py": environment.get_template("models/package_init.py.jinja").render(
             context, exports=_exports(models)
         ),
@@ -284,7 +288,7 @@ def render_package(
 
 
 #: The pieces of every tool, and those of a tool that may run as a task (its `client.tasks` methods).
-_TOOL_PIECES = ("async_tool_method", "sync_tool_method", "tool_spec")
+_TOOL_PIECES = ("async_tool_method", "sync_tool_method", "tool_spec", "temporal_method")
 _TASK_PIECES = ("async_task_method", "sync_task_method")
 
 

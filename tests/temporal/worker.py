@@ -1,0 +1,33 @@
+"""A Temporal worker process for the tests: `python worker.py ADDRESS TASK_QUEUE MCP_URL`.
+
+Registers the test workflows and `durable_client`'s activities (one client for the process, connected over
+streamable HTTP on first use), prints "ready" once polling, and stops on SIGTERM (closing the client).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+
+import durable_client
+from durable_client.temporal import activities
+from durable_workflows import WORKFLOWS
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Worker
+
+
+async def main(address: str, task_queue: str, url: str) -> None:
+    client = await Client.connect(address, data_converter=pydantic_data_converter)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    connect = lambda: durable_client.AsyncClient.http(url, transport="http", timeout=30)  # noqa: E731
+    async with activities(connect=connect) as acts:
+        async with Worker(client, task_queue=task_queue, workflows=WORKFLOWS, activities=acts):
+            print("ready", flush=True)
+            await stop.wait()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(*sys.argv[1:4]))
