@@ -5,6 +5,7 @@ PYTHONPATH: `demo_client` from the demo server (`python -m mcp_codegen.demo`), b
 fence changes that, and is used sparingly:
 
     <!-- docs-test: everything -->                  against `everything_client` (npm server-everything)
+    <!-- docs-test: pdf -->                         against `pdf_client` (npm server-pdf, an MCP Apps server)
     <!-- docs-test: pytest -->                      the block is a test module: run it with pytest
     <!-- docs-test: compile-only; REASON -->        only compiled (it needs a real OAuth server, a model's API
                                                     key, ...): REASON says what, and it must say it
@@ -34,7 +35,7 @@ from mcp_codegen.inputs.config import load_config
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 MARKER = re.compile(r"<!-- docs-test: (?P<mode>[a-z-]+)(?:; (?P<reason>.+?))? -->")
-MODES = ("demo", "everything", "pytest", "compile-only")
+MODES = ("demo", "everything", "pdf", "pytest", "compile-only")
 
 #: Runs a file like `python FILE`, except that top-level `await` is allowed (as `python -m asyncio` does).
 RUNNER = """
@@ -101,6 +102,7 @@ def test_the_docs_have_examples_and_most_of_them_run() -> None:
     assert {e.page for e in RUN} >= {e.page for e in EXAMPLES} - {
         "how-to/several-servers.md",
         "how-to/server-skeletons.md",
+        "how-to/temporal.md",  # a Temporal server and worker processes: tests/temporal runs the same code
     }
 
 
@@ -135,6 +137,10 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
                 from servers import install
 
                 made[mode] = generate("everything_client", install.everything_command())
+            elif mode == "pdf":
+                from servers import install
+
+                made[mode] = generate("pdf_client", install.pdf_server_command())
             else:
                 made[mode] = generate("demo_client", [sys.executable, "-m", "mcp_codegen.demo"])
         return made[mode]
@@ -144,7 +150,7 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
 
 @pytest.mark.parametrize("example", RUN, ids=lambda e: e.id)
 def test_a_docs_example_runs(example: Example, packages: Callable[[str], Path], tmp_path: Path) -> None:
-    directory = packages("everything" if example.mode == "everything" else "demo")
+    directory = packages(example.mode if example.mode in ("everything", "pdf") else "demo")
     script = tmp_path / "example.py" if example.mode != "pytest" else tmp_path / "test_example.py"
     script.write_text(example.code, encoding="utf-8")
     env = {

@@ -16,7 +16,9 @@ def temporal_context(context: dict[str, Any]) -> dict[str, Any]:
     spec: ir.ClientSpec = context["spec"]
     listings = ", ".join(f"`{listing_activity(spec.server_name, kind)}`" for kind in LISTINGS)
     # Only what the methods use: with `--formatter none` nothing removes an unused import.
-    typing_names = {"TYPE_CHECKING", "ClassVar"} | ({"Any"} if any(tool.permissive for tool in spec.tools) else set())
+    typing_names = {"TYPE_CHECKING", "ClassVar"}
+    if any(tool.permissive or _uses_any(tool) for tool in spec.tools):
+        typing_names.add("Any")
     for line in spec.type_imports:
         if line.startswith("from typing import "):
             typing_names |= {name.strip() for name in line.removeprefix("from typing import ").split(",")}
@@ -39,3 +41,9 @@ def temporal_context(context: dict[str, Any]) -> dict[str, Any]:
             0,
         ),
     }
+
+
+def _uses_any(tool: ir.Tool) -> bool:
+    """The tool's method names `Any` (a parameter or result typed `dict[str, Any]`, ...)."""
+    sources = [tool.return_type, *(parameter.type_source for parameter in tool.parameters)]
+    return any("Any" in names_in(source) for source in sources)

@@ -57,10 +57,9 @@ if TYPE_CHECKING:
         SyncConnection,
         SyncPromptsBase,
         SyncResourcesBase,
-        SyncTask,
-        SyncTasksBase,
     )
     from .client.sync_client import SyncClientBase
+    from .client.sync_tasks import SyncTask, SyncTasksBase
     from .client.task_handles import AsyncTasksBase, Task
     from .connection.session import AsyncConnection
     from .server_requests import (
@@ -100,6 +99,7 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
     "ListChanged",
     "LogMessage",
     "McpClientError",
+    "NoUIError",
     "NotSent",
     "OutcomeUnknownError",
     "ProgressCallback",
@@ -226,10 +226,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SyncConnection",
         "SyncPromptsBase",
         "SyncResourcesBase",
-        "SyncTask",
-        "SyncTasksBase",
     ),
     "client.sync_client": ("SyncClientBase",),
+    "client.sync_tasks": ("SyncTask", "SyncTasksBase"),
     "client.task_handles": (
         "AsyncTasksBase",
         "Task",
