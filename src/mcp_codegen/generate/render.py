@@ -9,11 +9,10 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
-import json
 import os
 import pprint
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 import jinja2
 
 from mcp_codegen.generate import ir
-from mcp_codegen.generate.cli_table import cli_line, table_source
+from mcp_codegen.generate.cli_table import table_source
 from mcp_codegen.generate.fingerprint import templates_dir
 from mcp_codegen.generate.method_source import (
     DEFAULT_LIMIT,
@@ -43,6 +42,7 @@ from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.naming import suffixed_class_names
 from mcp_codegen.generate.pieces import Piece, PieceFile, slot_line
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
+from mcp_codegen.generate.skill import skill_context
 from mcp_codegen.generate.temporal_source import temporal_context
 from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen.runtime.command_line.table import Command
@@ -227,6 +227,8 @@ def render_package(
     context: dict[str, Any] = {"spec": spec, "header": header, "server_label": label, "runtime": runtime}
     model_names = frozenset(name for name, _module in spec.signature_models)
     pieces = _tool_pieces(spec.tools, model_names)
+    spec_imports = _spec_imports(spec, models)
+    client_context = {**context, "model_names": model_names, **_client_type_imports(spec)}
     files: dict[str, str | PieceFile] = {
         "__init__.py": environment.get_template("package_init.py.jinja").render(
             context,
@@ -238,9 +240,7 @@ def render_package(
         "client.py": _piece_file(
             environment.get_template("client.py.jinja"),
             {
-                **context,
-                "model_names": model_names,
-                **_client_type_imports(spec),
+                **client_context,
                 "client_docstring": docstring(_client_description(spec, blocking=False), 4),
                 "sync_client_docstring": docstring(_client_description(spec, blocking=True), 4),
             },
@@ -256,7 +256,7 @@ def render_package(
             environment.get_template("specs.py.jinja"),
             {
                 **context,
-                "spec_imports": _spec_imports(spec, models),
+                "spec_imports": spec_imports,
                 "launch_source": _literal(spec.launch),
                 "instructions_source": _text_literal(spec.instructions),
                 "tool_prefix": tool_prefix,
@@ -264,11 +264,13 @@ def render_package(
             {"tool_specs": pieces["tool_spec"]},
         ),
         "testing.py": environment.get_template("testing.py.jinja").render(
-            context, spec_imports=_spec_imports(spec, models), **_testing_names(spec, models)
+            context, spec_imports=spec_imports, **_testing_names(spec, models)
         ),
-        "temporal.py": _piece_file(environment.get_template("temporal.py.jinja"), temporal_context({
-            **context, "model_names": model_names, "spec_imports": _spec_imports(spec, models),
-            **_client_type_imports(spec)}), {"temporal_methods": pieces["temporal_method"]}),  # fmt: skip
+        "temporal.py": _piece_file(
+            environment.get_template("temporal.py.jinja"),
+            temporal_context({**client_context, "spec_imports": spec_imports}),
+            {"temporal_methods": pieces["temporal_method"]},
+        ),
         "models/__init__.py": environment.get_template("models/package_init.py.jinja").render(
             context, exports=_exports(models)
         ),
@@ -360,23 +362,12 @@ def render_cli(
         table_source=table_source(commands),
         task_tools_source=_task_tools_source(spec),
     )
-    app_only = {tool.wire_name for tool in spec.tools if tool.app_only}  # MCP Apps: not for an agent's skill
-    for_agents = [command for command in commands if command.wire_name not in app_only]
-    groups = _tool_groups(for_agents, {tool.wire_name: tool.read_only for tool in spec.tools})
     skill = environment.get_template("cli/SKILL.md.jinja").render(
         context,
         generator_version=spec.generator_version,
-        skill_name=_skill_name(package),
-        skill_description=_front_matter_string(
-            f"Call the tools of the {cli_line(label, 100)} MCP server from the command line "
-            f"(python -m {package}): {len(for_agents)} tool{'' if len(for_agents) == 1 else 's'}, "
-            "results as JSON. Use it to list the tools, read their parameters and call them."
-        ),
         server_label_md=_md_text(label),
-        example=_cli_example(package, for_agents),
         exit_codes=[(code, meaning) for code, meaning in EXIT_CODES.items()],
-        tool_groups=groups,
-        task_commands=[c for c in for_agents if c.wire_name in {t.wire_name for t in spec.tools if t.task_support}],
+        **skill_context(spec, package, label, commands),
     )
     return {"__main__.py": main, "SKILL.md": skill}
 
@@ -387,46 +378,6 @@ def _task_tools_source(spec: ir.ClientSpec) -> str:
     if not names:
         return ""
     return "frozenset({" + ", ".join(string_literal(name) for name in names) + "})"
-
-
-def _skill_name(package: str) -> str:
-    """An agent skill's name: lowercase letters, digits and hyphens (at most 64)."""
-    name = re.sub(r"[^a-z0-9]+", "-", package.lower()).strip("-")
-    return (name or "mcp-client")[:64].rstrip("-")
-
-
-def _front_matter_string(text: str) -> str:
-    """A YAML double-quoted scalar on one line: control characters dropped, quotes and backslashes escaped."""
-    return json.dumps(cli_line(text, 1000), ensure_ascii=False)
-
-
-def _tool_groups(commands: Sequence[Command], read_only: Mapping[str, bool | None]) -> list[tuple[str, list[Command]]]:
-    """The tools for SKILL.md: read-only ones, then those that may change things, then the undeclared."""
-    hints = [(c, read_only.get(c.wire_name)) for c in commands]
-    groups = [
-        ("Read-only", [c for c, hint in hints if hint is True]),
-        ("May change things", [c for c, hint in hints if hint is False]),
-        ("Other tools (no read-only hint)", [c for c, hint in hints if hint is None]),
-    ]
-    kept = [(heading, group) for heading, group in groups if group]
-    return [("", kept[0][1])] if len(kept) == 1 else kept
-
-
-_PLACEHOLDERS = {"str": "TEXT", "int": "1", "float": "1.5", "bool": "", "json": "'{...}'", "value": "VALUE"}
-
-
-def _cli_example(package: str, commands: Sequence[Command]) -> str | None:
-    """`python -m PKG TOOL --required PLACEHOLDER ...` for the first tool (placeholders only: no server text)."""
-    if not commands:
-        return None
-    command = commands[0]
-    words = ["python", "-m", package, command.name]
-    for option in command.options:
-        if option.required:
-            value = "CHOICE" if option.kind == "enum" else _PLACEHOLDERS.get(option.kind, "VALUE")
-            words += [option.flag, value] if value else [option.flag]
-    text = " ".join(words)
-    return text if "`" not in text and "\n" not in text else None
 
 
 def render_umbrella(spec: ir.UmbrellaSpec) -> dict[str, str]:

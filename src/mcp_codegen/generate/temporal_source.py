@@ -16,12 +16,10 @@ def temporal_context(context: dict[str, Any]) -> dict[str, Any]:
     spec: ir.ClientSpec = context["spec"]
     listings = ", ".join(f"`{listing_activity(spec.server_name, kind)}`" for kind in LISTINGS)
     # Only what the methods use: with `--formatter none` nothing removes an unused import.
-    typing_names = {"TYPE_CHECKING", "ClassVar"}
+    # The client module's typing names (`render._client_type_imports`), `Any` only where a method names it.
+    typing_names = set(context["typing_names"]) - {"Any"} | {"TYPE_CHECKING"}
     if any(tool.permissive or _uses_any(tool) for tool in spec.tools):
         typing_names.add("Any")
-    for line in spec.type_imports:
-        if line.startswith("from typing import "):
-            typing_names |= {name.strip() for name in line.removeprefix("from typing import ").split(",")}
     optional = any(not parameter.required for tool in spec.tools for parameter in tool.parameters)
     runtime_names = [*(["NOT_SENT", "NotSent"] if optional else [])]
     runtime_names += ["ToolResult"] if any("ToolResult" in names_in(tool.return_type) for tool in spec.tools) else []
