@@ -1,0 +1,213 @@
+"""`client.skills`: a server's MCP Skills listed, read with every file verified, and installed into a folder.
+
+`list()` asks `skills/list` (every page); `get(name)` reads each file of the skill with `resources/read`
+and checks it against the manifest's digest and size (`SkillIntegrityError` names the file);
+`install(name=None, into=DIR)` verifies every skill it installs before it writes anything, then writes each
+one to `DIR/<name>/` atomically: staged in a sibling folder, renamed into place, an existing folder kept
+intact on any failure. The generated namespaces narrow `name` to the names known at generation.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..calls.errors import UnsupportedByServerError
+from ..calls.skills import (
+    MAIN_FILE,
+    Skill,
+    SkillContent,
+    SkillIntegrityError,
+    file_bytes,
+    parse_skill,
+    verified_file,
+)
+
+if TYPE_CHECKING:
+    from .base import AsyncClientBase
+    from .sync_client import SyncClientBase
+
+__all__ = ["AsyncSkillsBase", "SyncSkillsBase", "list_skill_entries", "write_skill"]
+
+_MAX_PAGES = 10_000
+
+
+@functools.cache
+def _wire_models() -> tuple[Any, Any]:
+    """The request and (lenient) result models of `skills/list`, made on first use (pydantic, mcp_types)."""
+    from typing import Literal
+
+    import mcp_types
+    from pydantic import ConfigDict
+
+    class ListSkillsRequest(
+        mcp_types.Request[mcp_types.PaginatedRequestParams | None, Literal["skills/list"]]
+    ):
+        method: Literal["skills/list"] = "skills/list"
+        params: mcp_types.PaginatedRequestParams | None = None
+
+    class ListSkillsPage(mcp_types.Result):
+        # Entries stay raw: one off-spec skill must not lose the others.
+        model_config = ConfigDict(extra="allow")
+        skills: list[Any] = []
+        next_cursor: str | None = None
+
+    return ListSkillsRequest, ListSkillsPage
+
+
+async def list_skill_entries(client: AsyncClientBase) -> list[dict[str, Any]]:
+    """Every `skills/list` entry of the live server, as sent (all pages)."""
+    import mcp_types
+
+    session = client.session
+    extensions = getattr(session.server_capabilities, "extensions", None) or {}
+    if "io.modelcontextprotocol/skills" not in extensions:
+        raise UnsupportedByServerError(
+            "skills need the server's io.modelcontextprotocol/skills extension at MCP 2026-07-28; the server "
+            f"negotiated {session.protocol_version} without it"
+        )
+    request_class, page_class = _wire_models()
+    entries: list[dict[str, Any]] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(_MAX_PAGES):
+        params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
+        page = await client._request(request_class(params=params), page_class, method="skills/list")
+        entries.extend(item for item in page.skills if isinstance(item, dict))
+        cursor = page.next_cursor
+        if not cursor or cursor in seen:
+            break
+        seen.add(cursor)
+    return entries
+
+
+class AsyncSkillsBase:
+    """Base of the generated `client.skills` namespace."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: AsyncClientBase) -> None:
+        self._client = client
+
+    async def list(self) -> list[Skill]:
+        """Every skill the server offers now, with its manifest (entries that are not usable skills are left
+        out)."""
+        skills: list[Skill] = []
+        for entry in await list_skill_entries(self._client):
+            try:
+                skills.append(parse_skill(entry))
+            except ValueError:
+                continue
+        return skills
+
+    async def _get(self, name: str) -> SkillContent:
+        """The skill `name` with every file read and verified against its digest and size."""
+        entries = await list_skill_entries(self._client)
+        return await self._read(name, entries)
+
+    async def _read(self, name: str, entries: Sequence[dict[str, Any]]) -> SkillContent:
+        matches = [e for e in entries if isinstance(e.get("frontmatter"), dict) and e["frontmatter"].get("name") == name]
+        if len(matches) != 1:
+            found = "no skill" if not matches else f"{len(matches)} skills"
+            raise SkillIntegrityError(name, f"the server lists {found} of that name")
+        try:
+            skill = parse_skill(matches[0])
+        except ValueError as error:
+            raise SkillIntegrityError(name, str(error)) from None
+        if skill.files == "dynamic":
+            raise SkillIntegrityError(name, "its manifest is dynamic: the files cannot be verified")
+        files: dict[str, bytes] = {}
+        for file in skill.files:
+            result = await self._client.read_resource(file.uri)
+            try:
+                content = file_bytes(result.contents)
+            except ValueError as error:
+                raise SkillIntegrityError(name, str(error), path=file.path) from None
+            files[file.path] = verified_file(name, file, content)
+        return SkillContent(skill, files)
+
+    async def _install(self, name: str | None, into: str | os.PathLike[str]) -> list[Path]:
+        """Install one skill (or every skill when `name` is None) as `into/<name>/`; returns the folders."""
+        entries = await list_skill_entries(self._client)
+        if name is None:
+            names = sorted({str(e["frontmatter"].get("name")) for e in entries if isinstance(e.get("frontmatter"), dict)})
+        else:
+            names = [name]
+        contents = [await self._read(each, entries) for each in names]  # everything verified first
+        return [write_skill(Path(into), content) for content in contents]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._client!r}>"
+
+
+class SyncSkillsBase:
+    """Base of the generated blocking `client.skills` namespace: the async one run on the client's loop."""
+
+    __slots__ = ("_client",)
+
+    def __init__(self, client: SyncClientBase[Any]) -> None:
+        self._client = client
+
+    def _async_skills(self) -> AsyncSkillsBase:
+        return AsyncSkillsBase(self._client.async_client)
+
+    def list(self) -> list[Skill]:
+        """Every skill the server offers now, with its manifest (entries that are not usable skills are left
+        out)."""
+        return self._client.run_blocking(self._async_skills().list)
+
+    def _get(self, name: str) -> SkillContent:
+        return self._client.run_blocking(self._async_skills()._get, name)
+
+    def _install(self, name: str | None, into: str | os.PathLike[str]) -> list[Path]:
+        return self._client.run_blocking(self._async_skills()._install, name, into)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._client!r}>"
+
+
+def write_skill(into: Path, content: SkillContent) -> Path:
+    """Write `content` as `into/<name>/` atomically: staged in a fresh sibling folder, then renamed into place
+    (an existing folder is moved aside first and put back on failure). Refuses a destination that is a link."""
+    name = content.name
+    target = into / name
+    if target.is_symlink():
+        raise SkillIntegrityError(name, f"{target} is a symbolic link; refusing to write through it")
+    into.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".staging", dir=into))
+    try:
+        root = stage.resolve()
+        for path, data in sorted(content.files.items()):
+            destination = stage.joinpath(*path.split("/"))
+            if not destination.resolve().is_relative_to(root) or destination.resolve() == root:
+                raise SkillIntegrityError(name, "the path leaves the skill's folder", path=path)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            with open(destination, "xb") as handle:
+                handle.write(data)
+        if MAIN_FILE not in content.files:
+            raise SkillIntegrityError(name, f"no {MAIN_FILE}")
+        _swap_in(stage, target)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return target
+
+
+def _swap_in(stage: Path, target: Path) -> None:
+    if not target.exists():
+        stage.rename(target)
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".previous", dir=target.parent))
+    aside.rmdir()  # a free name beside the target
+    target.rename(aside)
+    try:
+        stage.rename(target)
+    except BaseException:
+        aside.rename(target)
+        raise
+    shutil.rmtree(aside, ignore_errors=True)
