@@ -230,7 +230,7 @@ def skill_fingerprint(entry: Mapping[str, Any]) -> str:
         manifest = sorted(
             (
                 [r.get("uri"), r.get("digest"), r.get("size")]
-                for r in cast("list[Any]", resources)
+                for r in resources
                 if isinstance(r, Mapping)
             ),
             key=lambda row: str(row[0]),

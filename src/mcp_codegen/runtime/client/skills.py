@@ -9,14 +9,17 @@ intact on any failure. The generated namespaces narrow `name` to the names known
 
 from __future__ import annotations
 
+import builtins
 import functools
+import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..calls.drift import DriftSummary, SchemaDriftError, compare
 from ..calls.errors import UnsupportedByServerError
 from ..calls.skills import (
     MAIN_FILE,
@@ -25,6 +28,7 @@ from ..calls.skills import (
     SkillIntegrityError,
     file_bytes,
     parse_skill,
+    skill_fingerprint,
     verified_file,
 )
 
@@ -32,7 +36,15 @@ if TYPE_CHECKING:
     from .base import AsyncClientBase
     from .sync_client import SyncClientBase
 
-__all__ = ["AsyncSkillsBase", "SyncSkillsBase", "list_skill_entries", "write_skill"]
+__all__ = [
+    "AsyncSkillsBase",
+    "SyncSkillsBase",
+    "check_skill_drift",
+    "list_skill_entries",
+    "write_skill",
+]
+
+logger = logging.getLogger(__name__.rpartition("._runtime")[0] or __name__)
 
 _MAX_PAGES = 10_000
 
@@ -86,6 +98,36 @@ async def list_skill_entries(client: AsyncClientBase) -> list[dict[str, Any]]:
     return entries
 
 
+async def check_skill_drift(
+    client: AsyncClientBase, expected: Mapping[str, str], *, strict: bool
+) -> DriftSummary | None:
+    """Compare the live skills with `expected` (name -> `skill_fingerprint`): a skill removed or whose files or
+    frontmatter changed is drift, logged as one warning, or `SchemaDriftError` when `strict`. None when the
+    listing could not be read."""
+    try:
+        live: dict[str, str] = {}
+        for entry in await list_skill_entries(client):
+            try:
+                live[parse_skill(entry).name] = skill_fingerprint(entry)
+            except ValueError:
+                continue
+    except Exception as error:  # an off-spec listing must not stop a client that works
+        reason = f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
+        if strict:
+            raise SchemaDriftError(DriftSummary(), reason=reason, what="skills") from error
+        logger.warning("could not check the server's skills for drift: %s", reason)
+        return None
+    summary = compare(expected, live)
+    if summary.drifted:
+        if strict:
+            raise SchemaDriftError(summary, what="skills")
+        logger.warning(
+            "the server's skills drifted from this client's snapshot (%s)",
+            summary.describe(changed="files changed"),
+        )
+    return summary
+
+
 class AsyncSkillsBase:
     """Base of the generated `client.skills` namespace."""
 
@@ -131,7 +173,7 @@ class AsyncSkillsBase:
             files[file.path] = verified_file(name, file, content)
         return SkillContent(skill, files)
 
-    async def _install(self, name: str | None, into: str | os.PathLike[str]) -> list[Path]:
+    async def _install(self, name: str | None, into: str | os.PathLike[str]) -> builtins.list[Path]:
         """Install one skill (or every skill when `name` is None) as `into/<name>/`; returns the folders."""
         entries = await list_skill_entries(self._client)
         if name is None:
@@ -164,7 +206,7 @@ class SyncSkillsBase:
     def _get(self, name: str) -> SkillContent:
         return self._client.run_blocking(self._async_skills()._get, name)
 
-    def _install(self, name: str | None, into: str | os.PathLike[str]) -> list[Path]:
+    def _install(self, name: str | None, into: str | os.PathLike[str]) -> builtins.list[Path]:
         return self._client.run_blocking(self._async_skills()._install, name, into)
 
     def __repr__(self) -> str:
