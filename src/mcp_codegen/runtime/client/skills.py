@@ -175,11 +175,15 @@ class AsyncSkillsBase:
 
     async def _install(self, name: str | None, into: str | os.PathLike[str]) -> builtins.list[Path]:
         """Install one skill (or every skill when `name` is None) as `into/<name>/`; returns the folders."""
+        return await self._install_named(None if name is None else [name], into)
+
+    async def _install_named(
+        self, names: Sequence[str] | None, into: str | os.PathLike[str]
+    ) -> builtins.list[Path]:
+        """Install the skills `names` (every skill when None), each as `into/<name>/`; returns the folders."""
         entries = await list_skill_entries(self._client)
-        if name is None:
+        if names is None:
             names = sorted({str(e["frontmatter"].get("name")) for e in entries if isinstance(e.get("frontmatter"), dict)})
-        else:
-            names = [name]
         contents = [await self._read(each, entries) for each in names]  # everything verified first
         return [write_skill(Path(into), content) for content in contents]
 
