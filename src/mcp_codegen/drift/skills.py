@@ -47,7 +47,9 @@ def diff_skills(old: tuple[JsonObject, ...] | None, new: tuple[JsonObject, ...] 
     for name in sorted(was.keys() & now.keys()):
         before, after = _files(was[name]), _files(now[name])
         if before != after:
-            out.emit("skill-files-changed", f"skills.{name}.resources", before, after, name=name, detail=_what(before, after))
+            out.emit(
+                "skill-files-changed", f"skills.{name}.resources", before, after, name=name, detail=_what(before, after)
+            )
         old_front, new_front = was[name].get("frontmatter") or {}, now[name].get("frontmatter") or {}
         keys = sorted(key for key in set(old_front) | set(new_front) if old_front.get(key) != new_front.get(key))
         if keys:

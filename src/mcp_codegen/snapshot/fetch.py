@@ -22,11 +22,11 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import ServerLaunch, StdioLaunch
-from mcp_codegen.runtime.text import one_line, shortened
 from mcp_codegen.runtime.calls.skills import SKILLS_EXTENSION
+from mcp_codegen.runtime.text import one_line, shortened
 from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
-from mcp_codegen.snapshot.skills import list_skills
 from mcp_codegen.snapshot.model import JsonObject, Snapshot
+from mcp_codegen.snapshot.skills import list_skills
 
 #: More items than this in one listing is a runaway server, not an API.
 MAX_ITEMS = 100_000
@@ -164,7 +164,12 @@ async def _list_everything(connection: Connection, diagnostics: Diagnostics, pro
     extensions = capabilities.get("extensions")
     skills = None
     if isinstance(extensions, dict) and SKILLS_EXTENSION in extensions and protocol_version in MODERN_PROTOCOL_VERSIONS:
-        skills = await list_skills(connection, diagnostics, progress)
+        skills = await list_skills(
+            connection,
+            diagnostics,
+            progress,
+            lambda method, params: raw_request(connection.client, method, params, timeout=connection.timeout),
+        )
 
     return Snapshot(
         server_info=server_info,

@@ -85,7 +85,9 @@ class Snapshot:
                 tuple(sorted_keys(_without_volatile(t)) for t in self.resource_templates), "uriTemplate"
             ),
             prompts=_sorted_items(tuple(sorted_keys(p) for p in self.prompts), "name"),
-            skills=None if self.skills is None else _sorted_items(tuple(_canonical_skill(s) for s in self.skills), "uri"),
+            skills=None
+            if self.skills is None
+            else _sorted_items(tuple(_canonical_skill(s) for s in self.skills), "uri"),
         )
 
     def as_json(self) -> JsonObject:

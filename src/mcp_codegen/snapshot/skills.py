@@ -7,7 +7,7 @@ never costs the others, nor the snapshot.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
@@ -22,11 +22,13 @@ MAX_PAGES = 1_000
 
 
 async def list_skills(
-    connection: Connection, diagnostics: Diagnostics, progress: Callable[[str], None] | None
+    connection: Connection,
+    diagnostics: Diagnostics,
+    progress: Callable[[str], None] | None,
+    send: Callable[[str, JsonObject | None], Awaitable[JsonObject]],
 ) -> tuple[JsonObject, ...]:
-    """Every entry of `skills/list`, following `nextCursor`; unusable entries become warnings."""
-    from mcp_codegen.snapshot.fetch import raw_request
-
+    """Every entry of `skills/list`, following `nextCursor`; unusable entries become warnings. `send(method,
+    params)` returns a request's raw result (`fetch.raw_request` on the connection)."""
     kept: list[JsonObject] = []
     names: set[str] = set()
     seen_cursors: set[str] = set()
@@ -37,9 +39,7 @@ async def list_skills(
         connection.set_phase(where)
         if progress is not None:
             progress("listing skills" + (f" (page {page})" if page > 1 else ""))
-        result = await raw_request(
-            connection.client, "skills/list", {"cursor": cursor} if cursor is not None else None, timeout=connection.timeout
-        )
+        result = await send("skills/list", {"cursor": cursor} if cursor is not None else None)
         entries = result.get("skills")
         if not isinstance(entries, list):
             raise ServerError(f"the server sent an invalid {where} result: 'skills' is not a list")
@@ -62,7 +62,9 @@ async def list_skills(
         if next_cursor is None or next_cursor == "":
             return tuple(kept)
         if not isinstance(next_cursor, str) or next_cursor in seen_cursors:
-            raise ServerError(f"skills/list: the server sent an invalid or repeated cursor {shortened(str(next_cursor), 40)!r}")
+            raise ServerError(
+                f"skills/list: the server sent an invalid or repeated cursor {shortened(str(next_cursor), 40)!r}"
+            )
         seen_cursors.add(next_cursor)
         cursor = next_cursor
     raise ServerError(f"skills/list: more than {MAX_PAGES} pages; giving up")

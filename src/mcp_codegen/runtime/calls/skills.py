@@ -123,7 +123,9 @@ def parse_skill(entry: object) -> Skill:
     name = cast("Mapping[str, Any]", frontmatter).get("name")
     description = cast("Mapping[str, Any]", frontmatter).get("description")
     if not isinstance(name, str) or not _NAME.match(name):
-        raise ValueError(f"name {name!r} is not a skill name (lowercase letters, digits and hyphens)")
+        raise ValueError(
+            f"name {name!r} is not a skill name (lowercase letters, digits and hyphens)"
+        )
     if not isinstance(description, str):
         raise ValueError("frontmatter has no description")
     folder = _segments(urlsplit(uri).path)[:-1]
@@ -138,12 +140,21 @@ def parse_skill(entry: object) -> Skill:
         files = _manifest(uri, cast("list[object]", resources))
     else:
         raise ValueError('resources is neither a list nor "dynamic"')
-    return Skill(name, description, uri, dict(cast("Mapping[str, Any]", frontmatter)), files, data)
+    return Skill(
+        name,
+        description,
+        uri,
+        dict(cast("Mapping[str, Any]", frontmatter)),
+        files,
+        data,
+    )
 
 
 def _manifest(skill_uri: str, resources: list[object]) -> tuple[SkillFile, ...]:
     if len(resources) > MAX_SKILL_FILES:
-        raise ValueError(f"lists {len(resources)} files; a skill may have at most {MAX_SKILL_FILES}")
+        raise ValueError(
+            f"lists {len(resources)} files; a skill may have at most {MAX_SKILL_FILES}"
+        )
     files: dict[str, SkillFile] = {}
     for resource in resources:
         if not isinstance(resource, Mapping):
@@ -164,7 +175,9 @@ def _manifest(skill_uri: str, resources: list[object]) -> tuple[SkillFile, ...]:
         raise ValueError(f"the manifest does not list {MAIN_FILE}")
     total = sum(file.size for file in files.values())
     if total > MAX_SKILL_BYTES:
-        raise ValueError(f"its files add up to {total} bytes; a skill may have at most {MAX_SKILL_BYTES}")
+        raise ValueError(
+            f"its files add up to {total} bytes; a skill may have at most {MAX_SKILL_BYTES}"
+        )
     return tuple(sorted(files.values(), key=lambda file: file.path))
 
 
@@ -179,7 +192,11 @@ def relative_path(skill_uri: str, file_uri: str) -> str:
     not under the skill's folder, and any segment (raw or percent-decoded) that is empty, `.` or `..`, holds
     a slash, a backslash or a NUL, or starts like a Windows drive (`C:`)."""
     skill, file = urlsplit(skill_uri), urlsplit(file_uri)
-    if (file.scheme.lower(), file.netloc) != (skill.scheme.lower(), skill.netloc) or file.query or file.fragment:
+    if (
+        (file.scheme.lower(), file.netloc) != (skill.scheme.lower(), skill.netloc)
+        or file.query
+        or file.fragment
+    ):
         raise ValueError(f"file {file_uri!r} is not inside the skill's folder")
     folder = _segments(skill.path)[:-1]
     parts = _segments(file.path)
@@ -189,8 +206,14 @@ def relative_path(skill_uri: str, file_uri: str) -> str:
     for raw in parts[len(folder) :]:
         segment = unquote(raw)
         for candidate in (raw, segment):
-            if candidate in ("", ".", "..") or any(c in candidate for c in "/\\\0") or _DRIVE.match(candidate):
-                raise ValueError(f"file {file_uri!r} has a path that leaves the skill's folder")
+            if (
+                candidate in ("", ".", "..")
+                or any(c in candidate for c in "/\\\0")
+                or _DRIVE.match(candidate)
+            ):
+                raise ValueError(
+                    f"file {file_uri!r} has a path that leaves the skill's folder"
+                )
         decoded.append(segment)
     return "/".join(decoded)
 
@@ -213,11 +236,17 @@ def verified_file(skill: str, file: SkillFile, content: bytes) -> bytes:
     """`content` when it has the size and digest the manifest promised for `file`, else SkillIntegrityError."""
     if len(content) != file.size:
         raise SkillIntegrityError(
-            skill, f"the server sent {len(content)} bytes, its manifest promised {file.size}", path=file.path
+            skill,
+            f"the server sent {len(content)} bytes, its manifest promised {file.size}",
+            path=file.path,
         )
     actual = "sha256:" + hashlib.sha256(content).hexdigest()
     if actual != file.digest:
-        raise SkillIntegrityError(skill, "the bytes the server sent do not match the manifest's digest", path=file.path)
+        raise SkillIntegrityError(
+            skill,
+            "the bytes the server sent do not match the manifest's digest",
+            path=file.path,
+        )
     return content
 
 
@@ -236,6 +265,9 @@ def skill_fingerprint(entry: Mapping[str, Any]) -> str:
             key=lambda row: str(row[0]),
         )
     canonical = json.dumps(
-        [entry.get("frontmatter"), manifest], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        [entry.get("frontmatter"), manifest],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
     )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]

@@ -58,7 +58,9 @@ def _wire_models() -> tuple[Any, Any]:
     from pydantic import ConfigDict
 
     class ListSkillsRequest(
-        mcp_types.Request[mcp_types.PaginatedRequestParams | None, Literal["skills/list"]]
+        mcp_types.Request[
+            mcp_types.PaginatedRequestParams | None, Literal["skills/list"]
+        ]
     ):
         method: Literal["skills/list"] = "skills/list"
         params: mcp_types.PaginatedRequestParams | None = None
@@ -72,8 +74,9 @@ def _wire_models() -> tuple[Any, Any]:
     return ListSkillsRequest, ListSkillsPage
 
 
-async def list_skill_entries(client: AsyncClientBase) -> list[dict[str, Any]]:
-    """Every `skills/list` entry of the live server, as sent (all pages)."""
+async def list_skill_entries(client: Any) -> list[dict[str, Any]]:
+    """Every `skills/list` entry of the live server, as sent (all pages). `client`: an `AsyncClientBase` (or
+    one of its parts, which the drift check runs in)."""
     import mcp_types
 
     session = client.session
@@ -88,8 +91,14 @@ async def list_skill_entries(client: AsyncClientBase) -> list[dict[str, Any]]:
     cursor: str | None = None
     seen: set[str] = set()
     for _ in range(_MAX_PAGES):
-        params = mcp_types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-        page = await client._request(request_class(params=params), page_class, method="skills/list")
+        params = (
+            mcp_types.PaginatedRequestParams(cursor=cursor)
+            if cursor is not None
+            else None
+        )
+        page = await client._request(
+            request_class(params=params), page_class, method="skills/list"
+        )
         entries.extend(item for item in page.skills if isinstance(item, dict))
         cursor = page.next_cursor
         if not cursor or cursor in seen:
@@ -99,7 +108,7 @@ async def list_skill_entries(client: AsyncClientBase) -> list[dict[str, Any]]:
 
 
 async def check_skill_drift(
-    client: AsyncClientBase, expected: Mapping[str, str], *, strict: bool
+    client: Any, expected: Mapping[str, str], *, strict: bool
 ) -> DriftSummary | None:
     """Compare the live skills with `expected` (name -> `skill_fingerprint`): a skill removed or whose files or
     frontmatter changed is drift, logged as one warning, or `SchemaDriftError` when `strict`. None when the
@@ -114,7 +123,9 @@ async def check_skill_drift(
     except Exception as error:  # an off-spec listing must not stop a client that works
         reason = f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
         if strict:
-            raise SchemaDriftError(DriftSummary(), reason=reason, what="skills") from error
+            raise SchemaDriftError(
+                DriftSummary(), reason=reason, what="skills"
+            ) from error
         logger.warning("could not check the server's skills for drift: %s", reason)
         return None
     summary = compare(expected, live)
@@ -153,7 +164,12 @@ class AsyncSkillsBase:
         return await self._read(name, entries)
 
     async def _read(self, name: str, entries: Sequence[dict[str, Any]]) -> SkillContent:
-        matches = [e for e in entries if isinstance(e.get("frontmatter"), dict) and e["frontmatter"].get("name") == name]
+        matches = [
+            e
+            for e in entries
+            if isinstance(e.get("frontmatter"), dict)
+            and e["frontmatter"].get("name") == name
+        ]
         if len(matches) != 1:
             found = "no skill" if not matches else f"{len(matches)} skills"
             raise SkillIntegrityError(name, f"the server lists {found} of that name")
@@ -162,7 +178,9 @@ class AsyncSkillsBase:
         except ValueError as error:
             raise SkillIntegrityError(name, str(error)) from None
         if skill.files == "dynamic":
-            raise SkillIntegrityError(name, "its manifest is dynamic: the files cannot be verified")
+            raise SkillIntegrityError(
+                name, "its manifest is dynamic: the files cannot be verified"
+            )
         files: dict[str, bytes] = {}
         for file in skill.files:
             result = await self._client.read_resource(file.uri)
@@ -173,7 +191,9 @@ class AsyncSkillsBase:
             files[file.path] = verified_file(name, file, content)
         return SkillContent(skill, files)
 
-    async def _install(self, name: str | None, into: str | os.PathLike[str]) -> builtins.list[Path]:
+    async def _install(
+        self, name: str | None, into: str | os.PathLike[str]
+    ) -> builtins.list[Path]:
         """Install one skill (or every skill when `name` is None) as `into/<name>/`; returns the folders."""
         return await self._install_named(None if name is None else [name], into)
 
@@ -183,8 +203,16 @@ class AsyncSkillsBase:
         """Install the skills `names` (every skill when None), each as `into/<name>/`; returns the folders."""
         entries = await list_skill_entries(self._client)
         if names is None:
-            names = sorted({str(e["frontmatter"].get("name")) for e in entries if isinstance(e.get("frontmatter"), dict)})
-        contents = [await self._read(each, entries) for each in names]  # everything verified first
+            names = sorted(
+                {
+                    str(e["frontmatter"].get("name"))
+                    for e in entries
+                    if isinstance(e.get("frontmatter"), dict)
+                }
+            )
+        contents = [
+            await self._read(each, entries) for each in names
+        ]  # everything verified first
         return [write_skill(Path(into), content) for content in contents]
 
     def __repr__(self) -> str:
@@ -210,7 +238,9 @@ class SyncSkillsBase:
     def _get(self, name: str) -> SkillContent:
         return self._client.run_blocking(self._async_skills()._get, name)
 
-    def _install(self, name: str | None, into: str | os.PathLike[str]) -> builtins.list[Path]:
+    def _install(
+        self, name: str | None, into: str | os.PathLike[str]
+    ) -> builtins.list[Path]:
         return self._client.run_blocking(self._async_skills()._install, name, into)
 
     def __repr__(self) -> str:
@@ -219,19 +249,27 @@ class SyncSkillsBase:
 
 def write_skill(into: Path, content: SkillContent) -> Path:
     """Write `content` as `into/<name>/` atomically: staged in a fresh sibling folder, then renamed into place
-    (an existing folder is moved aside first and put back on failure). Refuses a destination that is a link."""
+    (an existing folder is moved aside first and put back on failure). Refuses a destination that is a link.
+    """
     name = content.name
     target = into / name
     if target.is_symlink():
-        raise SkillIntegrityError(name, f"{target} is a symbolic link; refusing to write through it")
+        raise SkillIntegrityError(
+            name, f"{target} is a symbolic link; refusing to write through it"
+        )
     into.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".staging", dir=into))
     try:
         root = stage.resolve()
         for path, data in sorted(content.files.items()):
             destination = stage.joinpath(*path.split("/"))
-            if not destination.resolve().is_relative_to(root) or destination.resolve() == root:
-                raise SkillIntegrityError(name, "the path leaves the skill's folder", path=path)
+            if (
+                not destination.resolve().is_relative_to(root)
+                or destination.resolve() == root
+            ):
+                raise SkillIntegrityError(
+                    name, "the path leaves the skill's folder", path=path
+                )
             destination.parent.mkdir(parents=True, exist_ok=True)
             with open(destination, "xb") as handle:
                 handle.write(data)
@@ -248,7 +286,11 @@ def _swap_in(stage: Path, target: Path) -> None:
     if not target.exists():
         stage.rename(target)
         return
-    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".previous", dir=target.parent))
+    aside = Path(
+        tempfile.mkdtemp(
+            prefix=f".{target.name}.", suffix=".previous", dir=target.parent
+        )
+    )
     aside.rmdir()  # a free name beside the target
     target.rename(aside)
     try:

@@ -20,9 +20,13 @@ from .table import EXIT_OK, EXIT_USAGE, CommandLine
 __all__ = ["skills_command"]
 
 
-def skills_command(line: CommandLine, options: argparse.Namespace, rest: list[str]) -> int:
+def skills_command(
+    line: CommandLine, options: argparse.Namespace, rest: list[str]
+) -> int:
     parser = Parser(prog=f"{line.prog} skills", formatter_class=Formatter)
-    actions = parser.add_subparsers(dest="action", required=True, metavar="{list,install}")
+    actions = parser.add_subparsers(
+        dest="action", required=True, metavar="{list,install}"
+    )
     actions.add_parser("list", help="the server's skills now, with their files")
     install = actions.add_parser(
         "install", help="write the skills to DIR/<name>/, every file verified first"
@@ -44,12 +48,14 @@ def skills_command(line: CommandLine, options: argparse.Namespace, rest: list[st
                         "name": skill.name,
                         "description": skill.description,
                         "uri": skill.uri,
-                        "files": skill.files
-                        if skill.files == "dynamic"
-                        else [
-                            {"path": f.path, "size": f.size, "digest": f.digest}
-                            for f in skill.files
-                        ],
+                        "files": (
+                            skill.files
+                            if skill.files == "dynamic"
+                            else [
+                                {"path": f.path, "size": f.size, "digest": f.digest}
+                                for f in skill.files
+                            ]
+                        ),
                     }
                     for skill in await skills.list()
                 ]

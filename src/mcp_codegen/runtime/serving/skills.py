@@ -24,7 +24,9 @@ class FakeSkills:
 
     def __init__(self, recorded: object) -> None:
         self.entries: dict[str, _JsonObject] = {}
-        for entry in cast("list[object]", recorded) if isinstance(recorded, list) else []:
+        for entry in (
+            cast("list[object]", recorded) if isinstance(recorded, list) else []
+        ):
             frontmatter = entry.get("frontmatter") if isinstance(entry, dict) else None
             if isinstance(frontmatter, dict):
                 name = cast("_JsonObject", frontmatter).get("name")
@@ -44,7 +46,9 @@ class FakeSkills:
         if "SKILL.md" not in files:
             raise ValueError("a skill's files include SKILL.md")
         recorded = self.entries.get(name, {})
-        frontmatter = dict(cast("_JsonObject", recorded.get("frontmatter") or {"name": name}))
+        frontmatter = dict(
+            cast("_JsonObject", recorded.get("frontmatter") or {"name": name})
+        )
         if description is not None or "description" not in frontmatter:
             frontmatter["description"] = description or f"the {name} skill"
         resources: list[_JsonObject] = []
@@ -70,7 +74,10 @@ class FakeSkills:
 
     def page(self) -> _JsonObject:
         """The `skills/list` result (one page)."""
-        return {"skills": [self.entries[name] for name in self.entries], "resultType": "complete"}
+        return {
+            "skills": [self.entries[name] for name in self.entries],
+            "resultType": "complete",
+        }
 
     def read(self, uri: str) -> _JsonObject | None:
         """The `resources/read` result for a skill file the fake was given, or None."""
@@ -78,7 +85,11 @@ class FakeSkills:
         if data is None:
             return None
         try:
-            item: _JsonObject = {"uri": uri, "mimeType": "text/markdown", "text": data.decode("utf-8")}
+            item: _JsonObject = {
+                "uri": uri,
+                "mimeType": "text/markdown",
+                "text": data.decode("utf-8"),
+            }
         except UnicodeDecodeError:
             item = {"uri": uri, "blob": base64.b64encode(data).decode("ascii")}
         return {"contents": [item], "resultType": "complete"}
