@@ -224,3 +224,22 @@ async def test_the_drift_check_at_connect_names_a_changed_skill(
     with pytest.raises(skills_client.SchemaDriftError, match=r"skills drifted .*files changed: release-notes"):
         async with skills_client.AsyncClient.stdio(command[0], command[1:], strict=True):
             pass
+
+
+def test_a_misspelt_skill_name_is_a_type_error(skills_package: Path) -> None:
+    from helpers import mypy_strict
+
+    name = skills_package.name
+    (skills_package.parent / "use_skills.py").write_text(
+        f"from {name} import Client\n\n\n"
+        "def use(client: Client) -> None:\n"
+        '    client.skills.get("code-review")\n'
+        '    client.skills.install("release-notes", into="skills")\n'
+        '    client.skills.read("added-since")  # any str\n'
+        '    client.skills.get("code-reveiw")\n',
+        encoding="utf-8",
+    )
+    result = mypy_strict(skills_package.parent, "use_skills.py")
+    assert result.returncode == 1, result.stdout
+    errors = [line for line in result.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and "use_skills.py:8:" in errors[0] and "code-reveiw" in errors[0], result.stdout

@@ -253,17 +253,17 @@ def verified_file(skill: str, file: SkillFile, content: bytes) -> bytes:
 def skill_fingerprint(entry: Mapping[str, Any]) -> str:
     """A short, stable hash of what a skill is (frontmatter and manifest: paths, sizes, digests), the same at
     generation (`specs.SKILLS`) and on connect (the drift check)."""
-    resources = entry.get("resources")
+    resources: object = entry.get("resources")
     manifest: object = resources
     if isinstance(resources, list):
-        manifest = sorted(
-            (
-                [r.get("uri"), r.get("digest"), r.get("size")]
-                for r in resources
-                if isinstance(r, Mapping)
-            ),
-            key=lambda row: str(row[0]),
-        )
+        rows: list[list[object]] = []
+        for item in cast("list[object]", resources):
+            if isinstance(item, Mapping):
+                resource = cast("Mapping[str, object]", item)
+                rows.append(
+                    [resource.get("uri"), resource.get("digest"), resource.get("size")]
+                )
+        manifest = sorted(rows, key=lambda row: str(row[0]))
     canonical = json.dumps(
         [entry.get("frontmatter"), manifest],
         sort_keys=True,

@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..calls.drift import DriftSummary, SchemaDriftError, compare
 from ..calls.errors import UnsupportedByServerError
@@ -80,7 +80,10 @@ async def list_skill_entries(client: Any) -> list[dict[str, Any]]:
     import mcp_types
 
     session = client.session
-    extensions = getattr(session.server_capabilities, "extensions", None) or {}
+    extensions = cast(
+        "Mapping[str, Any]",
+        getattr(session.server_capabilities, "extensions", None) or {},
+    )
     if "io.modelcontextprotocol/skills" not in extensions:
         raise UnsupportedByServerError(
             "skills need the server's io.modelcontextprotocol/skills extension at MCP 2026-07-28; the server "
@@ -99,7 +102,11 @@ async def list_skill_entries(client: Any) -> list[dict[str, Any]]:
         page = await client._request(
             request_class(params=params), page_class, method="skills/list"
         )
-        entries.extend(item for item in page.skills if isinstance(item, dict))
+        entries.extend(
+            cast("dict[str, Any]", item)
+            for item in cast("list[object]", page.skills)
+            if isinstance(item, dict)
+        )
         cursor = page.next_cursor
         if not cursor or cursor in seen:
             break
@@ -158,18 +165,30 @@ class AsyncSkillsBase:
                 continue
         return skills
 
-    async def _get(self, name: str) -> SkillContent:
-        """The skill `name` with every file read and verified against its digest and size."""
-        entries = await list_skill_entries(self._client)
-        return await self._read(name, entries)
+    async def read(self, name: str) -> SkillContent:
+        """The skill `name` (any name, also one the server added since generation) with every file read and
+        verified against its digest and size; `get(name)` is the same with the names known at generation.
+        """
+        return await self._verified(name, await list_skill_entries(self._client))
 
-    async def _read(self, name: str, entries: Sequence[dict[str, Any]]) -> SkillContent:
-        matches = [
-            e
-            for e in entries
-            if isinstance(e.get("frontmatter"), dict)
-            and e["frontmatter"].get("name") == name
-        ]
+    async def install_names(
+        self, names: Sequence[str] | None, *, into: str | os.PathLike[str]
+    ) -> builtins.list[Path]:
+        """Install the skills `names` (any names; every skill when None), each as `into/<name>/`: every file
+        of every skill verified before anything is written. Returns the folders written.
+        """
+        entries = await list_skill_entries(self._client)
+        if names is None:
+            names = sorted(
+                {name for entry in entries if (name := _name_of(entry)) is not None}
+            )
+        contents = [await self._verified(each, entries) for each in names]
+        return [write_skill(Path(into), content) for content in contents]
+
+    async def _verified(
+        self, name: str, entries: Sequence[dict[str, Any]]
+    ) -> SkillContent:
+        matches = [entry for entry in entries if _name_of(entry) == name]
         if len(matches) != 1:
             found = "no skill" if not matches else f"{len(matches)} skills"
             raise SkillIntegrityError(name, f"the server lists {found} of that name")
@@ -191,32 +210,16 @@ class AsyncSkillsBase:
             files[file.path] = verified_file(name, file, content)
         return SkillContent(skill, files)
 
-    async def _install(
-        self, name: str | None, into: str | os.PathLike[str]
-    ) -> builtins.list[Path]:
-        """Install one skill (or every skill when `name` is None) as `into/<name>/`; returns the folders."""
-        return await self._install_named(None if name is None else [name], into)
-
-    async def _install_named(
-        self, names: Sequence[str] | None, into: str | os.PathLike[str]
-    ) -> builtins.list[Path]:
-        """Install the skills `names` (every skill when None), each as `into/<name>/`; returns the folders."""
-        entries = await list_skill_entries(self._client)
-        if names is None:
-            names = sorted(
-                {
-                    str(e["frontmatter"].get("name"))
-                    for e in entries
-                    if isinstance(e.get("frontmatter"), dict)
-                }
-            )
-        contents = [
-            await self._read(each, entries) for each in names
-        ]  # everything verified first
-        return [write_skill(Path(into), content) for content in contents]
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"
+
+
+def _name_of(entry: Mapping[str, Any]) -> str | None:
+    frontmatter: object = entry.get("frontmatter")
+    if not isinstance(frontmatter, dict):
+        return None
+    name: object = cast("dict[str, Any]", frontmatter).get("name")
+    return name if isinstance(name, str) else None
 
 
 class SyncSkillsBase:
@@ -235,13 +238,21 @@ class SyncSkillsBase:
         out)."""
         return self._client.run_blocking(self._async_skills().list)
 
-    def _get(self, name: str) -> SkillContent:
-        return self._client.run_blocking(self._async_skills()._get, name)
+    def read(self, name: str) -> SkillContent:
+        """The skill `name` (any name, also one the server added since generation) with every file read and
+        verified against its digest and size; `get(name)` is the same with the names known at generation.
+        """
+        return self._client.run_blocking(self._async_skills().read, name)
 
-    def _install(
-        self, name: str | None, into: str | os.PathLike[str]
+    def install_names(
+        self, names: Sequence[str] | None, *, into: str | os.PathLike[str]
     ) -> builtins.list[Path]:
-        return self._client.run_blocking(self._async_skills()._install, name, into)
+        """Install the skills `names` (any names; every skill when None), each as `into/<name>/`: every file
+        of every skill verified before anything is written. Returns the folders written.
+        """
+        return self._client.run_blocking(
+            self._async_skills().install_names, names, into=into
+        )
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"

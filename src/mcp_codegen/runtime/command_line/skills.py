@@ -62,8 +62,8 @@ def skills_command(
             )
             return EXIT_OK
         try:
-            written = await skills._install_named(
-                list(parsed.names) or None, parsed.directory
+            written = await skills.install_names(
+                list(parsed.names) or None, into=parsed.directory
             )
         except OSError as error:
             print(

@@ -24,14 +24,15 @@ class FakeSkills:
 
     def __init__(self, recorded: object) -> None:
         self.entries: dict[str, _JsonObject] = {}
-        for entry in (
+        for item in (
             cast("list[object]", recorded) if isinstance(recorded, list) else []
         ):
-            frontmatter = entry.get("frontmatter") if isinstance(entry, dict) else None
+            entry = cast("_JsonObject", item) if isinstance(item, dict) else {}
+            frontmatter: object = entry.get("frontmatter")
             if isinstance(frontmatter, dict):
                 name = cast("_JsonObject", frontmatter).get("name")
                 if isinstance(name, str):
-                    self.entries[name] = cast("_JsonObject", entry)
+                    self.entries[name] = entry
         self.files: dict[str, bytes] = {}
 
     def set(
