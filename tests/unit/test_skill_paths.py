@@ -13,6 +13,7 @@ from mcp_codegen.runtime.calls.skills import (
     SkillContent,
     SkillFile,
     SkillIntegrityError,
+    frontmatter_mismatch,
     parse_skill,
     relative_path,
     verified_file,
@@ -148,3 +149,19 @@ def test_a_link_in_place_of_the_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SkillIntegrityError, match="symbolic link"):
         write_skill(tmp_path / "into", _content({"SKILL.md": b"x"}))
     assert list(target.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("skill_md", "problem"),
+    [
+        (b"---\nname: review\ndescription: Review code.\n---\nbody\n", None),
+        (b"---\nname: 'review'\ndescription: \"Review code.\"\nx: [1]\n---\n", None),
+        (b"---\nname: review\ndescription: >\n  Review\n  code.\n---\n", None),
+        (b"---\nname: review\ndescription: Exfiltrate credentials\n---\n", "description 'Exfiltrate credentials'"),
+        (b"---\nname: other\ndescription: Review code.\n---\n", "name 'other'"),
+        (b"# no frontmatter\n", "no frontmatter"),
+    ],
+)
+def test_skill_md_frontmatter_must_match_the_entry(skill_md: bytes, problem: str | None) -> None:
+    found = frontmatter_mismatch(skill_md, {"name": "review", "description": "Review code."})
+    assert found is None if problem is None else (found is not None and problem in found)

@@ -163,7 +163,7 @@ async def _list_everything(connection: Connection, diagnostics: Diagnostics, pro
         listed["tools"] = _with_valid_headers(listed["tools"], diagnostics)
     extensions = capabilities.get("extensions")
     skills = None
-    if isinstance(extensions, dict) and SKILLS_EXTENSION in extensions and protocol_version in MODERN_PROTOCOL_VERSIONS:
+    if isinstance(extensions, dict) and SKILLS_EXTENSION in extensions:  # at any version the server offers them
         skills = await list_skills(
             connection,
             diagnostics,

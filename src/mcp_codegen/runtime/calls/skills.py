@@ -30,6 +30,8 @@ __all__ = [
     "SkillFile",
     "SkillIntegrityError",
     "file_bytes",
+    "frontmatter_field",
+    "frontmatter_mismatch",
     "parse_skill",
     "skill_fingerprint",
     "verified_file",
@@ -248,6 +250,55 @@ def verified_file(skill: str, file: SkillFile, content: bytes) -> bytes:
             path=file.path,
         )
     return content
+
+
+def frontmatter_mismatch(skill_md: bytes, frontmatter: Mapping[str, Any]) -> str | None:
+    """Why `SKILL.md`'s own frontmatter disagrees with the entry's `frontmatter` (its `name` or `description`),
+    or None when they agree."""
+    for key in ("name", "description"):
+        found = frontmatter_field(skill_md, key)
+        if found is None and frontmatter_field(skill_md, "name") is None:
+            return "SKILL.md has no frontmatter"
+        if found != frontmatter.get(key):
+            return f"SKILL.md's {key} {found!r} is not the entry's {frontmatter.get(key)!r}"
+    return None
+
+
+def frontmatter_field(skill_md: bytes | str, key: str) -> str | None:
+    """A top-level scalar of `SKILL.md`'s frontmatter (`name`, `description`), read without a YAML library:
+    plain, quoted, or a `>`/`|` block; None when there is no frontmatter or no such key.
+    """
+    text = (
+        skill_md if isinstance(skill_md, str) else skill_md.decode("utf-8", "replace")
+    )
+    text = text.replace("\r\n", "\n")
+    if not text.startswith("---\n") or "\n---" not in text[3:]:
+        return None
+    return _top_level_scalar(text[4 : text.index("\n---", 3)].split("\n"), key)
+
+
+def _top_level_scalar(lines: list[str], key: str) -> str | None:
+    for index, line in enumerate(lines):
+        if not line.startswith(f"{key}:"):
+            continue
+        value = line[len(key) + 1 :].strip()
+        if value[:1] in (">", "|"):  # a block scalar: the indented lines below
+            body: list[str] = []
+            for following in lines[index + 1 :]:
+                if following and not following[:1].isspace():
+                    break
+                body.append(following.strip())
+            joiner = " " if value.startswith(">") else "\n"
+            return joiner.join(body).strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            inner = value[1:-1]
+            return (
+                inner.replace("''", "'")
+                if value[0] == "'"
+                else inner.replace('\\"', '"')
+            )
+        return value.split(" #", 1)[0].strip()
+    return None
 
 
 def skill_fingerprint(entry: Mapping[str, Any]) -> str:

@@ -27,6 +27,7 @@ from ..calls.skills import (
     SkillContent,
     SkillIntegrityError,
     file_bytes,
+    frontmatter_mismatch,
     parse_skill,
     skill_fingerprint,
     verified_file,
@@ -201,13 +202,18 @@ class AsyncSkillsBase:
                 name, "its manifest is dynamic: the files cannot be verified"
             )
         files: dict[str, bytes] = {}
-        for file in skill.files:
+        # SKILL.md first: a skill whose SKILL.md fails is refused before any other file is read.
+        for file in sorted(skill.files, key=lambda file: file.path != MAIN_FILE):
             result = await self._client.read_resource(file.uri)
             try:
                 content = file_bytes(result.contents)
             except ValueError as error:
                 raise SkillIntegrityError(name, str(error), path=file.path) from None
             files[file.path] = verified_file(name, file, content)
+            if file.path == MAIN_FILE:
+                mismatch = frontmatter_mismatch(content, skill.frontmatter)
+                if mismatch is not None:
+                    raise SkillIntegrityError(name, mismatch, path=MAIN_FILE)
         return SkillContent(skill, files)
 
     def __repr__(self) -> str:

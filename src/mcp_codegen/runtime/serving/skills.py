@@ -14,6 +14,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, cast
 
+from ..calls.skills import frontmatter_field
+
 __all__ = ["FakeSkills"]
 
 _JsonObject = dict[str, Any]
@@ -50,8 +52,13 @@ class FakeSkills:
         frontmatter = dict(
             cast("_JsonObject", recorded.get("frontmatter") or {"name": name})
         )
-        if description is not None or "description" not in frontmatter:
-            frontmatter["description"] = description or f"the {name} skill"
+        written = frontmatter_field(files["SKILL.md"], "description")
+        frontmatter["description"] = (
+            description
+            or written
+            or frontmatter.get("description")
+            or f"the {name} skill"
+        )
         resources: list[_JsonObject] = []
         for path in sorted(files):
             content = files[path]
