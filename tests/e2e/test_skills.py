@@ -8,6 +8,7 @@ a destination that is a link are refused, and `mcp-codegen check` names a skill 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shlex
@@ -44,11 +45,11 @@ def skills_client(skills_package: Path, import_package: Callable[[Path], ModuleT
     return import_package(skills_package)
 
 
-@pytest.fixture(scope="module")
-def http_url() -> Iterator[str]:
+@contextlib.contextmanager
+def _served_over_http(*args: str) -> Iterator[str]:
     """The FastMCP skills server over streamable HTTP on 127.0.0.1 (it prints its URL once it listens)."""
     process = subprocess.Popen(
-        _server("--http"), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True
+        _server("--http", *args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True
     )
     try:
         assert process.stdout is not None
@@ -58,6 +59,12 @@ def http_url() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait()
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    with _served_over_http() as url:
+        yield url
 
 
 def _digest(path: Path) -> str:
@@ -243,3 +250,17 @@ def test_a_misspelt_skill_name_is_a_type_error(skills_package: Path) -> None:
     assert result.returncode == 1, result.stdout
     errors = [line for line in result.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1 and "use_skills.py:8:" in errors[0] and "code-reveiw" in errors[0], result.stdout
+
+
+def test_a_snapshot_and_a_client_over_http_page_through_the_skills(
+    codegen: Callable[..., subprocess.CompletedProcess[str]], skills_client: ModuleType, tmp_path: Path
+) -> None:
+    with _served_over_http("--page-size", "1") as url:
+        result = codegen("snapshot", "--url", url, "-o", str(tmp_path / "s.json"))
+        with skills_client.Client.http(url) as client:
+            assert [skill.name for skill in client.skills.list()] == ["code-review", "release-notes"]
+    assert result.returncode == 0, result.stderr
+    assert "listing skills (page 2)" in result.stderr
+    snapshot = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
+    assert snapshot["protocolVersion"] == "2026-07-28"
+    assert [entry["uri"] for entry in snapshot["skills"]] == ["skill://code-review/SKILL.md", "skill://release-notes/SKILL.md"]
