@@ -47,8 +47,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__.rpartition("._runtime")[0] or __name__)
 
-_MAX_PAGES = 10_000
-
 
 @functools.cache
 def _wire_models() -> tuple[Any, Any]:
@@ -78,8 +76,6 @@ def _wire_models() -> tuple[Any, Any]:
 async def list_skill_entries(client: Any) -> list[dict[str, Any]]:
     """Every `skills/list` entry of the live server, as sent (all pages). `client`: an `AsyncClientBase` (or
     one of its parts, which the drift check runs in)."""
-    import mcp_types
-
     session = client.session
     extensions = cast(
         "Mapping[str, Any]",
@@ -91,28 +87,10 @@ async def list_skill_entries(client: Any) -> list[dict[str, Any]]:
             f"negotiated {session.protocol_version} without it"
         )
     request_class, page_class = _wire_models()
-    entries: list[dict[str, Any]] = []
-    cursor: str | None = None
-    seen: set[str] = set()
-    for _ in range(_MAX_PAGES):
-        params = (
-            mcp_types.PaginatedRequestParams(cursor=cursor)
-            if cursor is not None
-            else None
-        )
-        page = await client._request(
-            request_class(params=params), page_class, method="skills/list"
-        )
-        entries.extend(
-            cast("dict[str, Any]", item)
-            for item in cast("list[object]", page.skills)
-            if isinstance(item, dict)
-        )
-        cursor = page.next_cursor
-        if not cursor or cursor in seen:
-            break
-        seen.add(cursor)
-    return entries
+    items: list[object] = await client._list_all(
+        "skills/list", request_class, page_class, lambda page: page.skills
+    )
+    return [cast("dict[str, Any]", item) for item in items if isinstance(item, dict)]
 
 
 async def check_skill_drift(
