@@ -99,12 +99,20 @@ async def take_snapshot(
         # `server/discover` (answered at once by a server that speaks it) and keep that snapshot if it does.
         _say(progress, "the server lists skill:// resources; connecting again at MCP 2026-07-28 for its skills")
         second = Diagnostics()
-        async with connect(
-            launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=True
-        ) as connection:
-            modern = await _list_everything(connection, second, progress)
-        if modern.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            snapshot, first = modern, second
+        try:
+            async with connect(
+                launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=True
+            ) as connection:
+                modern = await _list_everything(connection, second, progress)
+        except ServerError as error:  # the first snapshot stands; its skills are not recorded
+            first.warn(
+                "skills",
+                f"the server lists skill:// resources, but connecting at 2026-07-28 failed ({one_line(str(error), 200)})",
+                code="skills-not-listed",
+            )
+        else:
+            if modern.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                snapshot, first = modern, second
     diagnostics.extend(first)
     if launch.registry is not None:
         snapshot = replace(snapshot, registry=launch.registry)
