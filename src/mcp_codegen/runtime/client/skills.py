@@ -88,7 +88,7 @@ async def list_skill_entries(client: Any) -> list[dict[str, Any]]:
         )
     request_class, page_class = _wire_models()
     items: list[object] = await client._list_all(
-        "skills/list", request_class, page_class, lambda page: page.skills
+        "skills/list", request_class, page_class, _skills_of
     )
     return [cast("dict[str, Any]", item) for item in items if isinstance(item, dict)]
 
@@ -123,6 +123,10 @@ async def check_skill_drift(
             summary.describe(changed="files changed"),
         )
     return summary
+
+
+def _skills_of(page: Any) -> list[object]:
+    return cast("list[object]", page.skills)
 
 
 class AsyncSkillsBase:
