@@ -87,10 +87,34 @@ def test_anthropic_deferred_marks_every_tool_and_carries_the_search_tool(ms365: 
     loaded = [item["name"] for item in regex[1:] if "defer_loading" not in item]
     assert loaded and all(name.startswith("get-") for name in loaded)
     assert len(loaded) == sum(name.startswith("get-") for name in ms365.names)
-    assert regex[-1]["cache_control"] == {"type": "ephemeral"}
+    # The breakpoint goes on the last loaded tool: Anthropic refuses a deferred one carrying it.
+    cached = [item["name"] for item in regex if "cache_control" in item]
+    assert cached == [loaded[-1]] and "cache_control" not in regex[-1]
+    assert next(item for item in regex if item["name"] == loaded[-1])["cache_control"] == {"type": "ephemeral"}
     _validator(ToolUnionParam).validate_python([regex[0]])
     with pytest.raises(ValueError, match="bm25"):
         ms365.to_anthropic(defer_loading=True, tool_search="fuzzy")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("keep", [None, "get-*", "*"])
+@pytest.mark.parametrize("cache_control", [True, {"type": "ephemeral", "ttl": "1h"}])
+def test_anthropic_deferred_and_cached_request_passes_the_providers_rule(
+    ms365: ToolSet, keep: str | None, cache_control: Any
+) -> None:
+    from anthropic.types import ToolUnionParam
+
+    definitions = ms365.to_anthropic(defer_loading=True, keep=keep, cache_control=cache_control)
+    strictly = [{**item, "input_schema": {"type": "object"}} if "input_schema" in item else item for item in definitions]
+    assert len(_validator(ToolUnionParam).validate_python(strictly)) == 345
+    # Anthropic's rule: no definition is both deferred and a caching breakpoint.
+    assert not [item["name"] for item in definitions if item.get("defer_loading") and "cache_control" in item]
+    # One breakpoint, after the last definition in the model's context (the search tool when all are deferred).
+    loaded = [item["name"] for item in definitions if not item.get("defer_loading")]
+    assert [item["name"] for item in definitions if "cache_control" in item] == [loaded[-1]]
+    expected = {"type": "ephemeral"} if cache_control is True else cache_control
+    assert next(item for item in definitions if "cache_control" in item)["cache_control"] == expected
+    if keep is None:
+        assert definitions[0]["cache_control"] == expected and loaded == [definitions[0]["name"]]
 
 
 def test_openai_responses_deferred_in_namespaces_with_tool_search(ms365: ToolSet) -> None:
