@@ -175,6 +175,60 @@ def test_the_shipped_index_ranks_as_the_one_built_in_memory(ms365_dir: Path, tmp
         assert [t.name for t in shipped.search(query, limit=10)] == [t.name for t in built.search(query, limit=10)]
 
 
+#: A small Slack server's listing (after @modelcontextprotocol/server-slack's tools).
+SLACK_TOOLS = [
+    ("list_channels", "List public or pre-defined channels in the workspace with pagination", {"limit": "Maximum number of channels to return", "cursor": "Pagination cursor for next page of results"}),
+    ("post_message", "Post a new message to a Slack channel", {"channel_id": "The ID of the channel to post to", "text": "The message text to post"}),
+    ("reply_to_thread", "Reply to a specific message thread in Slack", {"channel_id": "The ID of the channel containing the thread", "thread_ts": "The timestamp of the parent message", "text": "The reply text"}),
+    ("add_reaction", "Add a reaction emoji to a message", {"channel_id": "The ID of the channel containing the message", "timestamp": "The timestamp of the message to react to", "reaction": "The name of the emoji reaction (without ::)"}),
+    ("get_channel_history", "Get recent messages from a channel", {"channel_id": "The ID of the channel", "limit": "Number of messages to retrieve"}),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def slack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 5-tool Slack package's snapshot with its shipped index."""
+    folder = tmp_path_factory.mktemp("slack")
+    snapshot = json.loads(gzip.decompress(MS365.read_bytes()))
+    snapshot.update(serverInfo={"name": "slack", "version": "1.0.0"}, instructions=None, launch=None)
+    snapshot["tools"] = [
+        {
+            "name": name,
+            "description": description,
+            "inputSchema": {
+                "type": "object",
+                "properties": {key: {"type": "string", "description": text} for key, text in parameters.items()},
+            },
+        }
+        for name, description, parameters in SLACK_TOOLS
+    ]
+    (folder / "snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    plans = plan_tools(read_snapshot(folder / "snapshot.json"), Diagnostics())
+    (folder / INDEX_FILE).write_text(search_index(plans), encoding="utf-8")
+    return folder
+
+
+def test_a_search_over_several_packages_ranks_over_one_index_of_their_tools(
+    ms365_dir: Path, slack_dir: Path, tmp_path: Path
+) -> None:
+    slack = ToolSet.from_specs(_specs(slack_dir))
+    assert [tool.name for tool in slack.search("post a message to the slack channel", limit=1)] == ["post_message"]
+    both = ToolSet([*ToolSet.from_specs(_specs(ms365_dir)).values(), *slack.values()])
+    found = [tool.name for tool in both.search("post a message to the slack channel", limit=5)]
+    assert "post_message" in found, found
+    # Ranked as one index of the union: the same order as one package holding both listings.
+    merged = tmp_path / "merged"
+    merged.mkdir()
+    snapshot = json.loads((ms365_dir / "snapshot.json").read_text(encoding="utf-8"))
+    snapshot["tools"] += json.loads((slack_dir / "snapshot.json").read_text(encoding="utf-8"))["tools"]
+    (merged / "snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    plans = plan_tools(read_snapshot(merged / "snapshot.json"), Diagnostics())
+    (merged / INDEX_FILE).write_text(search_index(plans), encoding="utf-8")
+    one = ToolSet.from_specs(_specs(merged))
+    for query in ("post a message to the slack channel", "reply in a thread", "list channels", "send mail"):
+        assert [t.name for t in both.search(query, limit=10)] == [t.name for t in one.search(query, limit=10)]
+
+
 def test_embed_is_fused_with_the_lexical_ranking(ms365: ToolSet) -> None:
     calls: list[int] = []
 

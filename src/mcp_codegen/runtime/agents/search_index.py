@@ -4,16 +4,18 @@ A tool's document has five fields: its name split into words (`list-mail-message
 -> list mail message), its title, its description, its parameters' names (split the same way) and
 their descriptions. Each field's term frequency is normalised by that field's length against the
 catalog's average and weighted (the name counts most), as in BM25F: the per-tool pseudo frequency
-`tf~ = sum(weight_f * tf_f / (1 - b + b * len_f / avg_f))` is computed when the index is built, so a
-query only adds `idf(t) * tf~ / (k1 + tf~)` over the postings of its words (microseconds for 344
-tools). Words are lower-cased, English stop words dropped, plurals and `-ing`/`-ed` endings
+`tf~ = sum(weight_f * tf_f / (1 - b + b * len_f / avg_f))` is computed once per term, so a query
+only adds `idf(t) * tf~ / (k1 + tf~)` over the postings of its words (microseconds for 344 tools). Words are lower-cased, English stop words dropped, plurals and `-ing`/`-ed` endings
 stripped (`emails` and `email` meet) and a few synonyms of tool vocabularies merged (`post` and
 `send`, `remove` and `delete`, `email` and `mail`).
 
-The generator builds the index from the snapshot's listing and ships it beside `snapshot.json` as
-`search_index.json` (sorted, rounded: byte-deterministic); a tool set whose tools are not in a shipped
-index (resources as tools, specs made by hand, older packages) builds the same index in memory on its
-first search. Pure Python, no dependency: the ranking is a few dozen lines, and a library (bm25s,
+The generator counts each tool's terms by field from the snapshot's listing and ships the counts
+beside `snapshot.json` as `search_index.json` (sorted integers: byte-deterministic); a tool set whose
+tools are not in a shipped index (resources as tools, specs made by hand, older packages) counts
+them in memory on its first search. The counts, not scores, are shipped so that a search over
+several packages (a `Toolkit`'s tools) ranks over one index of all their tools: document
+frequencies and average field lengths over the union, as if they were one server, with no word
+tokenised again. Pure Python, no dependency: the ranking is a few dozen lines, and a library (bm25s,
 rank-bm25) would add numpy or a tokenizer of its own without BM25F's fields.
 """
 
@@ -31,9 +33,11 @@ from typing import cast
 
 __all__ = [
     "INDEX_FILE",
+    "CountedIndex",
     "ToolDocument",
     "ToolIndex",
     "build_index",
+    "count_index",
     "document_terms",
     "document_from_listing",
     "index_json",
@@ -45,7 +49,7 @@ __all__ = [
 #: The shipped index's file name, beside the package's `snapshot.json`.
 INDEX_FILE = "search_index.json"
 #: Bumped when tokenizing or weighting changes: an index of another format is rebuilt, not read.
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 #: Field weights (name words first) and BM25's constants.
 FIELD_WEIGHTS = {
     "name": 3.0,
@@ -177,37 +181,79 @@ def document_from_listing(
     )
 
 
+#: A tool's term counts by field (what `document_terms` makes: the index is assembled from these).
+TermCounts = dict[str, dict[str, int]]
+_FIELDS = tuple(FIELD_WEIGHTS)
+
+
+@dataclass(frozen=True)
+class CountedIndex:
+    """What a package ships: its tools (by wire name), each tool's field lengths (in `FIELD_WEIGHTS`'
+    order) and, per term, one flat list `[position, field, count, position, field, count, ...]` (one
+    list per term: quicker to write and to read back than a list per triple). Raw counts, not scores,
+    so that several packages' indexes rank as one index of all their tools (`ToolIndex`).
+    """
+
+    names: list[str]
+    lengths: list[list[int]]
+    terms: Mapping[str, Sequence[int]]
+
+
 class ToolIndex:
-    """Tools (by wire name) and, per term, the tools holding it with their BM25F pseudo frequency, as
-    one flat list `[position, hundredths, position, hundredths, ...]` (one list per term: quicker to
-    write and to read back than a list per pair)."""
+    """The BM25F ranking over the union of counted indexes: document frequencies and average field
+    lengths over all their tools, positions numbered across them in order. A term's per-tool pseudo
+    frequencies are computed on its first query (a query reads a few terms of thousands).
+    """
 
-    __slots__ = ("names", "postings")
+    __slots__ = ("_frequencies", "_parts", "_weights", "names")
 
-    def __init__(self, names: list[str], postings: Mapping[str, Sequence[int]]) -> None:
-        self.names = names
-        self.postings = postings
+    def __init__(self, parts: Sequence[CountedIndex]) -> None:
+        self.names = [name for part in parts for name in part.names]
+        lengths = [length for part in parts for length in part.lengths]
+        self._parts: list[tuple[int, CountedIndex]] = []
+        offset = 0
+        for part in parts:
+            self._parts.append((offset, part))
+            offset += len(part.names)
+        # Per field, per tool: the field's weight over its length normalisation.
+        self._weights: list[list[float]] = []
+        for field, weight in enumerate(FIELD_WEIGHTS.values()):
+            values = [length[field] for length in lengths]
+            average = sum(values) / len(values) if values and sum(values) else 1.0
+            self._weights.append(
+                [weight / (1.0 - B + B * value / average) for value in values]
+            )
+        self._frequencies: dict[str, dict[int, float]] = {}
+
+    def frequencies(self, term: str) -> dict[int, float]:
+        """Each tool holding `term` (by position) with its BM25F pseudo frequency."""
+        found = self._frequencies.get(term)
+        if found is None:
+            found = {}
+            for offset, part in self._parts:
+                posting = part.terms.get(term, ())
+                for start in range(0, len(posting), 3):
+                    position = offset + posting[start]
+                    weight = self._weights[posting[start + 1]][position]
+                    found[position] = (
+                        found.get(position, 0.0) + weight * posting[start + 2]
+                    )
+            self._frequencies[term] = found
+        return found
 
     def scores(self, terms: Iterable[str]) -> dict[int, float]:
         """Each matching tool's BM25F score (by position in `names`) for these query terms."""
         total = len(self.names)
         scored: dict[int, float] = {}
         for term in dict.fromkeys(terms):
-            posting = self.postings.get(term)
-            if not posting:
-                continue
-            df = len(posting) // 2
+            frequencies = self.frequencies(term)
+            df = len(frequencies)
             idf = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
-            for position, hundredths in zip(posting[::2], posting[1::2], strict=True):
-                frequency = hundredths / 100
+            for position, frequency in frequencies.items():
                 scored[position] = scored.get(position, 0.0) + idf * frequency / (
                     K1 + frequency
                 )
         return scored
-
-
-#: A tool's term counts by field (what `document_terms` makes: the index is assembled from these).
-TermCounts = dict[str, dict[str, int]]
 
 
 def document_terms(document: ToolDocument) -> TermCounts:
@@ -215,42 +261,37 @@ def document_terms(document: ToolDocument) -> TermCounts:
     return {field: _term_counts(text) for field, text in document.fields().items()}
 
 
+def count_index(
+    documents: Iterable[ToolDocument], counts: Iterable[TermCounts] | None = None
+) -> CountedIndex:
+    """The counted index of these documents; `counts` are their `document_terms` when the caller
+    has them already (the generator caches them per tool)."""
+    listed = list(documents)
+    counted = list(counts) if counts is not None else list(map(document_terms, listed))
+    terms: dict[str, list[int]] = {}
+    lengths: list[list[int]] = []
+    for position, by_field in enumerate(counted):
+        lengths.append([sum(by_field.get(field, {}).values()) for field in _FIELDS])
+        for field, name in enumerate(_FIELDS):
+            for term, count in by_field.get(name, {}).items():
+                terms.setdefault(term, []).extend((position, field, count))
+    return CountedIndex([document.name for document in listed], lengths, terms)
+
+
 def build_index(
     documents: Iterable[ToolDocument], counts: Iterable[TermCounts] | None = None
 ) -> ToolIndex:
-    """The index of these documents (see the module docstring for the weighting); `counts` are their
-    `document_terms` when the caller has them already (the generator caches them per tool).
-    """
-    listed = list(documents)
-    counted = list(counts) if counts is not None else list(map(document_terms, listed))
-    lengths = {
-        field: [sum(by_field.get(field, {}).values()) for by_field in counted]
-        for field in FIELD_WEIGHTS
-    }
-    averages = {
-        field: (sum(values) / len(values) if values and sum(values) else 1.0)
-        for field, values in lengths.items()
-    }
-    postings: dict[str, list[int]] = {}
-    for position, by_field in enumerate(counted):
-        frequencies: dict[str, float] = {}
-        for field, field_counts in by_field.items():
-            norm = 1.0 - B + B * lengths[field][position] / averages[field]
-            weight = FIELD_WEIGHTS[field] / norm
-            for term, count in field_counts.items():
-                frequencies[term] = frequencies.get(term, 0.0) + weight * count
-        for term, frequency in frequencies.items():
-            # Hundredths, as integers: smaller and faster to write and read than floats.
-            postings.setdefault(term, []).extend((position, round(frequency * 100)))
-    return ToolIndex([document.name for document in listed], postings)
+    """The ranking of these documents alone (see `count_index`)."""
+    return ToolIndex([count_index(documents, counts)])
 
 
-def index_json(index: ToolIndex) -> str:
-    """The index as the text of `search_index.json`: sorted and rounded, the same bytes every run."""
+def index_json(index: CountedIndex) -> str:
+    """The index as the text of `search_index.json`: sorted, integers only, the same bytes every run."""
     data = {
         "format": INDEX_FORMAT,
         "tools": index.names,
-        "terms": {term: index.postings[term] for term in sorted(index.postings)},
+        "lengths": index.lengths,
+        "terms": {term: index.terms[term] for term in sorted(index.terms)},
     }
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n"
 
@@ -262,7 +303,7 @@ def name_words(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=16)
-def load_index(path: Path) -> ToolIndex | None:
+def load_index(path: Path) -> CountedIndex | None:
     """The shipped index at `path`, read on first use; None when it is missing, unreadable or of
     another format (the caller then builds one in memory)."""
     try:
@@ -275,10 +316,17 @@ def load_index(path: Path) -> ToolIndex | None:
     if data.get("format") != INDEX_FORMAT:
         return None
     names = data.get("tools")
+    lengths = data.get("lengths")
     terms = data.get("terms")
-    if not isinstance(names, list) or not isinstance(terms, dict):
+    if not (
+        isinstance(names, list)
+        and isinstance(lengths, list)
+        and isinstance(terms, dict)
+        and len(lengths) == len(names)
+    ):
         return None
-    return ToolIndex(
+    return CountedIndex(
         [str(name) for name in cast("list[object]", names)],
+        cast("list[list[int]]", lengths),
         cast("dict[str, list[int]]", terms),
     )
