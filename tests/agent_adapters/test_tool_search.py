@@ -80,7 +80,9 @@ def test_anthropic_deferred_marks_every_tool_and_carries_the_search_tool(ms365: 
     assert {**ms365.to_anthropic()[7], "defer_loading": True} == definitions[8]
     assert len(TypeAdapter(list[ToolUnionParam]).validate_python(definitions)) == 345
     # Every field but the (server's own) schema checked strictly: a misspelled field fails.
-    strictly = [{**item, "input_schema": {"type": "object"}} if "input_schema" in item else item for item in definitions]
+    strictly = [
+        {**item, "input_schema": {"type": "object"}} if "input_schema" in item else item for item in definitions
+    ]
     assert len(_validator(ToolUnionParam).validate_python(strictly)) == 345
     regex = ms365.to_anthropic(defer_loading=True, tool_search="regex", keep=["get-*"], cache_control=True)
     assert regex[0] == {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
@@ -104,7 +106,9 @@ def test_anthropic_deferred_and_cached_request_passes_the_providers_rule(
     from anthropic.types import ToolUnionParam
 
     definitions = ms365.to_anthropic(defer_loading=True, keep=keep, cache_control=cache_control)
-    strictly = [{**item, "input_schema": {"type": "object"}} if "input_schema" in item else item for item in definitions]
+    strictly = [
+        {**item, "input_schema": {"type": "object"}} if "input_schema" in item else item for item in definitions
+    ]
     assert len(_validator(ToolUnionParam).validate_python(strictly)) == 345
     # Anthropic's rule: no definition is both deferred and a caching breakpoint.
     assert not [item["name"] for item in definitions if item.get("defer_loading") and "cache_control" in item]
