@@ -199,14 +199,17 @@ def document_from_listing(
 #: A tool's term counts by field (what `document_terms` makes: the index is assembled from these).
 TermCounts = dict[str, dict[str, int]]
 _FIELDS = tuple(FIELD_WEIGHTS)
+#: A posting's place is `position * FIELD_SLOTS + field`: room for more fields than there are.
+FIELD_SLOTS = 8
 
 
 @dataclass(frozen=True)
 class CountedIndex:
     """What a package ships: its tools (by wire name), each tool's field lengths (in `FIELD_WEIGHTS`'
-    order) and, per term, one flat list `[position, field, count, position, field, count, ...]` (one
-    list per term: quicker to write and to read back than a list per triple). Raw counts, not scores,
-    so that several packages' indexes rank as one index of all their tools (`ToolIndex`).
+    order) and, per term, one flat list `[place, count, place, count, ...]`, a place being
+    `position * FIELD_SLOTS + field` (one list of integers per term: the smallest to write and the
+    quickest to read back). Raw counts, not scores, so that several packages' indexes rank as one
+    index of all their tools (`ToolIndex`).
     """
 
     names: list[str]
@@ -247,12 +250,11 @@ class ToolIndex:
             found = {}
             for offset, part in self._parts:
                 posting = part.terms.get(term, ())
-                for start in range(0, len(posting), 3):
-                    position = offset + posting[start]
-                    weight = self._weights[posting[start + 1]][position]
-                    found[position] = (
-                        found.get(position, 0.0) + weight * posting[start + 2]
-                    )
+                for place, count in zip(posting[::2], posting[1::2], strict=True):
+                    tool, field = divmod(place, FIELD_SLOTS)
+                    position = offset + tool
+                    weight = self._weights[field][position] * count
+                    found[position] = found.get(position, 0.0) + weight
             self._frequencies[term] = found
         return found
 
@@ -289,7 +291,8 @@ def count_index(
         lengths.append([sum(by_field.get(field, {}).values()) for field in _FIELDS])
         for field, name in enumerate(_FIELDS):
             for term, count in by_field.get(name, {}).items():
-                terms.setdefault(term, []).extend((position, field, count))
+                place = position * FIELD_SLOTS + field
+                terms.setdefault(term, []).extend((place, count))
     return CountedIndex([document.name for document in listed], lengths, terms)
 
 
