@@ -245,17 +245,18 @@ class ToolIndex:
 
     def frequencies(self, term: str) -> dict[int, float]:
         """Each tool holding `term` (by position) with its BM25F pseudo frequency."""
-        found = self._frequencies.get(term)
-        if found is None:
-            found = {}
-            for offset, part in self._parts:
-                posting = part.terms.get(term, ())
-                for place, count in zip(posting[::2], posting[1::2], strict=True):
-                    tool, field = divmod(place, FIELD_SLOTS)
-                    position = offset + tool
-                    weight = self._weights[field][position] * count
-                    found[position] = found.get(position, 0.0) + weight
-            self._frequencies[term] = found
+        cached = self._frequencies.get(term)
+        if cached is not None:
+            return cached
+        found: dict[int, float] = {}
+        for offset, part in self._parts:
+            posting = part.terms.get(term, ())
+            for place, count in zip(posting[::2], posting[1::2], strict=True):
+                tool, field = divmod(place, FIELD_SLOTS)
+                position = offset + tool
+                weight = self._weights[field][position] * count
+                found[position] = found.get(position, 0.0) + weight
+        self._frequencies[term] = found
         return found
 
     def scores(self, terms: Iterable[str]) -> dict[int, float]:
@@ -336,15 +337,13 @@ def load_index(path: Path) -> CountedIndex | None:
     names = data.get("tools")
     lengths = data.get("lengths")
     terms = data.get("terms")
-    if not (
-        isinstance(names, list)
-        and isinstance(lengths, list)
-        and isinstance(terms, dict)
-        and len(lengths) == len(names)
+    if not isinstance(names, list) or not isinstance(terms, dict):
+        return None
+    tools = [str(name) for name in cast("list[object]", names)]
+    if not isinstance(lengths, list) or len(cast("list[object]", lengths)) != len(
+        tools
     ):
         return None
     return CountedIndex(
-        [str(name) for name in cast("list[object]", names)],
-        cast("list[list[int]]", lengths),
-        cast("dict[str, list[int]]", terms),
+        tools, cast("list[list[int]]", lengths), cast("dict[str, list[int]]", terms)
     )
