@@ -35,7 +35,7 @@ from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
 from mcp_codegen.runtime.agents.search_index import (
     INDEX_FILE,
     TermCounts,
-    build_index,
+    count_index,
     document_from_listing,
     document_terms,
     index_json,
@@ -162,7 +162,7 @@ def search_index(plans: Sequence[ToolPlan], server: str = "") -> str:
         counts.append(counted)
     if store is not None:
         store.close()
-    return index_json(build_index(documents, counts))
+    return index_json(count_index(documents, counts))
 
 
 def _valid_terms(result: dict[str, object]) -> bool:
