@@ -11,6 +11,7 @@ logs or formats a record: it holds secrets.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import importlib
 import logging
@@ -25,7 +26,7 @@ from ..files import write_atomically
 
 try:
     import fcntl
-except ImportError:  # Windows: msvcrt.locking, see _lock_descriptor
+except ImportError:  # Windows: msvcrt.locking, see _try_lock_descriptor
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
@@ -40,6 +41,12 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _SERVICE = "mcp-codegen"
+#: How long a waiter for `RefreshLock` pauses between tries: doubling from the first to the longest.
+_FIRST_PAUSE = 0.01
+_LONGEST_PAUSE = 0.25
+_HELD_ERRNOS = frozenset(
+    {errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES, getattr(errno, "EDEADLOCK", -1)}
+)
 
 
 @runtime_checkable
@@ -73,17 +80,22 @@ def record_file(directory: Path, key: str) -> Path:
     return directory / (hashlib.sha256(key.encode("utf-8")).hexdigest()[:32] + ".json")
 
 
-def _lock_descriptor(descriptor: int) -> None:
-    if fcntl is not None:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        return
-    msvcrt: Any = importlib.import_module("msvcrt")
-    while True:  # LK_LOCK gives up after ten tries a second apart: wait on
-        try:
-            msvcrt.locking(descriptor, msvcrt.LK_LOCK, 1)
-            return
-        except OSError:
-            continue
+def _try_lock_descriptor(descriptor: int) -> bool:
+    """Take the OS lock on `descriptor` if no other holder has it; False at once otherwise."""
+    try:
+        if fcntl is not None:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        else:
+            msvcrt: Any = importlib.import_module("msvcrt")
+            os.lseek(descriptor, 0, os.SEEK_SET)
+            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+    except (
+        OSError
+    ) as error:  # EWOULDBLOCK / EAGAIN (POSIX), EACCES / EDEADLOCK (Windows)
+        if error.errno in _HELD_ERRNOS:
+            return False
+        raise
+    return True
 
 
 def _unlock_descriptor(descriptor: int) -> None:
@@ -96,30 +108,40 @@ def _unlock_descriptor(descriptor: int) -> None:
 
 
 class RefreshLock:
-    """An exclusive lock between processes on a sidecar file (0600), held while a token is refreshed.
+    """An exclusive lock between processes on a permanent sidecar file (0600), held while the record is changed.
 
     Refresh tokens may be valid once (rotation): two processes refreshing one stored token at once would
-    both send it, and the server would refuse the second or revoke them both. `fcntl.flock` on POSIX,
-    `msvcrt.locking` on Windows: the OS releases it when its process dies. Each `RefreshLock` opens the file
-    itself, so two in one process exclude each other too. `async with` waits in a worker thread.
+    both send it, and the server would refuse the second or revoke them both; two read-modify-writes of one
+    record at once would lose one. `fcntl.flock` on POSIX, `msvcrt.locking` on Windows: the OS releases it
+    when its process dies. The file is never removed (`FileBackend.delete` keeps it): a lock on a removed
+    file would exclude no one who opens the path afresh. Each `RefreshLock` opens the file itself, so two
+    in one process exclude each other too. `async with` tries the lock without blocking and, while another
+    holder has it, tries again after a growing pause (no thread), so a waiter can be cancelled at once.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._descriptor: int | None = None
 
-    def acquire(self) -> None:
-        """Block until no other holder has the lock."""
-        if self._descriptor is not None:
-            return
+    def _open(self) -> int:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+
+    def try_acquire(self) -> bool:
+        """Take the lock if no other holder has it; False (at once) when one has."""
+        if self._descriptor is not None:
+            return True
+        descriptor = self._open()
         try:
-            _lock_descriptor(descriptor)
+            taken = _try_lock_descriptor(descriptor)
         except BaseException:
             os.close(descriptor)
             raise
+        if not taken:
+            os.close(descriptor)
+            return False
         self._descriptor = descriptor
+        return True
 
     def release(self) -> None:
         descriptor, self._descriptor = self._descriptor, None
@@ -131,11 +153,12 @@ class RefreshLock:
     async def __aenter__(self) -> RefreshLock:
         import anyio
 
-        try:  # not abandoned when cancelled: the wait ends, then the lock is let go below
-            await anyio.to_thread.run_sync(self.acquire)
-        except BaseException:
-            self.release()
-            raise
+        pause = _FIRST_PAUSE
+        while not self.try_acquire():
+            if pause == _FIRST_PAUSE:
+                logger.debug("waiting for %s, which another holder has", self.path.name)
+            await anyio.sleep(pause)  # a cancellation ends the wait here
+            pause = min(pause * 2, _LONGEST_PAUSE)
         return self
 
     async def __aexit__(
@@ -183,8 +206,7 @@ class FileBackend:
         _write_private(self.path(key), record)
 
     def delete(self, key: str) -> bool:
-        path = self.path(key)
-        path.with_suffix(".lock").unlink(missing_ok=True)
+        path = self.path(key)  # the lock file stays: another process may hold it
         try:
             path.unlink()
         except FileNotFoundError:
