@@ -2,8 +2,9 @@
 
 A `TokenStore` (`store`) keeps one server's record (tokens, expiry, client registration, DPoP key) as one JSON
 text in a `TokenBackend`, under a key (the normalised server URL). The two backends here keep it on this
-machine: `FileBackend` in a 0600 file, `KeyringBackend` in the OS keyring. Both lock refreshes with
-`RefreshLock`, an OS file lock on a `.lock` file beside the record, which orders the processes of one machine.
+machine: `FileBackend` in a 0600 file, `KeyringBackend` in the OS keyring. Both lock changes and refreshes
+with `RefreshLock`, an OS file lock on a permanent `.lock` file beside the record, which orders the processes of
+one machine.
 A store shared across machines (Redis, a database) is a class of your own meeting `TokenBackend`. Nothing here
 logs or formats a record: it holds secrets.
 """
@@ -59,11 +60,14 @@ class TokenBackend(Protocol):
     - `load(key)`: the text last saved under `key`, or None when nothing is.
     - `save(key, record)`: replace the record whole; a reader sees the old text or the new one, never a mix.
     - `delete(key)`: forget the record; True when one was stored.
-    - `lock(key)`: an async context manager held while one process refreshes the token under `key`. While it
-      is held, no other holder of `lock(key)`, in this process or any other sharing the store, may enter
-      it: they wait. It must be released when the holder leaves it and also when the holder dies (an OS
-      file lock is; a lock with a lease must outlive a token request, a minute or so). A waiter may be
-      cancelled. `load`, `save` and `delete` are called on the event loop's thread: keep them short.
+    - `lock(key)`: an async context manager held while one process changes the record under `key` (a read,
+      change and write) or refreshes its token. While it is held, no other holder of `lock(key)`, in this
+      process or any other sharing the store, may enter it: they wait. It must be released when the holder
+      leaves it and also when the holder dies (an OS file lock is; a lock with a lease must outlive a token
+      request, a minute or so). A waiter may be cancelled. The store also locks `key + "#login"` (a key no
+      URL has) through an interactive login, so a second process waits for the first one's token instead of
+      opening a browser too (a lease shorter than the login lets it log in as well). `load`, `save` and
+      `delete` are called on the event loop's thread: keep them short.
     """
 
     def load(self, key: str) -> str | None: ...

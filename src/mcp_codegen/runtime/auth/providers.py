@@ -9,7 +9,7 @@ no public hook for them; tests/runtime/test_runtime_auth_sdk_pins.py fails when 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -101,7 +101,7 @@ def _fit_token_auth(context: OAuthContext) -> None:
 
 
 @asynccontextmanager
-async def _login_turn(storage: TokenStore) -> AsyncIterator[None]:
+async def _login_turn(storage: TokenStore) -> AsyncGenerator[None, None]:
     """Hold `storage`'s login lock; when another process's login keeps it, say so (INFO) while waiting."""
     import anyio
 

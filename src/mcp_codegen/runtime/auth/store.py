@@ -2,7 +2,7 @@
 
 `TokenStore` keeps the record in a `TokenBackend` (`backends`): a 0600 JSON file under the user's
 config directory, the OS keyring, or a store of your own shared across machines; the backend's lock
-orders refreshes of one record between processes. Nothing here logs or formats a token or a
+orders every change and refresh of one record between processes. Nothing here logs or formats a token or a
 client secret; reprs show only the URL and backend. `keyring` is imported only when it is
 installed and chosen, `mcp` only when a record is read as the SDK's types.
 """
@@ -29,7 +29,7 @@ from .backends import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncGenerator
     from contextlib import AbstractAsyncContextManager
 
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -297,7 +297,7 @@ class TokenStore:
         return float(value) if isinstance(value, (int, float)) else None
 
     @contextlib.asynccontextmanager
-    async def refresh_lock(self) -> AsyncIterator[None]:
+    async def refresh_lock(self) -> AsyncGenerator[None, None]:
         """The backend's `lock(url)`: held while this server's record is read, changed and written, or
         its token refreshed. Not re-entrant (two holders in one process exclude each other too); while
         this store holds it, its own writes go on without taking it again."""
@@ -309,7 +309,7 @@ class TokenStore:
                 self._holding -= 1
 
     @contextlib.asynccontextmanager
-    async def locked(self) -> AsyncIterator[None]:
+    async def locked(self) -> AsyncGenerator[None, None]:
         """`refresh_lock()`, or nothing more when this store holds it already (a write during a refresh)."""
         if self._holding:
             yield
