@@ -48,7 +48,7 @@ def enter(directory: str, patience: float, results: Any) -> None:
     results.put(anyio.run(main))
 
 
-class Gated:
+class Gated(FileBackend):
     """A `FileBackend` whose steps the test can order against another process's.
 
     `moved` is set when this process reaches the lock or reads the record; with `wait_for`, the first read
@@ -58,28 +58,22 @@ class Gated:
     name = "gated"
 
     def __init__(self, directory: Path, moved: Any, wait_for: Any | None) -> None:
-        self.inner = FileBackend(directory)
+        super().__init__(directory)
         self.moved, self.wait_for = moved, wait_for
         self.waited = False
 
     def load(self, key: str) -> str | None:
-        text = self.inner.load(key)
+        text = super().load(key)
         self.moved.set()
         if self.wait_for is not None and not self.waited:
             self.waited = True
             self.wait_for.wait(WAIT)
         return text
 
-    def save(self, key: str, record: str) -> None:
-        self.inner.save(key, record)
-
-    def delete(self, key: str) -> bool:
-        return self.inner.delete(key)
-
     @contextlib.asynccontextmanager
-    async def lock(self, key: str) -> AsyncIterator[None]:
+    async def lock(self, key: str) -> AsyncIterator[None]:  # type: ignore[override]
         self.moved.set()
-        async with self.inner.lock(key):
+        async with super().lock(key):
             yield
 
 

@@ -83,11 +83,11 @@ async def test_forgetting_the_record_while_a_process_holds_the_lock_lets_no_othe
     await wait(held)
     try:
         assert store.clear()  # `mcp-codegen auth logout` while another process holds the lock
-        lock_file = backend.path(KEY).with_suffix(".lock")
-        assert lock_file.exists() and stat.S_IMODE(lock_file.stat().st_mode) == 0o600
         # A third process may not take the lock while the first holds it (2 s: long enough to get in).
         start(processes, enter, str(token_dir), 2.0, results)
         assert await get(results) is False
+        lock_file = backend.path(KEY).with_suffix(".lock")
+        assert lock_file.exists() and stat.S_IMODE(lock_file.stat().st_mode) == 0o600
     finally:
         release.set()
     start(processes, enter, str(token_dir), float(WAIT), results)
