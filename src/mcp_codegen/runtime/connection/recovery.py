@@ -18,7 +18,6 @@ Every request of a client goes through `SessionRecovery._send_recovering` (a par
 
 from __future__ import annotations
 
-import contextvars
 import logging
 import math
 import time
@@ -52,10 +51,6 @@ __all__ = ["SessionRecovery"]
 _log = logging.getLogger(__name__)
 R = TypeVar("R")
 
-#: Set while this task renews a session (its drift guard's requests do not renew one inside it).
-_RENEWING: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "mcp_codegen_renewing", default=False
-)
 
 
 class SessionRecovery:
@@ -401,7 +396,7 @@ class SessionRecovery:
     async def _after_refusal(self, generation: int, deadline: float) -> int | None:
         """A request on session `generation` was refused as a session the server no longer knows (`404`,
         or the `400` session form): the generation of the session to send it again on, or None when the
-        refusal is not about the session (the session, or the new one, refuses no `ping`... see below).
+        refusal is the server's or a gateway's answer (see below).
 
         The spec reads a `404` as "session gone, not processed", but a gateway may answer `404` (after
         forwarding the request, even). So a `ping` asks first: a session that answers it was not gone; a
@@ -409,15 +404,13 @@ class SessionRecovery:
         shows the refusals are a gateway's, not the session's.
         """
         refused_at = time.monotonic()
-        if _RENEWING.get():
-            return None  # a request of the renewal itself (the drift guard): no renewal inside one
         async with self._renewal_lock():
             if self._closed_reason is not None and not self._lost:
                 raise self._closed_error()  # closed by the user meanwhile
             if self._generation == generation:
                 if not await self._refuses_ping(refused_at, deadline):
                     return None
-                await self._reconnect_now(refused_at=refused_at, deadline=deadline)
+                await self._reconnect_now()
             if await self._refuses_ping(refused_at, deadline):
                 return None
             return self._generation
@@ -493,11 +486,8 @@ class SessionRecovery:
             lock = self._renewing = anyio.Lock()
         return lock
 
-    async def _reconnect_now(
-        self, *, refused_at: float | None = None, deadline: float = math.inf
-    ) -> None:
-        """`reconnect()`, with the renewal lock held: a new session, then the drift guard (after a
-        session refusal at `refused_at`: only when the new session answers a `ping`)."""
+    async def _reconnect_now(self) -> None:
+        """`reconnect()`, with the renewal lock held: a new session, then the drift guard."""
         connection = self._connection
         assert connection is not None
         # Requests arriving meanwhile wait for the new session (`_reopen`).
@@ -518,12 +508,5 @@ class SessionRecovery:
             for method in LISTINGS:
                 await cache.evict_method(method)
         guard = connection.after_connect
-        if guard is None:
-            return
-        if refused_at is not None and await self._refuses_ping(refused_at, deadline):
-            return  # the refusal is the answer (`_after_refusal`); the guard would be refused too
-        token = _RENEWING.set(True)
-        try:
+        if guard is not None:
             await guard(self)
-        finally:
-            _RENEWING.reset(token)
