@@ -4,8 +4,11 @@ faults, and the server's own answers left as they are.
 Through the fault-injecting proxy (tests/servers/fault_proxy.py) in front of the counting server
 (tests/runtime/faults_server.py), with the exact answers real stacks give (see the session table in
 docs/how-to/failures-and-retries.md): the Python SDK's 404 -32600, the TypeScript SDK's 404 -32001 and the 400
-"No valid session ID provided" of server-everything and the TypeScript SDK's examples. Last, the real
-server-everything over streamable HTTP, killed and started again on its port.
+"No valid session ID provided" of server-everything and the TypeScript SDK's examples. Gateways that answer 404
+(after forwarding, or without) cost at most one renewal per call and never run a tool twice; the server's run
+counts and the proxy's `initialize` count say so. The real server-everything over streamable HTTP, killed and
+started again on its port. Last, the standing GET stream's backoff and a connection still watched after a
+reconnect that failed.
 """
 
 from __future__ import annotations
@@ -179,6 +182,183 @@ async def test_connecting_behind_a_404_gateway_costs_one_renewal(pkg: ModuleType
         assert caught.value.status == 404
     assert proxy.reached("initialize") == 2
     assert proxy.reached("tools/call") == 0
+
+
+async def test_a_session_expiring_under_calls_in_flight_is_renewed_once_and_cuts_none(
+    pkg: ModuleType, served: Served
+) -> None:
+    proxy, runs = served.proxy, served.runs
+    heard = anyio.Event()
+    held: dict[str, str] = {}
+    fresh: dict[str, int] = {}
+
+    async def hold(key: str) -> None:
+        held[key] = await client.hold(key=key)
+
+    async def bump(key: str) -> None:
+        fresh[key] = await client.bump(key=key)
+
+    async with pkg.AsyncClient.http(
+        proxy.endpoint,
+        transport="http",
+        timeout=30,
+        retries=fast(pkg),
+        on_change=lambda _kind: heard.set(),
+        drift_check=False,
+    ) as client:
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+                for index in range(4):
+                    group.start_soon(hold, f"h{index}")
+                while sum(runs[f"hold:h{index}"] for index in range(4)) < 4:
+                    await anyio.sleep(0.05)  # all four reached the server and wait on the gate
+                proxy.expire_sessions(PYTHON_SDK_404)
+                async with anyio.create_task_group() as later:
+                    for index in range(6):
+                        later.start_soon(bump, f"b{index}")
+                served.gate.set()  # the held calls answer on the old session's exchanges
+            assert await client.announce() == "announced"
+            await heard.wait()  # the notification came on the new session's GET stream
+    assert held == {f"h{index}": f"h{index}" for index in range(4)}
+    assert fresh == {f"b{index}": 1 for index in range(6)}
+    assert all(runs[f"hold:h{index}"] == 1 for index in range(4))
+    assert proxy.reached("initialize") == 2  # six refusals, one new session
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [lambda: status(503, retry_after=0), lambda: status(429, retry_after=1), drop_before, drop_after],
+    ids=["503", "429", "dropped", "dropped-after"],
+)
+async def test_connect_goes_through_a_fault_on_initialize(pkg: ModuleType, served: Served, fault: object) -> None:
+    proxy = served.proxy
+    proxy.plan(fault(), method="initialize")  # type: ignore[operator]
+    started = time.monotonic()
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        assert await client.bump(key="c") == 1
+    assert proxy.pending == 0
+    if proxy.log[0].fault == "status(429)":
+        assert time.monotonic() - started >= 0.95  # the Retry-After floor, not the 10 ms backoff
+
+
+async def test_connect_through_a_reset_connection_and_a_server_that_stays_down(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    proxy.reset_connections(1)
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        assert await client.bump(key="r") == 1
+    proxy.pause()
+    with pytest.raises(pkg.ConnectError, match="connection refused"):
+        async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=3, retries=fast(pkg)):
+            pass
+    proxy.resume()
+    with pytest.raises(pkg.ConnectError, match="HTTP 503"):  # retries spent: the last cause is named
+        proxy.plan(*[status(503, retry_after=0)] * 3, method="initialize")
+        async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg, max_retries=2)):
+            pass
+
+
+async def test_a_bare_503_after_forwarding_may_have_run_and_an_unsafe_call_is_not_repeated(
+    pkg: ModuleType, served: Served
+) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.plan(status_after(503), tool="bump")  # a gateway's "upstream reset": no Retry-After
+        with pytest.raises(pkg.OutcomeUnknownError):
+            await client.bump(key="g")
+        proxy.plan(status_after(503), tool="read_value")
+        assert await client.read_value(key="g") == 1  # safe to repeat: sent again
+    assert served.runs["bump:g"] == 1
+    assert served.runs["read_value:g"] == 2
+
+
+async def test_a_503_carrying_the_servers_own_error_is_that_error(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    own = status(
+        503, retry_after=1, body=rpc_error(-32000, "Overloaded, come back later"), content_type="application/json"
+    )
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.plan(own, tool="read_value")
+        with pytest.raises(pkg.ServerRequestError) as caught:
+            await client.read_value(key="o")
+        assert caught.value.code == -32000 and "Overloaded" in str(caught.value)
+    assert proxy.pending == 0 and proxy.reached("tools/call", "read_value") == 0
+
+
+async def test_a_servers_32000_error_reaches_the_caller_sent_once_over_http(pkg: ModuleType, served: Served) -> None:
+    async with pkg.AsyncClient.http(served.proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        with pytest.raises(pkg.ServerRequestError) as caught:
+            await client.limited(key="h")
+        assert not isinstance(caught.value, pkg.ConnectionClosedError)
+        assert caught.value.code == -32000 and "Rate limit exceeded" in str(caught.value)
+    assert served.runs["limited:h"] == 1
+    assert served.proxy.reached("initialize") == 1
+
+
+async def test_a_servers_32000_error_reaches_the_caller_sent_once_over_stdio(pkg: ModuleType) -> None:
+    async with pkg.AsyncClient.stdio(sys.executable, [str(SERVER)], timeout=30, stderr="discard") as client:
+        first = await client.pid()
+        with pytest.raises(pkg.ServerRequestError) as caught:
+            await client.limited(key="s")
+        assert caught.value.code == -32000 and "Rate limit exceeded" in str(caught.value)
+        assert not isinstance(caught.value, pkg.ConnectionClosedError)
+        assert await client.pid() == first  # the server was not started again
+
+
+async def test_repeatable_holds_by_python_name(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    policy = fast(pkg, repeatable={"get_user": False})  # wire name: get-user
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=policy) as client:
+        proxy.plan(drop_after(), tool="get-user")
+        with pytest.raises(pkg.OutcomeUnknownError):
+            await client.get_user(key="u")
+        proxy.plan(drop_after(), tool="get-user")
+        assert await client.with_options(retries=fast(pkg)).get_user(key="u") == "u"  # read-only: repeated
+    assert served.runs["get-user:u"] == 3
+
+
+def _start_everything(port: int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [install.node_executable(), str(install.ENTRY_POINT), "streamableHttp"],
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def _wait_listening(port: int) -> None:
+    with anyio.fail_after(30):
+        while True:
+            try:
+                stream = await anyio.connect_tcp(HOST, port)
+            except OSError:
+                await anyio.sleep(0.1)
+                continue
+            await stream.aclose()
+            return
+
+
+async def test_server_everything_killed_and_restarted_on_its_port_gets_a_new_session(
+    everything: ModuleType, everything_command: list[str]
+) -> None:
+    """Its HTTP front answers an unknown session with 400 "No valid session ID provided"."""
+    port = free_port()
+    url = f"http://{HOST}:{port}/mcp"
+    server = _start_everything(port)
+    try:
+        await _wait_listening(port)
+        async with everything.AsyncClient.http(url, transport="http", timeout=30, drift_check=False) as client:
+            assert "before" in str((await client.echo(message="before")).text)
+            server.send_signal(signal.SIGKILL)
+            server.wait(30)
+            server = _start_everything(port)
+            await _wait_listening(port)
+            with anyio.fail_after(60):
+                assert "after" in str((await client.echo(message="after")).text)  # read-only
+                toggled = await client.toggle_simulated_logging()  # not safe to repeat: it was refused, not run
+            assert not toggled.is_error
+    finally:
+        server.kill()
+        server.wait(30)
 
 
 async def test_a_get_stream_closed_right_after_opening_is_reopened_with_backoff(

@@ -10,8 +10,10 @@ Every request of a client goes through `SessionRecovery._send_recovering` (a par
 3. A session the server no longer knows (`Fault.new_session`) is renewed once however many
    requests learnt it at the same moment (the client's generation counts sessions), with the drift
    guard run again (`_reconnect_now`); requests still in flight on the old session keep it open
-   until they are answered (`session.Lease`). A `400` that still refuses the request on the new
-   session is the server's answer.
+   until they are answered (`session.Lease`). A `404` (or the `400` session form) is a lost session
+   only when the session refuses a `ping` too and the new one answers it (`_after_refusal`: a
+   gateway may answer `404` after forwarding), and at most once per request: after that it is the
+   server's or the gateway's answer, and `OutcomeUnknownError` for a request not safe to repeat.
 4. A fault with no retry left becomes what it means: `OutcomeUnknownError` (it may have run), the
    HTTP status (`HttpStatusError`), the server's answer, or `ConnectionClosedError`.
 """
@@ -50,7 +52,6 @@ __all__ = ["SessionRecovery"]
 
 _log = logging.getLogger(__name__)
 R = TypeVar("R")
-
 
 
 class SessionRecovery:

@@ -9,7 +9,8 @@ left as the SDK delivers it: the server's answer reaches the caller unless its s
 
 - `404` to a request that carried `Mcp-Session-Id` (any body: the TypeScript SDK's says -32001),
   or `400` whose JSON-RPC error says the session id is missing, invalid or unknown (the TypeScript
-  SDK's examples and server-everything): the session is gone, the request was not processed.
+  SDK's examples and server-everything): the session is gone, the request was not processed
+  (what the client then checks with a `ping`, since a gateway may answer `404` too: `recovery`).
 - `408`, `429`: not processed. `503`: not processed with `Retry-After`; a server's own JSON-RPC
   error is its answer; a bare `503` (a gateway whose upstream reset) may have run, as `502`/`504`.
 
