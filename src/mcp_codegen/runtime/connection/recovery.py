@@ -206,15 +206,16 @@ class SessionRecovery:
         limit = self._applied_timeout(timeout)
         deadline = started + limit if limit is not None else math.inf
         spec = self._tools.get(tool) if tool is not None else None
+        repeatable = policy.may_repeat(
+            method,
+            tool,
+            spec.annotations if spec is not None else None,
+            spec.python_name if spec is not None else None,
+        )
         retry = 0
         renewed = False
         while True:
-            if fault.kind == "maybe_processed" and not policy.may_repeat(
-                method,
-                tool,
-                spec.annotations if spec is not None else None,
-                spec.python_name if spec is not None else None,
-            ):
+            if fault.kind == "maybe_processed" and not repeatable:
                 raise self._outcome_unknown(method, tool, fault, retry) from None
             if fault.new_session and fault.status is not None:
                 # A 404 (or the 400 session form): the session is gone at most once per request.
@@ -229,12 +230,6 @@ class SessionRecovery:
                         )
                         continue
                 if again_on is None:  # the server's or a gateway's answer
-                    repeatable = policy.may_repeat(
-                        method,
-                        tool,
-                        spec.annotations if spec is not None else None,
-                        spec.python_name if spec is not None else None,
-                    )
                     raise self._refusal_answer(
                         error, method, tool, fault, renewed, repeatable
                     )
