@@ -1,7 +1,8 @@
 """The connect-time schema drift guard: does the live server still list the tools this package was made for?
 
-At generation, every tool's input and output schemas are hashed (`tool_fingerprint`) into
-`specs.TOOL_HASHES`. On connect, the client lists the live tools once, hashes them the same way and
+At generation, every tool's input and output schemas are hashed (`tool_fingerprint`: the first 16 hex
+digits of the SHA-256 of `[input, output]` as sorted, compact JSON, a schema without `"type"` read as
+`"type": "object"`, non-local `$ref`s as one placeholder) into `specs.TOOL_HASHES`. On connect, the client lists the live tools once, hashes them the same way and
 compares: a removed tool or a changed schema is drift. By default that is one logged warning naming
 what drifted; `strict=True` raises `SchemaDriftError` before any call; `drift_check=False` skips it.
 For the full breaking/dangerous/safe analysis, run `mcp-codegen check` in CI.
@@ -49,10 +50,20 @@ def _without_remote_refs(schema: object) -> object:
     return schema
 
 
+def _as_object_schema(schema: object) -> object:
+    """`schema`, `"type": "object"` added when it has no type: how both the generator and the listing read it
+    (`result_forms.current_tools_listing`), so a server adding or dropping that key changes no hash.
+    """
+    if isinstance(schema, dict) and "type" not in schema:
+        return {"type": "object", **cast("dict[str, object]", schema)}
+    return schema
+
+
 def tool_fingerprint(input_schema: object, output_schema: object) -> str:
     """A short, stable hash of what a tool accepts and returns (the generator uses this same function)."""
+    schemas = [_as_object_schema(input_schema), _as_object_schema(output_schema)]
     canonical = json.dumps(
-        [_without_remote_refs(input_schema), _without_remote_refs(output_schema)],
+        [_without_remote_refs(schema) for schema in schemas],
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
