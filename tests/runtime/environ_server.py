@@ -1,7 +1,9 @@
 """A raw JSON-RPC stdio MCP server that reports the environment it was started with: `python environ_server.py
-[REPORT]`.
+[REPORT | --fail]`.
 
-On start it writes its `os.environ` as JSON to REPORT when given (what `generate` started it with); the
+With `--fail` it writes the proxy it was given to stderr and exits with code 3 before initializing (as a
+server that cannot reach the network says why). Else it writes its `os.environ` as JSON to REPORT when given
+(what `generate` started it with); the
 `environment` tool returns it (what a client's connect started it with). No SDK, protocol 2025-03-26 line by
 line, as mcp-obsidian 1.0.0 speaks it, and like mcp-obsidian's its tools' input schemas have no `"type"`:
 `properties` and `required` only (the SDK's own server refuses to send that).
@@ -63,6 +65,9 @@ def answer(message: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--fail"]:
+        print(f"environ-demo: cannot reach the vault through {os.environ.get('HTTPS_PROXY')}", file=sys.stderr)
+        sys.exit(3)
     if sys.argv[1:]:
         with open(sys.argv[1], "w", encoding="utf-8") as report:
             json.dump(dict(os.environ), report, sort_keys=True)

@@ -88,6 +88,34 @@ async def test_variables_given_to_the_server_still_go_and_win(generated: tuple[M
     assert "MY_SECRET_TOKEN" not in environ
 
 
+PROXY_PASSWORD = "Pr0xyPassw0rd-5521"
+
+
+def test_a_proxy_password_the_server_prints_is_hidden_in_generates_error(
+    parent_environment: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", f"http://me:{PROXY_PASSWORD}@proxy.corp.example:3128")
+    command = f"{PYTHON} {SCRIPT} --fail"
+    with pytest.raises(SystemExit) as exited:
+        cli.main(args=["generate", "--stdio", command, "-o", str(tmp_path / "out")], standalone_mode=False)
+    assert exited.value.code == 3
+    shown = capsys.readouterr().err
+    assert "cannot reach the vault through http://me:***@proxy.corp.example:3128" in shown
+    assert PROXY_PASSWORD not in shown
+
+
+async def test_a_proxy_password_the_server_prints_is_hidden_in_connects_error(
+    generated: tuple[ModuleType, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package, _report = generated
+    monkeypatch.setenv("HTTPS_PROXY", f"http://me:{PROXY_PASSWORD}@proxy.corp.example:3128")
+    with pytest.raises(package.ConnectError) as caught:
+        async with package.AsyncClient.stdio(PYTHON, [str(SCRIPT), "--fail"], timeout=30):
+            pass
+    assert "through http://me:***@proxy" in str(caught.value)
+    assert PROXY_PASSWORD not in str(caught.value)
+
+
 async def test_the_drift_check_reads_schemas_without_a_type(generated: tuple[ModuleType, Path]) -> None:
     package, _report = generated
     async with package.AsyncClient.connect(strict=True, timeout=30) as client:  # raised SchemaDriftError before

@@ -31,8 +31,8 @@ def temporal_context(context: dict[str, Any]) -> dict[str, Any]:
         "module_docstring_source": docstring(
             f"Temporal activities and typed workflow calls for the {spec.server_name} MCP server (the `temporal` "
             "extra).\n\n"
-            "`activities()` are what a worker registers (one per tool, named `mcp:<server key>:tool:<wire name>`, "
-            f"and the listings {listings}); `Tools(start_to_close_timeout=...)` calls them from workflow code, "
+            f"`activities()` are what a worker registers (one per tool, named `mcp:{spec.server_key}:tool:<wire "
+            f"name>`, and the listings {listings}); `Tools(start_to_close_timeout=...)` calls them from workflow code, "
             "one typed method per tool, retried by Temporal only when the tool is safe to repeat. Import it in "
             "a workflow module through `workflow.unsafe.imports_passed_through()`, and give the Temporal client "
             "`temporalio.contrib.pydantic.pydantic_data_converter`.",

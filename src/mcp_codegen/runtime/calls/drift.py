@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from ..text import one_line
 from .errors import McpClientError, ProtocolError
 
 if TYPE_CHECKING:
@@ -54,9 +55,10 @@ def _as_object_schema(schema: object) -> object:
     """`schema`, `"type": "object"` added when it has no type: how both the generator and the listing read it
     (`result_forms.current_tools_listing`), so a server adding or dropping that key changes no hash.
     """
-    if isinstance(schema, dict) and "type" not in schema:
-        return {"type": "object", **cast("dict[str, object]", schema)}
-    return schema
+    if not isinstance(schema, dict):
+        return schema
+    fields = cast("dict[str, object]", schema)
+    return fields if "type" in fields else {"type": "object", **fields}
 
 
 def tool_fingerprint(input_schema: object, output_schema: object) -> str:
@@ -207,7 +209,7 @@ async def check_drift(
 def _describe(error: BaseException) -> str:
     # Our own errors have secret-free one-line messages; others are named by type only.
     if isinstance(error, McpClientError):
-        return f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
+        return f"{type(error).__name__}: {one_line(str(error), 300)}"
     return type(error).__name__
 
 

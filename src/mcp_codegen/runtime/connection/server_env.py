@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["NETWORK_VARIABLES", "inherited_environment"]
+__all__ = ["NETWORK_VARIABLES", "inherited_environment", "proxy_passwords"]
 
 #: Where TLS trust anchors are (OpenSSL, requests, curl, Node) and which proxies to use.
 _NETWORK = (
@@ -26,7 +26,9 @@ _NETWORK = (
 )
 #: The network variables a stdio server inherits, upper- and lower-case (`https_proxy` is curl's spelling).
 NETWORK_VARIABLES = tuple(
-    name for pair in zip(_NETWORK, (n.lower() for n in _NETWORK)) for name in pair
+    name
+    for pair in zip(_NETWORK, [n.lower() for n in _NETWORK], strict=True)
+    for name in pair
 )
 
 
@@ -43,3 +45,22 @@ def inherited_environment() -> dict[str, str]:
         ):  # a shell function: the SDK skips those too
             inherited[name] = value
     return inherited
+
+
+def proxy_passwords() -> list[str]:
+    """The passwords in the proxy URLs a stdio server inherits (`http://user:PASSWORD@proxy:3128`): what a
+    message quoting the server's output must hide, as it hides the values given in `env`.
+    """
+    from urllib.parse import urlsplit
+
+    found: list[str] = []
+    for name in NETWORK_VARIABLES:
+        value = os.environ.get(name, "")
+        if "@" in value:
+            try:
+                password = urlsplit(value if "://" in value else f"//{value}").password
+            except ValueError:  # not a URL: nothing to find
+                continue
+            if password:
+                found.append(password)
+    return found

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO, cast
 from ..calls.telemetry import STDIO_PEER
 from ..text import one_line
 from .attempt import Attempt, describe_error, diagnose_common, sdk_client
-from .server_env import inherited_environment
+from .server_env import inherited_environment, proxy_passwords
 
 if TYPE_CHECKING:
     import anyio.abc
@@ -379,14 +379,19 @@ def stdio_attempt(
         transport = stdio_transport(command, args, env or {}, cwd_text, watch, stderr)
         return sdk_client(transport, timeout, options)
 
+    given = [*(env or {}).values(), *proxy_passwords()]
     secrets = sorted(
-        {value for value in (env or {}).values() if len(value) >= 4},
+        {value for value in given if len(value) >= 4},
         key=len,
         reverse=True,
     )
 
     def masked(text: str) -> str:
-        for secret in secrets:  # values given in env= (tokens) never reach a message
+        for (
+            secret
+        ) in (
+            secrets
+        ):  # values given in env= (tokens), proxy passwords: never in a message
             text = text.replace(secret, "***")
         return text
 
