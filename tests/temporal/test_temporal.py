@@ -252,8 +252,8 @@ async def test_a_task_tool_whose_worker_is_killed_is_followed_on_another_worker_
     assert await handle.result() == durable_client.models.CrunchResult(total=22)
     assert log.count("crunch", "11", "start") == 1  # one task created on the server
     attempts = _attempts(await handle.fetch_history(), f"mcp:{durable_client.temporal.SERVER_KEY}:tool:crunch")
-    assert [attempt for attempt, _identity in attempts] == [2]  # the recorded (last) attempt is the retry ...
-    assert attempts[0][1].startswith(f"{second.pid}@")  # ... on the second worker
+    [(attempt, identity)] = attempts  # the recorded (last) attempt: a retry (a loaded machine may need two) ...
+    assert attempt >= 2 and identity.startswith(f"{second.pid}@"), attempts  # ... on the second worker
 
 
 async def test_activities_registered_under_another_server_key_serve_workflows_naming_it(
