@@ -102,6 +102,7 @@ def generate_files(
         package_name=client_name,
         diagnostics=diagnostics,
         tool_irs=[irs[plan.wire_name] for plan in plans],
+        server_key=package_name,
     )
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
     rendered = render_package(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp_codegen.errors import UsageError
+from mcp_codegen.runtime.text import shortened
 
 # The `${VAR}` expander and the URL redactor are the runtime's (`runtime/connection/`), imported where they are
 # used: importing the runtime package costs ~0.15 s (pydantic, the client bases), which the offline up-to-date
@@ -478,7 +479,7 @@ def parse_http(
         name, sep, value = line.partition(":")
         name = name.strip()
         if not sep or not name or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
-            raise UsageError(f"-H/--header takes 'Name: value', got a header named {name[:40]!r}")
+            raise UsageError(f"-H/--header takes 'Name: value', got a header named {shortened(name, 40)!r}")
         templates[name] = value.strip()
         headers[name] = expand_env(value.strip(), what=f"header {name}")
     if auth is not None and any(name.lower() == "authorization" for name in headers):
