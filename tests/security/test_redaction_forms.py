@@ -129,6 +129,9 @@ def test_npx_dash_p_names_a_package_and_a_servers_dash_p_a_password() -> None:
     args = ["-y", "-p", "mcp-remote@0.1.18", "mcp-remote", "-p", SHORT_PASSWORD]
     safe = placeholder_args(args, lambda hint, _index: "${" + upper_snake(hint) + "}", command="npx")
     assert safe == ["-y", "-p", "mcp-remote@0.1.18", "mcp-remote", "-p", "${PASSWORD}"]
+    after_package = ["-y", "@benborla29/mcp-server-mysql", "-p", SHORT_PASSWORD]
+    safe = placeholder_args(after_package, lambda hint, _index: "${" + upper_snake(hint) + "}", command="npx")
+    assert safe == ["-y", "@benborla29/mcp-server-mysql", "-p", "${PASSWORD}"]
 
 
 @pytest.mark.parametrize("length", [20, 24, 28, 32])
@@ -192,3 +195,31 @@ def test_the_same_command_writes_the_same_bytes_whatever_the_generators_environm
         assert outputs[1][path] == content, f"{path} differs"
     launch = json.loads(outputs[1][Path("snapshot.json")])["launch"]
     assert launch["args"][1:] == ["--region=us-east-1", "postgresql://localhost:5432/app", "--mode", "production"]
+
+
+def test_the_readme_lists_each_variable_a_launch_reads() -> None:
+    from mcp_codegen.generate.launch_variables import LaunchVariable, launch_variables
+
+    stdio = {
+        "transport": "stdio",
+        "command": "x",
+        "args": ["--token", "${TOKEN}", "${A}/${B}"],
+        "envNames": ["HOME_DIR"],
+    }
+    assert launch_variables(stdio) == [
+        LaunchVariable("TOKEN", True, "argument 2 of the server's command"),
+        LaunchVariable("A", True, "argument 3 of the server's command"),
+        LaunchVariable("B", True, "argument 3 of the server's command"),
+        LaunchVariable("HOME_DIR", False, "passed to the server when set"),
+    ]
+    http = {
+        "transport": "http",
+        "url": "https://h/mcp",
+        "headers": [{"name": "Authorization", "template": "Bearer ${API_TOKEN}"}, {"name": "X-Plain"}],
+        "auth": {"kind": "client_credentials", "clientSecretEnv": "CLIENT_SECRET"},
+    }
+    assert launch_variables(http) == [
+        LaunchVariable("API_TOKEN", True, "the header", "Authorization"),
+        LaunchVariable("CLIENT_SECRET", True, "the OAuth client secret"),
+    ]
+    assert launch_variables(None) == []

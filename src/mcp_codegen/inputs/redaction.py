@@ -49,6 +49,8 @@ _FLAG = re.compile(r"-{1,2}[A-Za-z]")
 _SECRET_SHORT_FLAGS = frozenset({"-p"})
 _FLAG_ALIASES = {"p": "password", "pw": "password", "pwd": "password", "pass": "password", "bearer": "bearer token"}
 _NPX = re.compile(r"(?:^|[/\\])(?:npx|bunx|pnpx)(?:\.cmd|\.exe)?$")
+#: npx's flags that take no value (what follows `-y` is its package, not the flag's value).
+_NPX_SWITCHES = frozenset({"-y", "--yes", "-q", "--quiet", "--no", "--no-install", "--ignore-existing"})
 _PORT = re.compile(r"[0-9.:\[\]]+(?:/(?:tcp|udp))?")
 #: Values of secret-named flags that choose a kind of authentication rather than hold one.
 _ENUM_VALUES = frozenset(
@@ -164,7 +166,7 @@ def placeholder_args(
         public = bool(context) and id_name(context)
         safe.append(_replace_found(recorded, index, replace, found_hint, environ or {}, keep, context, public))
         npx_package = flag == "-p" and _NPX.search(command or "") is not None and not positional_seen
-        positional_seen = positional_seen or not is_flag and not before
+        positional_seen = positional_seen or not is_flag and (not before or before in _NPX_SWITCHES)
         secret_next = None
         if is_flag and not equals and _secret_flag(flag) and not npx_package:
             secret_next = _flag_hint(flag)
