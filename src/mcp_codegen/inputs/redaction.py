@@ -2,14 +2,18 @@
 
 One set of rules serves every place a launch is recorded (snapshots, generated packages, progress lines)
 and the starter `mcp-codegen.toml` of `init --from`: the value after a secret-looking flag (`--api-key X`,
-`--token=X`), a URL's password (`postgres://app:PASSWORD@db`), a URL query value under a secret-looking
-key (the runtime's `SECRET_QUERY_KEY`, which also redacts URLs: `runtime/connection/urls.py`), and the
-value of a secret-looking environment entry wherever it appears in an argument, then whatever
-`inputs.credentials` finds in what is left (known credential formats, `ID:SECRET` composites, `key=value`
-pairs, high-entropy tokens, values of the tool's environment). A value that is already only `${...}`
-references is left alone, and so is a value the user keeps (`--no-redact`). The caller names each
-placeholder from a hint (the flag, the query key, "password", "stripe access key", "secret 1", or `$NAME`
-for a variable's own name) and learns where it went.
+`--token=X`, `-p X`, `--pw X`, `--bearer=X`; not an enum-like word such as `--auth oauth`, a port after `-p`, or
+npx's `-p PACKAGE`), the secret of a header-shaped argument with a secret-looking name (mcp-remote's
+`--header "Authorization: Bearer X"`, `X-API-Key: X`; the scheme word kept), a URL's password
+(`postgres://app:PASSWORD@db`), a URL query value under a secret-looking key (the runtime's `SECRET_QUERY_KEY`,
+which also redacts URLs: `runtime/connection/urls.py`), and the value of a secret-looking variable given to the
+server wherever it appears in an argument, then whatever `inputs.credentials` finds in what is left (known
+credential formats, `ID:SECRET` composites, `key=value` pairs, AWS and Azure keys by shape, random-looking
+tokens, values of the server's variables; nothing by shape after an id-like flag such as `--sheet-id`). A value
+that is already only `${...}` references is left alone, and so is a value the user keeps (`--no-redact`). The
+caller names each placeholder from a hint (the flag, "password", the header, the query key, "stripe access
+key", "secret", or `$NAME` for a variable's own name; a second value under one hint gets a number: "password 2")
+and learns where it went.
 """
 
 from __future__ import annotations
