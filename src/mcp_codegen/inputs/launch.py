@@ -360,8 +360,12 @@ class StdioLaunch:
             return "${" + name + "}"
 
         secrets = {name: value for name, value in self.env.items() if secret_name(name)}
-        environ = {**os.environ, **self.env}
-        args = tuple(placeholder_args(templates, replace, secret_values=secrets, environ=environ, keep=self.keep))
+        # Only the variables given to the server: the generator's own environment differs between machines.
+        args = tuple(
+            placeholder_args(
+                templates, replace, secret_values=secrets, environ=self.env, keep=self.keep, command=self.command
+            )
+        )
         return args, tuple(name for name in taken if name not in self.env)
 
     def hidden_values(self) -> list[str]:
