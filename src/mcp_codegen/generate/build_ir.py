@@ -202,8 +202,10 @@ def build_client_spec(
     package_name: str,
     diagnostics: Diagnostics,
     tool_irs: Sequence[ToolIR] | None = None,
+    server_key: str | None = None,
 ) -> ir.ClientSpec:
-    """The whole IR; `tool_irs` are the tools' parts when the caller has them (from the cache), in plan order."""
+    """The whole IR; `tool_irs` are the tools' parts when the caller has them (from the cache), in plan order;
+    `server_key` is `package_name` unless given (a server package's client is a subpackage of its own)."""
     if tool_irs is None:
         tool_irs = [tool_ir(plan, models) for plan in plans]
     names_used: set[str] = set()
@@ -235,6 +237,7 @@ def build_client_spec(
         signature_models=tuple(sorted({*signature_models, *((m.name, m.module) for m in argument_models.values())})),
         argument_models=tuple(argument_models[name] for name in sorted(argument_models)),
         skills=_skills(snapshot),
+        server_key=server_key or package_name,
     )
 
 

@@ -171,6 +171,9 @@ class ClientSpec:
     protocol_version: str | None = None
     #: The server's skills by name; None when it did not offer the Skills extension.
     skills: tuple[Skill, ...] | None = None
+    #: The package's own name for its server (its import name; a config's server key names a subpackage):
+    #: Temporal activities are named with it, so a server reporting another `serverInfo.name` renames none.
+    server_key: str = ""
 
 
 @dataclass(frozen=True)
