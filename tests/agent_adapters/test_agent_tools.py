@@ -16,8 +16,8 @@ import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from mcp_codegen.runtime.agents import NotStrictError, strict_json_schema
-from mcp_codegen.runtime.calls.tracing import ToolCall
+from mcp_codegen_runtime.agents import NotStrictError, strict_json_schema
+from mcp_codegen_runtime.calls.tracing import ToolCall
 
 pytestmark = pytest.mark.anyio
 

@@ -21,7 +21,7 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 
-from mcp_codegen.runtime.agents import NotStrictError, strict_json_schema
+from mcp_codegen_runtime.agents import NotStrictError, strict_json_schema
 
 
 class ScriptedModel(Model):

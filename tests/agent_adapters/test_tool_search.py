@@ -23,9 +23,9 @@ from pydantic import ConfigDict, TypeAdapter
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.build_ir import plan_tools
 from mcp_codegen.generate.pipeline import search_index
-from mcp_codegen.runtime.agents import ToolSet
-from mcp_codegen.runtime.agents.search_index import INDEX_FILE
-from mcp_codegen.runtime.calls.specs import SnapshotData, ToolSpec
+from mcp_codegen_runtime.agents import ToolSet
+from mcp_codegen_runtime.agents.search_index import INDEX_FILE
+from mcp_codegen_runtime.calls.specs import SnapshotData, ToolSpec
 from mcp_codegen.snapshot.model import read_snapshot
 
 MS365 = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "ms365_0.155.0.snapshot.json.gz"

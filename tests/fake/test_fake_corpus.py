@@ -20,8 +20,8 @@ from mcp.shared.message import SessionMessage
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.drift import diff_snapshots, exit_code
-from mcp_codegen.runtime.serving.data import synthesise
-from mcp_codegen.runtime.serving.fake import FakeServer
+from mcp_codegen_runtime.serving.data import synthesise
+from mcp_codegen_runtime.serving.fake import FakeServer
 from mcp_codegen.snapshot.fetch import snapshot_server
 from mcp_codegen.snapshot.model import Snapshot
 

@@ -157,7 +157,7 @@ async def test_agent_tools_work_against_the_fake(fake_demo_pkg: ModuleType) -> N
 async def test_every_typed_call_of_everything_validates(fake_everything_pkg: ModuleType) -> None:
     """Each tool, called through the generated client's typed path (output validated by the client)."""
     testing = __import__(f"{fake_everything_pkg.__name__}.testing", fromlist=["FakeServer"])
-    from mcp_codegen.runtime.serving.data import synthesise
+    from mcp_codegen_runtime.serving.data import synthesise
 
     fake = testing.FakeServer()
     async with fake_everything_pkg.AsyncClient.in_process(fake) as client:

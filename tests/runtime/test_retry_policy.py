@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from mcp_codegen.runtime.calls.retries import (
+from mcp_codegen_runtime.calls.retries import (
     DEFAULT_RETRIES,
     NO_RETRIES,
     Retries,
@@ -86,7 +86,7 @@ def test_settings_and_their_errors() -> None:
 def test_the_status_rules_session_loss_503_and_the_servers_own_answer() -> None:
     from mcp_types import ErrorData
 
-    from mcp_codegen.runtime.connection.resilient_http import status_fault
+    from mcp_codegen_runtime.connection.resilient_http import status_fault
 
     stand_in = ErrorData(code=-32603, message="Server returned an error response")
     ts_404 = ErrorData(code=-32001, message="Session not found")  # the TypeScript SDK's transport

@@ -2,7 +2,7 @@
 
 Live against the npm server-everything over stdio, through a package generated into tmp from the committed
 everything snapshot. The server lists its trigger tools only for the capabilities a client advertised, so its
-tool list shows what was advertised. The answers here are built with `mcp_codegen.runtime`'s types while the
+tool list shows what was advertised. The answers here are built with `mcp_codegen_runtime`'s types while the
 package runs its own copy of the runtime: answers are recognised by shape, as with two generated packages.
 """
 
@@ -20,7 +20,7 @@ import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
-from mcp_codegen.runtime.server_requests import (
+from mcp_codegen_runtime.server_requests import (
     Accept,
     Cancel,
     Completion,
@@ -131,7 +131,7 @@ def test_ask_on_terminal_declines_and_cancels() -> None:
 
 
 def test_roots_accept_paths_uris_and_one_string(tmp_path: Path) -> None:
-    from mcp_codegen.runtime.server_requests import ServerRequests
+    from mcp_codegen_runtime.server_requests import ServerRequests
 
     assert ServerRequests(roots="file:///one").roots == (Root("file:///one"),)
     assert ServerRequests(roots=[tmp_path, Root("file:///x", "x")]).roots == (

@@ -16,8 +16,8 @@ from mcp import Client as McpClient
 from rt_helpers import HERE, PYTHON
 from rt_server import build_server
 
-from mcp_codegen.runtime import ConnectError
-from mcp_codegen.runtime.client.toolkit import ToolkitBase
+from mcp_codegen_runtime import ConnectError
+from mcp_codegen_runtime.client.toolkit import ToolkitBase
 
 pytestmark = pytest.mark.anyio
 

@@ -283,8 +283,8 @@ def test_task_state_from_the_wire_and_the_poll_delay(tmp_path: Path) -> None:
 
     import mcp_types
 
-    from mcp_codegen.runtime import SnapshotData, TaskState, ToolSpec
-    from mcp_codegen.runtime.calls.tasks import MAX_POLL, MIN_POLL, poll_delay
+    from mcp_codegen_runtime import SnapshotData, TaskState, ToolSpec
+    from mcp_codegen_runtime.calls.tasks import MAX_POLL, MIN_POLL, poll_delay
 
     wire = mcp_types.Task(
         task_id="t1",

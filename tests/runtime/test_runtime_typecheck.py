@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-RUNTIME = HERE.parents[1] / "src" / "mcp_codegen" / "runtime"
+RUNTIME = HERE.parents[1] / "runtime" / "src" / "mcp_codegen_runtime"
 
 
 def _layout(root: Path) -> None:

@@ -20,7 +20,7 @@ from helpers import imported_package
 from servers.helpers import serve_app
 
 from mcp_codegen.cli import cli
-from mcp_codegen.runtime.client.toolkit import ToolkitBase
+from mcp_codegen_runtime.client.toolkit import ToolkitBase
 from task_server import TaskStore, build_server
 
 pytestmark = pytest.mark.anyio

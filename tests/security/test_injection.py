@@ -62,7 +62,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.pipeline import generate_files
 from mcp_codegen.output.write import write_package
-from mcp_codegen.runtime.calls.uri import uri_template_variables as template_variables
+from mcp_codegen_runtime.calls.uri import uri_template_variables as template_variables
 from mcp_codegen.snapshot.fetch import snapshot_server
 from mcp_codegen.snapshot.model import Snapshot
 

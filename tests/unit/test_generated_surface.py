@@ -19,7 +19,7 @@ from mcp.server.mcpserver import MCPServer
 
 from mcp_codegen.demo.server import build_server
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.runtime import (
+from mcp_codegen_runtime import (
     AsyncClientBase,
     AsyncPromptsBase,
     AsyncResourcesBase,
@@ -328,7 +328,7 @@ def test_tool_prefix_from_a_config_file_names_the_agent_tools(tmp_path: Path) ->
 
 def test_the_package_re_exports_every_runtime_export(nested: Path) -> None:
     """Handlers and per-call options are typed from the package itself (`from pkg import Accept, CallOptions`)."""
-    import mcp_codegen.runtime as runtime
+    import mcp_codegen_runtime as runtime
 
     with imported_package(nested) as package:
         for name in runtime.PACKAGE_EXPORTS:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.models import names_in
 from mcp_codegen.generate.pysource import docstring, string_literal
-from mcp_codegen.runtime.text import shortened
+from mcp_codegen_runtime.text import shortened
 
 EXTRA_ARGUMENTS = ir.EXTRA_ARGUMENTS
 _EXTRA_ARGUMENTS_LINE = "Arguments beyond the listed ones, by wire name, sent as given (the schema allows them)."

@@ -32,7 +32,7 @@ from mcp_codegen.generate.render import header_line, render_cli, render_package,
 from mcp_codegen.generate.snapshot_text import snapshot_text as snapshot_text_of
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
-from mcp_codegen.runtime.agents.search_index import (
+from mcp_codegen_runtime.agents.search_index import (
     INDEX_FILE,
     TermCounts,
     build_index,
@@ -204,7 +204,7 @@ def _server_package(
 
 def runtime_files() -> dict[str, str]:
     """The runtime support, copied verbatim (its whole tree of subpackages) as the `_runtime` subpackage."""
-    runtime = Path(str(resources.files("mcp_codegen"))) / "runtime"
+    runtime = Path(str(resources.files("mcp_codegen_runtime")))
     return {
         f"_runtime/{path.relative_to(runtime).as_posix()}": path.read_text(encoding="utf-8")
         for path in sorted(runtime.rglob("*.py"))

@@ -44,9 +44,9 @@ from mcp_codegen.generate.pieces import Piece, PieceFile, slot_line
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
 from mcp_codegen.generate.skill import skill_context
 from mcp_codegen.generate.temporal_source import temporal_context
-from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
-from mcp_codegen.runtime.command_line.table import Command
-from mcp_codegen.runtime.text import shortened
+from mcp_codegen_runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
+from mcp_codegen_runtime.command_line.table import Command
+from mcp_codegen_runtime.text import shortened
 
 
 def _template_cache() -> jinja2.BytecodeCache | None:
@@ -347,7 +347,7 @@ def render_cli(
     """`generate --cli`: the package's `__main__.py` (the command line, its tools as a table) and `SKILL.md`.
 
     `parent_package`: the umbrella package a subpackage sits in (its command line is `python -m PARENT.PKG`)."""
-    from mcp_codegen.runtime.command_line import EXIT_CODES
+    from mcp_codegen_runtime.command_line import EXIT_CODES
 
     environment = _environment()
     label = _server_label(spec)

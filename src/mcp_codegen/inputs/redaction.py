@@ -19,7 +19,7 @@ import urllib.parse
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from mcp_codegen.inputs.credentials import GENERIC_HINT, find_credentials, secret_name, upper_snake
-from mcp_codegen.runtime.connection.urls import SECRET_QUERY_KEY
+from mcp_codegen_runtime.connection.urls import SECRET_QUERY_KEY
 
 __all__ = [
     "Replace",
