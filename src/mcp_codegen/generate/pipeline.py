@@ -11,8 +11,6 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 
 from mcp_codegen import __version__
 from mcp_codegen.diagnostics import Diagnostics
@@ -103,7 +101,7 @@ def generate_files(
         diagnostics=diagnostics,
         tool_irs=[irs[plan.wire_name] for plan in plans],
     )
-    header = header_line(__version__, snapshot.server_name, snapshot.server_version)
+    header = header_line(snapshot.server_name, snapshot.server_version)
     rendered = render_package(
         spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime, cli=options.cli
     )
@@ -114,9 +112,6 @@ def generate_files(
             spec, commands, header, shared_runtime=options.shared_runtime, parent_package=options.parent_package
         )
     texts = format_python(rendered, options.formatting(), server=snapshot.server_name)
-    if not options.shared_runtime:
-        # Copied verbatim (its sources are kept black-clean at the default line length).
-        texts |= runtime_files()
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
     files[INDEX_FILE] = search_index(plans, snapshot.server_name).encode("utf-8")
@@ -201,11 +196,3 @@ def _server_package(
         handlers.stubs = texts["handlers.py"].encode("utf-8")
     return files
 
-
-def runtime_files() -> dict[str, str]:
-    """The runtime support, copied verbatim (its whole tree of subpackages) as the `_runtime` subpackage."""
-    runtime = Path(str(resources.files("mcp_codegen_runtime")))
-    return {
-        f"_runtime/{path.relative_to(runtime).as_posix()}": path.read_text(encoding="utf-8")
-        for path in sorted(runtime.rglob("*.py"))
-    }

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 #: Names listed per kind of change in a drift message (a server may add hundreds of tools).
 _NAMES_SHOWN = 8
 
-logger = logging.getLogger(__name__.rpartition("._runtime")[0] or __name__)
+logger = logging.getLogger(__name__)
 
 
 def _without_remote_refs(schema: object) -> object:

@@ -23,7 +23,7 @@ from typing import Any, cast
 
 __all__ = ["accept_result_forms", "current_call_result"]
 
-_log = logging.getLogger(__name__.rpartition("._runtime")[0] or __name__)
+_log = logging.getLogger(__name__)
 
 
 def current_call_result(raw: object) -> object:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import (
@@ -256,12 +257,18 @@ class Connectors(ServerFeatures):
         The generated package's name, and the version of the installed distribution of that
         name ("0.0.0" when the package is not installed as a distribution).
         """
-        package = __name__.rpartition("._runtime")[0]  # <package>._runtime.client
-        if (
-            not package
-        ):  # the runtime used in place (mcp_codegen.runtime): the class's package
-            package = cls.__module__.rpartition(".")[0] or cls.__module__
+        package = cls._package()
         return package, _installed_version(package)
+
+    @classmethod
+    def _package(cls) -> str:
+        """The generated package the client class belongs to (`demo_client` for `demo_client.client`)."""
+        return cls.__module__.rpartition(".")[0] or cls.__module__
+
+    @classmethod
+    def _stderr_target(cls, stderr: StderrTarget) -> StderrTarget:
+        """`stderr`, or by default the logger `<package>.server` (one INFO record per line)."""
+        return logging.getLogger(f"{cls._package()}.server") if stderr is None else stderr
 
     @classmethod
     def _implementation(
@@ -356,7 +363,12 @@ class Connectors(ServerFeatures):
         return cls._connection_for(
             lambda: [
                 stdio_attempt(
-                    command, args, env=env, cwd=cwd, timeout=timeout, stderr=stderr
+                    command,
+                    args,
+                    env=env,
+                    cwd=cwd,
+                    timeout=timeout,
+                    stderr=cls._stderr_target(stderr),
                 )
             ],
             timeout,
@@ -467,7 +479,7 @@ class Connectors(ServerFeatures):
                 env=env,
                 headers=headers,
                 timeout=timeout,
-                stderr=stderr,
+                stderr=cls._stderr_target(stderr),
                 auth=auth,
                 dpop=dpop,
             ),

@@ -33,8 +33,8 @@ __all__ = [
 #: record per line (`server_logger()`); "inherit" = this process's stderr; "discard"; a logger; or an
 #: open text or binary file. The last lines are kept for error messages whatever the target.
 StderrTarget = Literal["discard", "inherit"] | logging.Logger | TextIO | BinaryIO | None
-#: The package these clients belong to (`<package>._runtime.connection.stdio`), else the generator's.
-_PACKAGE = __name__.rpartition("._runtime")[0] or "mcp_codegen"
+#: Whose logger a stdio server's stderr goes to when no client class names its package (the generator's).
+_PACKAGE = "mcp_codegen"
 #: A stderr line longer than this is cut in error messages (a path or a message is far shorter).
 _LINE_KEPT = 4000
 _STDIN_GRACE = 2.0  # seconds a stdio server gets to exit after its stdin closes
