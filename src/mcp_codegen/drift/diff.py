@@ -29,8 +29,8 @@ from mcp_codegen.drift.normalize import (
 )
 from mcp_codegen.drift.schemas import SchemaWalker, describe_schema
 from mcp_codegen.errors import SnapshotFormatError
-from mcp_codegen_runtime.calls.ui import ToolUI, tool_ui
 from mcp_codegen.snapshot.model import Snapshot, read_snapshot
+from mcp_codegen_runtime.calls.ui import ToolUI, tool_ui
 
 __all__ = ["DriftReport", "Finding", "diff_snapshots", "load_side"]
 

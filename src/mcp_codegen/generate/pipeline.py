@@ -30,6 +30,7 @@ from mcp_codegen.generate.render import header_line, render_cli, render_package,
 from mcp_codegen.generate.snapshot_text import snapshot_text as snapshot_text_of
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
+from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen_runtime.agents.search_index import (
     INDEX_FILE,
     TermCounts,
@@ -38,7 +39,6 @@ from mcp_codegen_runtime.agents.search_index import (
     document_terms,
     index_json,
 )
-from mcp_codegen.snapshot.model import Snapshot
 
 
 def generate_files(

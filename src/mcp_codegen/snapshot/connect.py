@@ -47,13 +47,13 @@ from mcp.shared.message import SessionMessage
 
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
+from mcp_codegen.snapshot.failures import is_interrupt, root_cause, to_server_error
+from mcp_codegen.snapshot.probe import AUTH_STATUSES, HttpFailure, Probe, Scrubber, SpawnError
 from mcp_codegen_runtime.calls.errors import unwrap_exception_group
 from mcp_codegen_runtime.connection.attempt import MODERN_OPTIONS, sdk_client, speaks_only_modern
 from mcp_codegen_runtime.connection.http import HttpWatch, http_transport
 from mcp_codegen_runtime.connection.stdio import ProcessWatch, stdio_transport
 from mcp_codegen_runtime.text import one_line
-from mcp_codegen.snapshot.failures import is_interrupt, root_cause, to_server_error
-from mcp_codegen.snapshot.probe import AUTH_STATUSES, HttpFailure, Probe, Scrubber, SpawnError
 
 Progress = Callable[[str], None]
 

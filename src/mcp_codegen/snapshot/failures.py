@@ -15,8 +15,8 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, ServerLaunch, redact_url
-from mcp_codegen_runtime.text import one_line
 from mcp_codegen.snapshot.probe import AUTH_STATUSES, LINE_LIMIT, Probe, Scrubber, SpawnError
+from mcp_codegen_runtime.text import one_line
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:

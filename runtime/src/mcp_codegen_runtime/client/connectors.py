@@ -268,7 +268,9 @@ class Connectors(ServerFeatures):
     @classmethod
     def _stderr_target(cls, stderr: StderrTarget) -> StderrTarget:
         """`stderr`, or by default the logger `<package>.server` (one INFO record per line)."""
-        return logging.getLogger(f"{cls._package()}.server") if stderr is None else stderr
+        return (
+            logging.getLogger(f"{cls._package()}.server") if stderr is None else stderr
+        )
 
     @classmethod
     def _implementation(

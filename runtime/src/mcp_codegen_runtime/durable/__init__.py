@@ -13,13 +13,23 @@ from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .activities import Activities, Connect, tool_activities
-    from .workflow import ActivityOptions, ToolMayHaveRunError, ToolsBase, bind_lazy_names
+    from .workflow import (
+        ActivityOptions,
+        ToolMayHaveRunError,
+        ToolsBase,
+        bind_lazy_names,
+    )
 
 __getattr__, __dir__ = lazy_names(
     __name__,
     {
         "activities": ("Activities", "Connect", "tool_activities"),
-        "workflow": ("ActivityOptions", "ToolMayHaveRunError", "ToolsBase", "bind_lazy_names"),
+        "workflow": (
+            "ActivityOptions",
+            "ToolMayHaveRunError",
+            "ToolsBase",
+            "bind_lazy_names",
+        ),
     },
 )
 

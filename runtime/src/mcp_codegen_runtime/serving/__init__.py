@@ -42,7 +42,12 @@ __getattr__, __dir__ = lazy_names(
             "ToolHook",
             "ToolHooks",
         ),
-        "transport": ("AddressInUseError", "parse_address", "serve_http", "serve_stdio"),
+        "transport": (
+            "AddressInUseError",
+            "parse_address",
+            "serve_http",
+            "serve_stdio",
+        ),
     },
 )
 
