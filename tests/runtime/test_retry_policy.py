@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -20,7 +20,7 @@ from mcp_codegen_runtime.calls.retries import (
 def test_retry_after_reads_seconds_and_http_dates() -> None:
     assert retry_after_seconds("0") == 0.0
     assert retry_after_seconds(" 7 ") == 7.0
-    now = datetime(2026, 11, 27, 12, 0, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 27, 12, 0, 0, tzinfo=UTC)
     later = format_datetime(now + timedelta(seconds=30), usegmt=True)  # "Fri, 27 Nov 2026 12:00:30 GMT"
     assert retry_after_seconds(later, now=now.timestamp()) == pytest.approx(30.0)
     past = format_datetime(now - timedelta(seconds=30), usegmt=True)

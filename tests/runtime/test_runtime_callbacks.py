@@ -20,6 +20,7 @@ import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
+import mcp_codegen_runtime
 from mcp_codegen_runtime.server_requests import (
     Accept,
     Cancel,
@@ -287,7 +288,7 @@ async def test_from_session_with_server_requests(everything: ModuleType, everyth
     from mcp import Client as McpClient
     from mcp import StdioServerParameters
 
-    requests = everything._runtime.ServerRequests(roots=["file:///a"], elicitation=accept_defaults)
+    requests = mcp_codegen_runtime.ServerRequests(roots=["file:///a"], elicitation=accept_defaults)
     params = StdioServerParameters(command=everything_command[0], args=everything_command[1:])
     async with McpClient(params, mode="legacy", cache=None, **requests.sdk_options()) as session:
         client = everything.AsyncClient.from_session(session, server_requests=requests)

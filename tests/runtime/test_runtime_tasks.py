@@ -21,9 +21,9 @@ import anyio
 import pytest
 from helpers import imported_package
 from servers.helpers import serve_app
+from task_server import TaskStore, build_server
 
 from mcp_codegen.cli import cli
-from task_server import TaskStore, build_server
 
 pytestmark = pytest.mark.anyio
 

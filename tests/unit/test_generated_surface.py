@@ -17,8 +17,10 @@ import pytest
 from helpers import generate_into, imported_package, mypy_strict, snapshot_of
 from mcp.server.mcpserver import MCPServer
 
+import mcp_codegen_runtime
 from mcp_codegen.demo.server import build_server
 from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.snapshot.fetch import snapshot_server
 from mcp_codegen_runtime import (
     AsyncClientBase,
     AsyncPromptsBase,
@@ -27,7 +29,6 @@ from mcp_codegen_runtime import (
     SyncPromptsBase,
     SyncResourcesBase,
 )
-from mcp_codegen.snapshot.fetch import snapshot_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,7 +67,7 @@ def test_tools_named_after_every_client_member_keep_the_members_intact(tmp_path:
         python_names = {spec.name: spec.python_name for spec in package.TOOLS.values()}
         assert set(python_names) == members
         assert not set(python_names.values()) & members
-        runtime = package._runtime  # the package's own copy of the runtime
+        runtime = mcp_codegen_runtime  # the package's own copy of the runtime
         for cls, base in ((package.AsyncClient, runtime.AsyncClientBase), (package.Client, runtime.SyncClientBase)):
             for member in _public(base):
                 assert inspect.getattr_static(cls, member) is inspect.getattr_static(base, member), member
@@ -332,18 +333,20 @@ def test_the_package_re_exports_every_runtime_export(nested: Path) -> None:
 
     with imported_package(nested) as package:
         for name in runtime.PACKAGE_EXPORTS:
-            assert getattr(package, name) is getattr(package._runtime, name), name
+            assert getattr(package, name) is getattr(mcp_codegen_runtime, name), name
             assert name in package.__all__
         assert package.Accept({"x": 1}).content == {"x": 1}
         lazy = [name for name in runtime.PACKAGE_LAZY_EXPORTS if name in package.__all__]
         assert lazy == list(runtime.PACKAGE_LAZY_EXPORTS)
-        assert f"{package.__name__}._runtime.auth" not in sys.modules  # OAuth is imported on first use
-        assert package.oauth is package._runtime.auth.oauth
+        assert package.oauth is mcp_codegen_runtime.auth.oauth
         # The docs' `from pkg import TOOLS, ToolSet`: unbound definitions without a connection.
-        assert f"{package.__name__}._runtime.agents" not in sys.modules
-        assert package.ToolSet is package._runtime.agents.ToolSet
+        assert package.ToolSet is mcp_codegen_runtime.agents.ToolSet
         assert package.ToolSet.from_specs(package.TOOLS.values()).to_anthropic()
     assert all(hasattr(runtime, name) for name in runtime.PACKAGE_EXPORTS)
+    # OAuth and the agent tools are imported on first use, not by a plain import of the package.
+    code = f"import sys, {nested.name}; print(sorted(m for m in sys.modules if m.startswith(('mcp_codegen_runtime.auth', 'mcp_codegen_runtime.agents'))))"
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=nested.parent, capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"
     assert runtime.ToolSet is runtime.agents.ToolSet
 
 
