@@ -56,7 +56,7 @@ _MODULE_NAMES = frozenset(
 #: and what its lazy model imports use.
 _PACKAGE_OWN_NAMES = frozenset(
     {"INSTRUCTIONS", "PROMPTS", "RESOURCES", "SERVER_NAME", "SERVER_VERSION", "TEMPLATES", "TOOLS",
-     "AsyncClient", "Client", "TYPE_CHECKING", "Any", "importlib", "__generator_version__"}
+     "AsyncClient", "Client", "TYPE_CHECKING", "Any", "importlib", "__generator_version__", "check_runtime_version"}
 )  # fmt: skip
 PACKAGE_NAMES = _PACKAGE_OWN_NAMES | frozenset(PACKAGE_EXPORTS) | frozenset(PACKAGE_LAZY_EXPORTS)
 _CLASS_NAMES_TAKEN = _MODULE_NAMES | PACKAGE_NAMES
