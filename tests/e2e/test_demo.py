@@ -478,7 +478,8 @@ async def test_from_session_with_an_in_memory_client(packages: Packages, demo_se
 def test_every_error_the_client_raises_is_exported(packages: Packages) -> None:
     pkg = packages.http
     runtime_errors = {name for name in mcp_codegen_runtime.__all__ if name.endswith("Error")}
-    assert runtime_errors <= set(pkg.__all__)
+    # A Toolkit's own error, which the umbrella package of several servers exports (it has the Toolkit).
+    assert runtime_errors - {"ServerUnavailableError"} <= set(pkg.__all__)
 
 
 @pytest.mark.anyio

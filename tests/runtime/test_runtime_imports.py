@@ -142,7 +142,8 @@ def test_every_name_of_the_package_is_imported_from_where_type_checkers_see_it()
         if isinstance(node, ast.ImportFrom) and node.module is not None
     }
     assert seen == {module: tuple(sorted(names)) for module, names in runtime._EXPORTS.items()}
-    assert set(runtime.__all__) == {*runtime._WHERE, "PACKAGE_EXPORTS", "PACKAGE_LAZY_EXPORTS"}
+    constants = {"PACKAGE_EXPORTS", "PACKAGE_LAZY_EXPORTS", "PUBLIC_MODULES", "__version__"}
+    assert set(runtime.__all__) == {*runtime._WHERE, *constants}
     for name in runtime.__all__:
         assert getattr(runtime, name) is not None, name
     assert set(runtime.PACKAGE_LAZY_EXPORTS.items()) <= set(runtime._WHERE.items())
