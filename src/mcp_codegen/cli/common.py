@@ -30,6 +30,7 @@ from mcp_codegen.inputs.launch import (
 )
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.wording import counts, plural
+from mcp_codegen_runtime.text import one_line
 
 DEFAULT_TIMEOUT = 30.0
 #: Seconds a browser login may take (`--login-timeout`).
@@ -144,7 +145,7 @@ def run_command(action: Callable[[], None], *, error_code: int | None = None) ->
         if os.environ.get("MCP_CODEGEN_DEBUG"):
             raise
         click.echo(
-            f"mcp-codegen: internal error: {error.__class__.__name__}: {str(error)[:200]} "
+            f"mcp-codegen: internal error: {error.__class__.__name__}: {one_line(str(error), 200)} "
             "(set MCP_CODEGEN_DEBUG=1 for a traceback)",
             err=True,
         )

@@ -34,7 +34,7 @@ from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen_runtime.agents.search_index import (
     INDEX_FILE,
     TermCounts,
-    build_index,
+    count_index,
     document_from_listing,
     document_terms,
     index_json,
@@ -100,6 +100,7 @@ def generate_files(
         package_name=client_name,
         diagnostics=diagnostics,
         tool_irs=[irs[plan.wire_name] for plan in plans],
+        server_key=package_name,
     )
     header = header_line(snapshot.server_name, snapshot.server_version)
     rendered = render_package(
@@ -157,7 +158,7 @@ def search_index(plans: Sequence[ToolPlan], server: str = "") -> str:
         counts.append(counted)
     if store is not None:
         store.close()
-    return index_json(build_index(documents, counts))
+    return index_json(count_index(documents, counts))
 
 
 def _valid_terms(result: dict[str, object]) -> bool:
