@@ -58,11 +58,14 @@ def test_generated_packages_type_check_without_extras(plain: Plain, package: str
     checked = _run(plain.python, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null", package,
                    cwd=tmp_path)  # fmt: skip
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    config = {"typeCheckingMode": "strict", "pythonVersion": "3.11", "pythonPath": str(plain.python)}
+    config = {"typeCheckingMode": "strict", "pythonVersion": "3.11"}
     (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    pyright = _run(plain.python, "-m", "pyright", "--outputjson", package, cwd=tmp_path)
+    # --pythonpath: the plain environment's packages (else pyright asks the `python` on PATH, this one's).
+    pyright = _run(plain.python, "-m", "pyright", "--outputjson", "--pythonpath", plain.python, package, cwd=tmp_path)
     report = json.loads(pyright.stdout)
     assert report["summary"]["errorCount"] == 0, [d["message"] for d in report["generalDiagnostics"]][:10]
+    searched = _run(plain.python, "-m", "pyright", "--verbose", "--pythonpath", plain.python, package, cwd=tmp_path)
+    assert str(plain.root / "venv" / "lib") in searched.stdout  # it read the plain environment's site-packages
 
 
 def test_a_project_wheel_installs_with_the_runtime_wheel_and_calls_the_demo_server(plain: Plain) -> None:
