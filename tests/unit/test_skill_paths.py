@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mcp_codegen.runtime.calls.skills import (
+from mcp_codegen_runtime.calls.skills import (
     SkillContent,
     SkillFile,
     SkillIntegrityError,
@@ -18,7 +18,7 @@ from mcp_codegen.runtime.calls.skills import (
     relative_path,
     verified_file,
 )
-from mcp_codegen.runtime.client.skills import write_skill
+from mcp_codegen_runtime.client.skills import write_skill
 
 SKILL = "skill://review/SKILL.md"
 

@@ -11,10 +11,10 @@ from collections.abc import Awaitable, Callable
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
-from mcp_codegen.runtime.calls.skills import parse_skill
-from mcp_codegen.runtime.text import one_line, shortened
 from mcp_codegen.snapshot.connect import Connection
 from mcp_codegen.snapshot.model import JsonObject
+from mcp_codegen_runtime.calls.skills import parse_skill
+from mcp_codegen_runtime.text import one_line, shortened
 
 #: More skills than this is a runaway server (the extension caps each skill, not their number).
 MAX_SKILLS = 10_000
