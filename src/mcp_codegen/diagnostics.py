@@ -25,6 +25,14 @@ CODES: dict[str, str] = {
     "item-not-object": "a listed tool, resource or prompt is not a JSON object; left out",
     "item-without-name": "a listed item has no string name (or uri); left out",
     "duplicate-item": "two listed items share a name; the later one is left out",
+    "skills-not-listed": (
+        "a server listing skill:// resources over the legacy handshake could not be reached again at MCP"
+        " 2026-07-28, where skills are listed; the snapshot has no skills"
+    ),
+    "skill-invalid": (
+        "a skills/list entry is not a usable skill (its URI, name, description or manifest: a file path leaving"
+        " the skill's folder, a digest or size missing, over 512 files or 16 MiB); left out"
+    ),
     "tool-invalid-header": "a 2026-07-28 tool whose x-mcp-header annotations are invalid; left out, as clients drop it",
     # Schemas
     "schema-not-object": "a (sub)schema is not a JSON object; accepted as any value",

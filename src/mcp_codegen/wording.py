@@ -26,12 +26,14 @@ def plural(count: int, word: str) -> str:
 
 def counts(listing: Listing, *, tools: int | None = None) -> str:
     """`12 tools, 3 resources, 1 resource template, 2 prompts`; `tools` replaces the listing's count
-    (the tools actually generated, after --include/--exclude)."""
+    (the tools actually generated, after --include/--exclude); `, 2 skills` when the server offers skills."""
+    skills: object = getattr(listing, "skills", None)
     return ", ".join(
         [
             plural(len(listing.tools) if tools is None else tools, "tool"),
             plural(len(listing.resources), "resource"),
             plural(len(listing.resource_templates), "resource template"),
             plural(len(listing.prompts), "prompt"),
+            *([plural(len(skills), "skill")] if isinstance(skills, tuple) else []),
         ]
     )

@@ -101,6 +101,26 @@ async def _listed(client: Any) -> object:
     return [tool.name for tool in await client.list_tools()]
 
 
+async def _skills_listed(client: Any) -> object:
+    """List the skills only (SEP-2640: a host reads a skill's files only when it loads that skill)."""
+    return [skill.name for skill in await client.skills.list()]
+
+
+async def _skills_loaded(client: Any) -> object:
+    """List the skills and load each: the harness serves a SKILL.md that fails verification (its digest, size or
+    frontmatter), which the client must refuse (`SkillIntegrityError`) before reading the skill's other files."""
+    package = importlib.import_module(type(client).__module__.rpartition(".")[0])
+    refused = []
+    for skill in await client.skills.list():
+        try:
+            await client.skills.read(skill.name)
+        except package.SkillIntegrityError as error:
+            refused.append(str(error))
+    if not refused:
+        raise RuntimeError("a skill the harness tampered with was loaded without complaint")
+    return refused
+
+
 async def _every_tool_resource_and_prompt(client: Any) -> object:
     """One request of each kind that names something: every tool, resource and prompt, through the typed API."""
     results: list[object] = []
@@ -154,9 +174,10 @@ SCENARIOS: dict[str, tuple[str, Step]] = {
     "http-invalid-tool-headers": ("http_invalid_tool_headers", _every_tool_with_arguments),
     "json-schema-ref-no-deref": ("json_schema_ref_no_deref", _listed),
     "json-schema-2020-12-preservation": ("json_schema_2020_12_preservation", _echo_schema),
+    "sep-2640-client-no-prefetch": ("sep_2640_client_no_prefetch", _skills_listed),
     **{
-        f"sep-2640-client-{name}": (f"sep_2640_client_{name.replace('-', '_')}", _listed)
-        for name in ("no-prefetch", "verify-digest", "verify-size", "verify-frontmatter")
+        f"sep-2640-client-verify-{name}": (f"sep_2640_client_verify_{name}", _skills_loaded)
+        for name in ("digest", "size", "frontmatter")
     },
     "auth/": ("auth", _protected_tool),
 }

@@ -244,6 +244,14 @@ def test_client_scenario(version: str, scenario: str, generated_packages: dict[s
     log = completed.stdout + completed.stderr
     detail = "\n".join([*_failed_checks(results), *log.splitlines()[-15:]])
     assert completed.returncode == 0 and "OVERALL: PASSED" in log, f"{scenario} failed:\n{detail}"
+    if scenario.startswith("sep-2640-"):  # the skills checks ran (SKIPPED when the client never listed skills)
+        statuses = {
+            check["id"]: check["status"]
+            for checks in results.rglob("checks.json")
+            for check in json.loads(checks.read_text(encoding="utf-8"))
+            if check["id"].startswith("sep-2640-")
+        }
+        assert statuses and set(statuses.values()) == {"SUCCESS"}, statuses
 
 
 @pytest.mark.parametrize(

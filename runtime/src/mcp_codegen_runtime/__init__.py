@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .calls.results import PromptResult, ResourceResult, ToolResult
     from .calls.retries import Retries
     from .calls.sentinel import NOT_SENT, NotSent
+    from .calls.skills import Skill, SkillContent, SkillFile, SkillIntegrityError
     from .calls.specs import (
         PromptSpec,
         ResourceSpec,
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
         SyncPromptsBase,
         SyncResourcesBase,
     )
+    from .client.skills import AsyncSkillsBase, SyncSkillsBase
     from .client.sync_client import SyncClientBase
     from .client.sync_tasks import SyncTask, SyncTasksBase
     from .client.task_handles import AsyncTasksBase, Task
@@ -137,6 +139,7 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
     "SamplingTool",
     "SchemaDriftError",
     "ServerRequestError",
+    "SkillIntegrityError",
     "SnapshotError",
     "SubscriptionLostError",
     "TaskCancelledError",
@@ -219,6 +222,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "NOT_SENT",
         "NotSent",
     ),
+    "calls.skills": (
+        "Skill",
+        "SkillContent",
+        "SkillFile",
+        "SkillIntegrityError",
+    ),
     "calls.specs": (
         "PromptSpec",
         "ResourceSpec",
@@ -247,6 +256,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "SyncPromptsBase",
         "SyncResourcesBase",
     ),
+    "client.skills": ("AsyncSkillsBase", "SyncSkillsBase"),
     "client.sync_client": ("SyncClientBase",),
     "client.sync_tasks": ("SyncTask", "SyncTasksBase"),
     "client.task_handles": (
@@ -353,6 +363,12 @@ __all__ = [
     "ResultValidationError",
     "Retries",
     "ServerRequestError",
+    "AsyncSkillsBase",
+    "Skill",
+    "SkillContent",
+    "SkillFile",
+    "SkillIntegrityError",
+    "SyncSkillsBase",
     "SnapshotData",
     "SnapshotError",
     "SubscriptionLostError",

@@ -28,6 +28,7 @@ from mcp_codegen.drift.normalize import (
     normalize_schema,
 )
 from mcp_codegen.drift.schemas import SchemaWalker, describe_schema
+from mcp_codegen.drift.skills import diff_skills
 from mcp_codegen.errors import SnapshotFormatError
 from mcp_codegen.snapshot.model import Snapshot, read_snapshot
 from mcp_codegen_runtime.calls.ui import ToolUI, tool_ui
@@ -86,6 +87,7 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DriftReport:
     _diff_templates(
         index_items(old.resource_templates, "uriTemplate"), index_items(new.resource_templates, "uriTemplate"), out
     )
+    diff_skills(old.skills, new.skills, out)
     return DriftReport(findings=out.sorted())
 
 

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import Literal
 
 Level = Literal["breaking", "dangerous", "safe"]
-Section = Literal["tools", "input", "output", "prompts", "resources", "resourceTemplates", "server"]
+Section = Literal["tools", "input", "output", "prompts", "resources", "resourceTemplates", "skills", "server"]
 
 LEVELS: tuple[Level, ...] = ("breaking", "dangerous", "safe")
 #: Higher is worse.

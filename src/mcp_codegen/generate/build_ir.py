@@ -38,6 +38,7 @@ from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen_runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen_runtime.calls.drift import tool_fingerprint
 from mcp_codegen_runtime.calls.retries import DEFAULT_RETRIES
+from mcp_codegen_runtime.calls.skills import parse_skill, skill_fingerprint
 from mcp_codegen_runtime.calls.ui import DEFAULT_VISIBILITY, tool_ui
 from mcp_codegen_runtime.calls.uri import uri_template_variables
 
@@ -235,8 +236,24 @@ def build_client_spec(
         type_imports=tuple(sorted(type_imports)),
         signature_models=tuple(sorted({*signature_models, *((m.name, m.module) for m in argument_models.values())})),
         argument_models=tuple(argument_models[name] for name in sorted(argument_models)),
+        skills=_skills(snapshot),
         server_key=server_key or package_name,
     )
+
+
+def _skills(snapshot: Snapshot) -> tuple[ir.Skill, ...] | None:
+    """The snapshot's usable skills by name (the snapshot left the others out with a warning)."""
+    if snapshot.skills is None:
+        return None
+    found: dict[str, ir.Skill] = {}
+    for entry in snapshot.skills:
+        try:
+            skill = parse_skill(entry)
+        except ValueError:
+            continue
+        files = () if skill.files == "dynamic" else tuple(file.path for file in skill.files)
+        found.setdefault(skill.name, ir.Skill(skill.name, skill.description, skill_fingerprint(entry), files))
+    return tuple(found[name] for name in sorted(found))
 
 
 def _argument_models(roots: set[str], models: ModelsOutput) -> tuple[ir.Model, ...]:

@@ -136,6 +136,18 @@ class Model:
 
 
 @dataclass(frozen=True)
+class Skill:
+    """A skill the server offered (MCP Skills extension): what the client's `skills` names and the drift check compares."""
+
+    name: str
+    description: str
+    #: Hash of its frontmatter and manifest (`calls.skills.skill_fingerprint`).
+    fingerprint: str
+    #: The paths of its files (`SKILL.md` included), or empty for a dynamic manifest.
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ClientSpec:
     package_name: str
     generator_version: str
@@ -157,6 +169,8 @@ class ClientSpec:
     argument_models: tuple[Model, ...] = ()
     #: The protocol version negotiated when the snapshot was taken.
     protocol_version: str | None = None
+    #: The server's skills by name; None when it did not offer the Skills extension.
+    skills: tuple[Skill, ...] | None = None
     #: The package's own name for its server (its import name; a config's server key names a subpackage):
     #: Temporal activities are named with it, so a server reporting another `serverInfo.name` renames none.
     server_key: str = ""

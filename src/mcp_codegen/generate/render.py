@@ -464,6 +464,8 @@ def _literal(value: Any) -> str:
 def _client_type_imports(spec: ir.ClientSpec) -> dict[str, Any]:
     """The client module's `typing` names (one line) and its other imports for the signatures' types."""
     typing_names = {"Any", "ClassVar"} | ({"TYPE_CHECKING"} if spec.signature_models else set())
+    if spec.skills:
+        typing_names.add("Literal")
     other_lines = []
     for line in spec.type_imports:
         if line.startswith("from typing import "):

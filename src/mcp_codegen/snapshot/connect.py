@@ -41,6 +41,7 @@ import anyio.abc
 import mcp_types
 from mcp import Client
 from mcp.client._transport import ReadStream, Transport, TransportStreams
+from mcp.client.extension import advertise
 from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.message import SessionMessage
@@ -50,6 +51,7 @@ from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, St
 from mcp_codegen.snapshot.failures import is_interrupt, root_cause, to_server_error
 from mcp_codegen.snapshot.probe import AUTH_STATUSES, HttpFailure, Probe, Scrubber, SpawnError
 from mcp_codegen_runtime.calls.errors import unwrap_exception_group
+from mcp_codegen_runtime.calls.skills import SKILLS_EXTENSION
 from mcp_codegen_runtime.connection.attempt import MODERN_OPTIONS, sdk_client, speaks_only_modern
 from mcp_codegen_runtime.connection.http import HttpWatch, http_transport
 from mcp_codegen_runtime.connection.stdio import ProcessWatch, stdio_transport
@@ -135,7 +137,12 @@ def _say(progress: Progress | None, line: str) -> None:
 
 @asynccontextmanager
 async def connect(
-    launch: ServerLaunch, *, timeout: float, progress: Progress | None = None, show_stderr: bool = False
+    launch: ServerLaunch,
+    *,
+    timeout: float,
+    progress: Progress | None = None,
+    show_stderr: bool = False,
+    modern: bool = False,
 ) -> AsyncIterator[Connection]:
     """Start or reach the server, initialize, and yield the connection.
 
@@ -143,16 +150,19 @@ async def connect(
     by the caller's block while it lists, leaves as a one-line `ServerError` (a `ServerError` the
     block raises itself passes through). Cancellation and KeyboardInterrupt propagate unchanged
     after the server process is gone. `show_stderr`: a stdio server's stderr is copied to ours (else
-    kept for messages only).
+    kept for messages only). `modern`: start with `server/discover` (MCP 2026-07-28, declaring the skills
+    extension) instead of the legacy handshake.
     """
     with _quiet_unconfigured_sdk_logging():
-        async with _connect(launch, timeout=timeout, progress=progress, show_stderr=show_stderr) as connection:
+        async with _connect(
+            launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=modern
+        ) as connection:
             yield connection
 
 
 @asynccontextmanager
 async def _connect(
-    launch: ServerLaunch, *, timeout: float, progress: Progress | None, show_stderr: bool = False
+    launch: ServerLaunch, *, timeout: float, progress: Progress | None, show_stderr: bool = False, modern: bool = False
 ) -> AsyncIterator[Connection]:
     scrub = Scrubber.for_launch(launch)
     deadline = anyio.current_time() + timeout
@@ -167,6 +177,7 @@ async def _connect(
             timeout,
             deadline,
             scrub,
+            modern,
         ) as c:
             yield c
         return
@@ -200,6 +211,7 @@ async def _connect(
                 timeout,
                 deadline,
                 scrub,
+                modern,
             ) as c:
                 entered = True
                 yield c
@@ -244,10 +256,11 @@ async def _attempt(
     timeout: float,
     deadline: float,
     scrub: Scrubber,
+    modern: bool = False,
 ) -> AsyncIterator[Connection]:
     try:
         with anyio.CancelScope(deadline=deadline) as scope:
-            async with _handshake(make_target, probe, timeout) as client:
+            async with _handshake(make_target, probe, timeout, modern) as client:
                 scope.deadline = math.inf  # the handshake is done: from now on each request has its own timeout
                 probe.phase = "listing"
                 if probe.watch is not None:
@@ -268,9 +281,10 @@ async def _attempt(
 
 @asynccontextmanager
 async def _handshake(
-    make_target: Callable[[], Transport | Server[Any] | MCPServer], probe: Probe, timeout: float
+    make_target: Callable[[], Transport | Server[Any] | MCPServer], probe: Probe, timeout: float, modern: bool = False
 ) -> AsyncIterator[Client]:
-    """An initialized client: the legacy handshake, or `server/discover` for a server that refuses it."""
+    """An initialized client: the legacy handshake, or `server/discover` for a server that refuses it (or at
+    once when `modern`). A `server/discover` connection declares the skills extension (`skills/*`)."""
 
     def client(options: Mapping[str, Any] | None) -> Client:
         target = make_target()
@@ -278,12 +292,16 @@ async def _handshake(
         return sdk_client(tapped, timeout, options)
 
     async with AsyncExitStack() as stack:
-        try:
-            entered = await stack.enter_async_context(client(None))
-        except Exception as error:
-            if not speaks_only_modern(unwrap_exception_group(error)):
-                raise
-            entered = await stack.enter_async_context(client(MODERN_OPTIONS))
+        modern_options = {**MODERN_OPTIONS, "extensions": [advertise(SKILLS_EXTENSION)]}
+        if modern:
+            entered = await stack.enter_async_context(client(modern_options))
+        else:
+            try:
+                entered = await stack.enter_async_context(client(None))
+            except Exception as error:
+                if not speaks_only_modern(unwrap_exception_group(error)):
+                    raise
+                entered = await stack.enter_async_context(client(modern_options))
         yield entered
 
 

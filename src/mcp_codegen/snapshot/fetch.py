@@ -24,6 +24,8 @@ from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import ServerLaunch, StdioLaunch
 from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
 from mcp_codegen.snapshot.model import JsonObject, Snapshot
+from mcp_codegen.snapshot.skills import list_skills
+from mcp_codegen_runtime.calls.skills import SKILLS_EXTENSION
 from mcp_codegen_runtime.text import one_line, shortened
 
 #: More items than this in one listing is a runaway server, not an API.
@@ -89,8 +91,29 @@ async def take_snapshot(
     `show_stderr`: a stdio server's stderr goes to ours as it comes (`-v`); else only its last
     lines, in a failure's message.
     """
+    first = Diagnostics()
     async with connect(launch, timeout=timeout, progress=progress, show_stderr=show_stderr) as connection:
-        snapshot = await _list_everything(connection, diagnostics, progress)
+        snapshot = await _list_everything(connection, first, progress)
+    if _may_offer_skills(snapshot):
+        # Skills exist only at 2026-07-28, which the legacy handshake never reaches: ask again with
+        # `server/discover` (answered at once by a server that speaks it) and keep that snapshot if it does.
+        _say(progress, "the server lists skill:// resources; connecting again at MCP 2026-07-28 for its skills")
+        second = Diagnostics()
+        try:
+            async with connect(
+                launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=True
+            ) as connection:
+                modern = await _list_everything(connection, second, progress)
+        except ServerError as error:  # the first snapshot stands; its skills are not recorded
+            first.warn(
+                "skills",
+                f"the server lists skill:// resources, but connecting at 2026-07-28 failed ({one_line(str(error), 200)})",
+                code="skills-not-listed",
+            )
+        else:
+            if modern.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                snapshot, first = modern, second
+    diagnostics.extend(first)
     if launch.registry is not None:
         snapshot = replace(snapshot, registry=launch.registry)
     if isinstance(launch, StdioLaunch):
@@ -146,6 +169,15 @@ async def _list_everything(connection: Connection, diagnostics: Diagnostics, pro
         listed[listing.key] = await _list_all(connection, listing, diagnostics, progress)
     if protocol_version in MODERN_PROTOCOL_VERSIONS:
         listed["tools"] = _with_valid_headers(listed["tools"], diagnostics)
+    extensions = capabilities.get("extensions")
+    skills = None
+    if isinstance(extensions, dict) and SKILLS_EXTENSION in extensions:  # at any version the server offers them
+        skills = await list_skills(
+            connection,
+            diagnostics,
+            progress,
+            lambda method, params: raw_request(connection.client, method, params, timeout=connection.timeout),
+        )
 
     return Snapshot(
         server_info=server_info,
@@ -157,7 +189,22 @@ async def _list_everything(connection: Connection, diagnostics: Diagnostics, pro
         resources=listed["resources"],
         resource_templates=listed["resourceTemplates"],
         prompts=listed["prompts"],
+        skills=skills,
     ).canonical()
+
+
+def _may_offer_skills(snapshot: Snapshot) -> bool:
+    """Whether a legacy snapshot's server serves skills as resources (`skill://…/SKILL.md`): it may offer the
+    Skills extension at 2026-07-28."""
+    return snapshot.protocol_version not in MODERN_PROTOCOL_VERSIONS and any(
+        isinstance(uri := resource.get("uri"), str) and uri.startswith("skill://") and uri.endswith("/SKILL.md")
+        for resource in snapshot.resources
+    )
+
+
+def _say(progress: Progress | None, line: str) -> None:
+    if progress is not None:
+        progress(line)
 
 
 def _with_valid_headers(tools: tuple[JsonObject, ...], diagnostics: Diagnostics) -> tuple[JsonObject, ...]:

@@ -30,7 +30,7 @@ JsonObject = dict[str, Any]
 #: Fields that change without the server's API changing (issue: no volatile fields in snapshots).
 _VOLATILE_ITEM_KEYS = ("size",)
 _VOLATILE_ANNOTATION_KEYS = ("lastModified",)
-_ITEM_LISTS = ("tools", "resources", "resourceTemplates", "prompts")
+_ITEM_LISTS = ("tools", "resources", "resourceTemplates", "prompts", "skills")
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,9 @@ class Snapshot:
     prompts: tuple[JsonObject, ...] = ()
     #: The MCP registry entry the server was found by (`--registry`): `check` and regeneration read it again.
     registry: RegistryRecord | None = None
+    #: The `skills/list` entries (MCP Skills extension) as sent; None (absent from the file) when the server
+    #: does not offer the extension, () when it offers no skill.
+    skills: tuple[JsonObject, ...] | None = None
 
     @property
     def server_name(self) -> str:
@@ -82,6 +85,9 @@ class Snapshot:
                 tuple(sorted_keys(_without_volatile(t)) for t in self.resource_templates), "uriTemplate"
             ),
             prompts=_sorted_items(tuple(sorted_keys(p) for p in self.prompts), "name"),
+            skills=None
+            if self.skills is None
+            else _sorted_items(tuple(_canonical_skill(s) for s in self.skills), "uri"),
         )
 
     def as_json(self) -> JsonObject:
@@ -100,6 +106,8 @@ class Snapshot:
             data["launch"] = self.launch.as_json()
         if self.registry is not None:
             data["registry"] = self.registry.as_json()
+        if self.skills is not None:
+            data["skills"] = list(self.skills)
         return data
 
     def to_text(self) -> str:
@@ -194,6 +202,7 @@ class Snapshot:
             resource_templates=_item_list(data, "resourceTemplates", source),
             prompts=_item_list(data, "prompts", source),
             registry=registry,
+            skills=_item_list(data, "skills", source) if "skills" in data else None,
         ).canonical()
 
     @classmethod
@@ -386,6 +395,18 @@ def canonical_schema(schema: Any) -> Any:
         else:
             result[key] = sorted_keys(value)
     return result
+
+
+def _canonical_skill(skill: JsonObject) -> JsonObject:
+    """A skill entry with sorted keys and its manifest sorted by URI (sizes kept: they are what a file is)."""
+    canonical = cast(JsonObject, sorted_keys(skill))
+    resources = canonical.get("resources")
+    if isinstance(resources, list):
+        canonical["resources"] = sorted(
+            resources,
+            key=lambda item: _sort_key(item, "uri") if isinstance(item, Mapping) else ("", json.dumps(item)),
+        )
+    return canonical
 
 
 def _canonical_tool(tool: JsonObject) -> JsonObject:

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 #: Names listed per kind of change in a drift message (a server may add hundreds of tools).
 _NAMES_SHOWN = 8
+#: What a changed item is called, per kind of item checked.
+_CHANGED = {"tools": "schema changed", "skills": "files changed"}
 
 logger = logging.getLogger(__name__)
 
@@ -83,12 +85,14 @@ class DriftSummary:
     def drifted(self) -> bool:
         return bool(self.removed or self.changed)
 
-    def describe(self, limit: int = _NAMES_SHOWN) -> str:
+    def describe(
+        self, limit: int = _NAMES_SHOWN, *, changed: str = "schema changed"
+    ) -> str:
         """One line; each list shows its first `limit` names (the attributes keep them all)."""
         parts: list[str] = []
         for label, names in (
             ("removed", self.removed),
-            ("schema changed", self.changed),
+            (changed, self.changed),
             ("new on the server", self.added),
         ):
             if names:
@@ -100,18 +104,20 @@ class DriftSummary:
 
 
 class SchemaDriftError(McpClientError):
-    """The live server's tools differ from the snapshot this client was generated from."""
+    """The live server's tools (or skills: `what`) differ from the snapshot this client was generated from."""
 
-    def __init__(self, summary: DriftSummary, *, reason: str | None = None) -> None:
+    def __init__(
+        self, summary: DriftSummary, *, reason: str | None = None, what: str = "tools"
+    ) -> None:
         if reason is not None:  # the listing could not be compared at all
             message = (
-                "could not compare the server's tools with this client's snapshot "
+                f"could not compare the server's {what} with this client's snapshot "
                 f"({reason}); drift_check=False skips the comparison"
             )
         else:
             message = (
-                "the server's tools drifted from this client's snapshot ("
-                f"{summary.describe()}); regenerate the client or run `mcp-codegen check`"
+                f"the server's {what} drifted from this client's snapshot ("
+                f"{summary.describe(changed=_CHANGED[what])}); regenerate the client or run `mcp-codegen check`"
             )
         super().__init__(message)
         self.summary = summary

@@ -210,6 +210,17 @@ class Connectors(ServerFeatures):
             from ..calls.task_extension import TasksExtension
 
             options["extensions"] = [TasksExtension()]
+        if (
+            modern
+        ):  # `skills/*` need the declaration; harmless to a server without skills
+            from mcp.client.extension import advertise
+
+            from ..calls.skills import SKILLS_EXTENSION
+
+            options["extensions"] = [
+                *options.get("extensions", ()),
+                advertise(SKILLS_EXTENSION),
+            ]
         if modern or "required" in task_tools.values():
             options["mode"] = "auto"
         return options

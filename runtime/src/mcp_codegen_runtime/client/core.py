@@ -152,6 +152,8 @@ class ClientCore(SessionRecovery):
     _protocol_version: ClassVar[str | None] = None
     #: Wire tool name -> hash of its schemas at generation (`specs.TOOL_HASHES`), for the drift guard.
     _tool_hashes: ClassVar[Mapping[str, str] | None] = None
+    #: Skill name -> hash of its frontmatter and files at generation (`specs.SKILLS`), or None without skills.
+    _skills: ClassVar[Mapping[str, str] | None] = None
     #: Prefix of the tool names agents see (`--tool-prefix`; the generated class may set it).
     _tool_prefix: ClassVar[str] = ""
     #: `on_call` observers; empty (the class default) until one is added, so plain calls pay one check.

@@ -102,13 +102,19 @@ class ServerFeatures(ClientCore):
             return None
         from ..calls.drift import check_drift
 
-        return await check_drift(
+        summary = await check_drift(
             self._session,
             expected,
             strict=strict,
             explain=self._translated,
             on_changed=self._check_against_live_schemas,
         )
+        skills = type(self)._skills
+        if skills is not None:  # and the skills, by name and fingerprint
+            from .skills import check_skill_drift
+
+            await check_skill_drift(self, skills, strict=strict)
+        return summary
 
     @asynccontextmanager
     async def listen(

@@ -80,6 +80,10 @@ def _main(
         return _resources(line, options, rest)
     if name == "prompts" and line.prompts:
         return _prompts(line, options, rest)
+    if name == "skills" and line.skills is not None:
+        from .skills import skills_command
+
+        return skills_command(line, options, rest)
     if name == "tasks" and line.task_tools:
         from .tasks import tasks_command
 

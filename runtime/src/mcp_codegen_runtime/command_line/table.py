@@ -62,7 +62,8 @@ EXIT_CODES: dict[int, str] = {
         " (the call was not processed; after a timeout it may still be running)"
     ),
     EXIT_SERVER: (
-        "the server answered with an error (unknown tool, resource, prompt or task id; protocol error)"
+        "the server answered with an error (unknown tool, resource, prompt or task id; protocol error), or a"
+        " skill's file did not match its digest or size"
     ),
     EXIT_OUTCOME_UNKNOWN: (
         "the connection failed after the call was sent: the tool may have run (not sent again, as it is"
@@ -127,6 +128,8 @@ class CommandLine:
     #: The wire names of the tools that may run as MCP tasks (written at generation, so `--help` and
     #: the `tasks` commands need not read the snapshot).
     task_tools: frozenset[str] = frozenset()
+    #: The skills at generation (`specs.SKILLS`), or None: the server offered no skills (no `skills` command).
+    skills: Mapping[str, str] | None = None
 
 
 class UsageError(Exception):

@@ -49,6 +49,7 @@ from .listing import (
     page_of,
 )
 from .replies import answer_empty, answer_no_completion
+from .skills import FakeSkills
 from .task_requests import FakeTaskRequests, fake_lifespan, task_support
 
 if TYPE_CHECKING:
@@ -166,6 +167,8 @@ class FakeServer(FakeTaskRequests):
         }
         self._resource_view = resources_class(self, resource_names, self.resource_hooks)
 
+        #: The skills listed (`skills/list`) and the skill files served: `fake.skills.set(name, files)`.
+        self.skills = FakeSkills(data.get("skills"))
         self._serving_tasks = False
         self._register_handlers()
         self.middleware.append(self._answer_raw)
@@ -241,6 +244,10 @@ class FakeServer(FakeTaskRequests):
             self.add_request_handler(
                 "logging/setLevel", types.SetLevelRequestParams, answer_empty
             )
+        if "skills" in self.snapshot_data:  # answered raw by `_answer_raw`
+            self.add_request_handler(
+                "skills/list", types.PaginatedRequestParams, answer_empty
+            )
 
     def get_capabilities(self, *args: Any, **kwargs: Any) -> types.ServerCapabilities:
         """The snapshot's capabilities (the SDK would derive them from the registered handlers)."""
@@ -271,6 +278,15 @@ class FakeServer(FakeTaskRequests):
                     self._remember(ctx)
                     return created
             return await call_next(ctx)
+        if method == "skills/list" or method == "resources/read":
+            skill = (
+                self.skills.page()
+                if method == "skills/list"
+                else self.skills.read(str((ctx.params or {}).get("uri")))
+            )
+            if skill is not None:
+                self._remember(ctx)
+                return skill
         listing = LIST_METHODS.get(method)
         if listing is not None and self._declared(listing[1]):
             self._remember(ctx)
