@@ -21,6 +21,7 @@ from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, build_client_spec, plan_tools
 from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.cli_table import cli_commands
+from mcp_codegen.generate.code_api import CODE_API_FILE, code_api_text
 from mcp_codegen.generate.fingerprint import generator_fingerprint, input_hash
 from mcp_codegen.generate.formatting import format_python, open_stores
 from mcp_codegen.generate.ir_cache import open_store as open_ir_store
@@ -120,6 +121,7 @@ def generate_files(
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
     files[INDEX_FILE] = search_index(plans, snapshot.server_name).encode("utf-8")
+    files[CODE_API_FILE] = code_api_text(spec, {plan.wire_name: plan.raw for plan in plans}, header).encode("utf-8")
     files["py.typed"] = b""
     if options.server:
         files = _server_package(files, spec, models, header, package_name, handlers, options)
