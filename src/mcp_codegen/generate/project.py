@@ -23,7 +23,7 @@ _DISTRIBUTION = "mcp-client-codegen"
 
 
 #: The extras of a generated project: mcp-codegen's extra of the same name gives their requirements.
-PROJECT_EXTRAS = ("temporal",)
+PROJECT_EXTRAS = ("temporal", "code")
 
 
 @cache

@@ -1,0 +1,46 @@
+"""Fixtures of the code-mode tests: client packages generated from the example snapshots, with the runtime under test.
+
+* ``code_demo`` / ``code_everything`` (session): the imported packages ``code_demo_client`` (the demo
+  server) and ``code_everything_client`` (npm server-everything), each with its `code_api.pyi`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from mcp_codegen.diagnostics import Diagnostics
+from mcp_codegen.generate.pipeline import generate_files
+from mcp_codegen.output.write import write_package
+from mcp_codegen.snapshot.model import read_snapshot
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "generated_examples"
+
+
+def generate_package(root: Path, snapshot_path: Path, name: str) -> ModuleType:
+    files = generate_files(read_snapshot(snapshot_path), package_name=name, diagnostics=Diagnostics())
+    write_package(root / name, files, overwrite=True)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    return importlib.import_module(name)
+
+
+@pytest.fixture(scope="session")
+def code_packages_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("code_packages")
+
+
+@pytest.fixture(scope="session")
+def code_demo(code_packages_dir: Path) -> ModuleType:
+    return generate_package(code_packages_dir, EXAMPLES / "demo_client" / "snapshot.json", "code_demo_client")
+
+
+@pytest.fixture(scope="session")
+def code_everything(code_packages_dir: Path) -> ModuleType:
+    return generate_package(
+        code_packages_dir, EXAMPLES / "everything_client" / "snapshot.json", "code_everything_client"
+    )
