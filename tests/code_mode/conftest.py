@@ -2,10 +2,12 @@
 
 * ``code_demo`` / ``code_everything`` (session): the imported packages ``code_demo_client`` (the demo
   server) and ``code_everything_client`` (npm server-everything), each with its `code_api.pyi`.
+* ``code_ms365`` (session): ``code_ms365_client``, from the ms-365 listing (344 tools; a minute to generate).
 """
 
 from __future__ import annotations
 
+import gzip
 import importlib
 import sys
 from pathlib import Path
@@ -19,6 +21,7 @@ from mcp_codegen.output.write import write_package
 from mcp_codegen.snapshot.model import read_snapshot
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "generated_examples"
+MS365 = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "ms365_0.155.0.snapshot.json.gz"
 
 
 def generate_package(root: Path, snapshot_path: Path, name: str) -> ModuleType:
@@ -44,3 +47,10 @@ def code_everything(code_packages_dir: Path) -> ModuleType:
     return generate_package(
         code_packages_dir, EXAMPLES / "everything_client" / "snapshot.json", "code_everything_client"
     )
+
+
+@pytest.fixture(scope="session")
+def code_ms365(code_packages_dir: Path) -> ModuleType:
+    snapshot = code_packages_dir / "ms365.snapshot.json"
+    snapshot.write_bytes(gzip.decompress(MS365.read_bytes()))
+    return generate_package(code_packages_dir, snapshot, "code_ms365_client")

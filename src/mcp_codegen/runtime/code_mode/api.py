@@ -43,11 +43,13 @@ class CodeApi:
         #: The module name the code imports (the package's import name).
         self.module = module
         tree = ast.parse(text)
+        lines = text.splitlines(keepends=True)
         header: list[str] = []
         self._classes: dict[str, _Definition] = {}
         self._functions: dict[str, _Definition] = {}
         for node in tree.body:
-            source = ast.get_source_segment(text, node) or ""
+            # Top-level statements span whole lines (ast.get_source_segment splits the text each time).
+            source = "".join(lines[node.lineno - 1 : node.end_lineno]).rstrip("\n")
             if isinstance(node, ast.AsyncFunctionDef):
                 self._functions[node.name] = _Definition(
                     source, _names(node), _summary(node)
