@@ -12,7 +12,7 @@ from .tool_calls import ToolCalls
 if TYPE_CHECKING:
     from ..calls.specs import ToolSpec
     from ..code_mode.api import CodeApi
-    from ..code_mode.sandbox import CodeResult
+    from ..code_mode.sandbox import CodeResult, SandboxModule
 
 
 def package_code_api(client_class: type) -> CodeApi:
@@ -92,6 +92,19 @@ class CodeCalls(ToolCalls):
         """Run `code` with the functions of `api` (only those in `names`, when given)."""
         from ..code_mode.sandbox import run_in_sandbox
 
+        module = self._sandbox_module(api, names, search_api)
+        return await run_in_sandbox(code, [module], timeout=timeout, memory=memory)
+
+    def _sandbox_module(
+        self,
+        api: CodeApi | None = None,
+        names: Collection[str] | None = None,
+        search_api: Callable[[str, int], str] | None = None,
+    ) -> SandboxModule:
+        """Internal: this client's module for the sandbox (the package's code API by default)."""
+        from ..code_mode.sandbox import SandboxModule
+
+        api = self._code_api_of() if api is None else api
         by_python = {
             spec.python_name: spec
             for spec in self._tools.values()
@@ -110,12 +123,4 @@ class CodeCalls(ToolCalls):
         ) -> Any:
             return await self._call_tool(spec, arguments, extra=extra)
 
-        return await run_in_sandbox(
-            code,
-            api,
-            specs,
-            call,
-            timeout=timeout,
-            memory=memory,
-            search_api=search_api,
-        )
+        return SandboxModule(api, specs, call, search_api)

@@ -16,7 +16,7 @@ A failed call reaches the code as a built-in exception it can catch (see `code_e
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "CodeCall",
     "CodeResult",
+    "SandboxModule",
     "code_exception",
     "plain_value",
     "run_in_sandbox",
@@ -59,12 +60,26 @@ ToolCall = Callable[
 
 @dataclass(frozen=True)
 class CodeCall:
-    """One tool call the code made: the tool's wire name, the arguments as given (by wire name) and
-    the error it ended with (`"ToolError: ..."`), or None when it succeeded."""
+    """One tool call the code made: the tool's wire name, the arguments as given (by wire name), the
+    error it ended with (`"ToolError: ..."`) or None when it succeeded, and the module it was called
+    through (the server's, in an umbrella package's toolkit)."""
 
     tool: str
     arguments: dict[str, Any]
     error: str | None = None
+    module: str = ""
+
+
+@dataclass(frozen=True)
+class SandboxModule:
+    """One module the code may import: a code API, the tools its functions call (by Python name), how
+    they are called, and `search_api` (query, limit -> stubs) when the module offers it.
+    """
+
+    api: CodeApi
+    specs: Mapping[str, ToolSpec[Any, Any]]
+    call: ToolCall
+    search_api: Callable[[str, int], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -117,7 +132,7 @@ def plain_value(value: object) -> object:
 
 
 def _host_function(
-    spec: ToolSpec[Any, Any], call: ToolCall, calls: list[CodeCall]
+    spec: ToolSpec[Any, Any], call: ToolCall, calls: list[CodeCall], module: str
 ) -> Callable[..., Awaitable[object]]:
     async def tool(*args: object, **kwargs: object) -> object:
         if args:
@@ -130,7 +145,7 @@ def _host_function(
                 {str(key): value for key, value in extra.items()}
             )  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
         position = len(calls)
-        calls.append(CodeCall(spec.name, arguments))
+        calls.append(CodeCall(spec.name, arguments, module=module))
         try:
             result = await call(
                 spec, kwargs, extra if isinstance(extra, Mapping) else None
@@ -159,31 +174,37 @@ def _monty() -> Any:
     return pydantic_monty
 
 
+def _external_module(
+    monty: Any, module: SandboxModule, calls: list[CodeCall]
+) -> tuple[str, Any]:
+    from .api import SEARCH_API_STUB
+
+    name = module.api.module
+    attributes: dict[str, Any] = {
+        python_name: _host_function(spec, module.call, calls, name)
+        for python_name, spec in module.specs.items()
+    }
+    extra = ""
+    search = module.search_api
+    if search is not None:
+        attributes["search_api"] = lambda query, limit=5: search(query, limit)
+        extra = SEARCH_API_STUB
+    stubs = module.api.stubs(module.specs, extra=extra)
+    return name, monty.ExternalModule(attributes, stubs=stubs)
+
+
 async def run_in_sandbox(
     code: str,
-    api: CodeApi,
-    specs: Mapping[str, ToolSpec[Any, Any]],
-    call: ToolCall,
+    modules: Sequence[SandboxModule],
     *,
     timeout: float = DEFAULT_TIMEOUT,
     memory: int = DEFAULT_MEMORY,
-    search_api: Callable[[str, int], str] | None = None,
 ) -> CodeResult:
-    """Type-check `code` against `api` (plus `search_api` when given), then run it with the functions of
-    `specs` (by Python name) calling `call`. Raises CodeTypeError, CodeError or CodeLimitError.
-    """
-    from .api import SEARCH_API_STUB
-
+    """Type-check `code` against the `modules`' stubs, then run it with their functions calling their
+    tools. Raises CodeTypeError, CodeError or CodeLimitError."""
     monty = _monty()
     calls: list[CodeCall] = []
-    attributes: dict[str, Any] = {
-        name: _host_function(spec, call, calls) for name, spec in specs.items()
-    }
-    stubs = api.stubs(specs)
-    if search_api is not None:
-        attributes["search_api"] = lambda query, limit=5: search_api(query, limit)
-        stubs = api.stubs(specs, extra=SEARCH_API_STUB)
-    module = monty.ExternalModule(attributes, stubs=stubs)
+    external = dict(_external_module(monty, module, calls) for module in modules)
     output = monty.CollectString()
     limits = {"max_feed_duration_secs": timeout, "max_memory": memory}
     try:
@@ -193,7 +214,7 @@ async def run_in_sandbox(
                 limits=limits,
                 type_check=True,
                 type_check_format="concise",
-                external_modules={api.module: module},
+                external_modules=external,
             )
             async with session:
                 value = await session.feed_run(code, print_callback=output)
