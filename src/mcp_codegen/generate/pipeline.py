@@ -114,6 +114,7 @@ def generate_files(
         rendered |= render_cli(
             spec, commands, header, shared_runtime=options.shared_runtime, parent_package=options.parent_package
         )
+    rendered[CODE_API_FILE] = code_api_text(spec, {plan.wire_name: plan.raw for plan in plans}, header)
     texts = format_python(rendered, options.formatting(), server=snapshot.server_name)
     if not options.shared_runtime:
         # Copied verbatim (its sources are kept black-clean at the default line length).
@@ -121,7 +122,6 @@ def generate_files(
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
     files[INDEX_FILE] = search_index(plans, snapshot.server_name).encode("utf-8")
-    files[CODE_API_FILE] = code_api_text(spec, {plan.wire_name: plan.raw for plan in plans}, header).encode("utf-8")
     files["py.typed"] = b""
     if options.server:
         files = _server_package(files, spec, models, header, package_name, handlers, options)
