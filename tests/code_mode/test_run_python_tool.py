@@ -129,3 +129,13 @@ async def test_ms365_fits_in_40_kb_and_finds_its_functions(code_ms365: ModuleTyp
         [answer] = await client.handle_anthropic_tool_use(_use(code))
     found = json.loads(answer["content"][0]["text"])["value"]
     assert "async def send_mail(" in found
+
+
+def test_a_blocking_clients_run_python(code_demo: ModuleType) -> None:
+    import sys
+
+    with code_demo.Client.stdio(sys.executable, ["-m", "mcp_codegen.demo"]) as client:
+        tools = client.tools(code=True)
+        output = tools["run_python"].run_sync({"code": "import code_demo_client as api\nawait api.add(a=2, b=3)"})
+    assert not output.is_error
+    assert json.loads(output.parts[0].text) == {"value": 5}
