@@ -15,9 +15,8 @@ from types import ModuleType
 
 import pytest
 
-from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.generate.pipeline import generate_files
-from mcp_codegen.output.write import write_package
+from helpers import generate_into
+
 from mcp_codegen.snapshot.model import read_snapshot
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "generated_examples"
@@ -25,8 +24,7 @@ MS365 = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "ms365_0.1
 
 
 def generate_package(root: Path, snapshot_path: Path, name: str) -> ModuleType:
-    files = generate_files(read_snapshot(snapshot_path), package_name=name, diagnostics=Diagnostics())
-    write_package(root / name, files, overwrite=True)
+    generate_into(root, read_snapshot(snapshot_path), name)
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     return importlib.import_module(name)
