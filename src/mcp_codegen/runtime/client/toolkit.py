@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ..agents.tool import AgentTool
     from ..agents.toolset import ToolSet
     from ..calls.retries import Retries
-    from ..code_mode.sandbox import CodeResult
+    from ..code_mode.sandbox import CodeResult, SandboxModule
     from ..connection.stdio import StderrTarget
     from ..server_requests import (
         ElicitationHandler,
@@ -494,15 +494,14 @@ class ToolkitBase:
         """
         from ..code_mode.sandbox import run_in_sandbox
 
-        modules = []
+        modules: list[SandboxModule] = []
         for name in self._slots:
             try:
                 client = await self.connected(name)
             except ServerUnavailableError:
                 continue
-            modules.append(
-                client._sandbox_module()
-            )  # noqa: SLF001 - the toolkit's own clients
+            module: SandboxModule = client._sandbox_module()  # noqa: SLF001 - its own
+            modules.append(module)
         return await run_in_sandbox(code, modules, timeout=timeout, memory=memory)
 
     def _slot(self, name: str) -> _Slot:

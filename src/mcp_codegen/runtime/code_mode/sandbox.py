@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..calls.errors import (
     ArgumentsValidationError,
@@ -121,13 +121,10 @@ def plain_value(value: object) -> object:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
     if isinstance(value, list | tuple):
-        return [
-            plain_value(item) for item in value
-        ]  # pyright: ignore[reportUnknownVariableType]
+        return [plain_value(item) for item in cast("Sequence[object]", value)]
     if isinstance(value, dict):
-        return {
-            str(key): plain_value(item) for key, item in value.items()
-        }  # pyright: ignore[reportUnknownVariableType]
+        items = cast("dict[object, object]", value).items()
+        return {str(key): plain_value(item) for key, item in items}
     return to_jsonable_python(value, by_alias=True)
 
 
@@ -137,19 +134,22 @@ def _host_function(
     async def tool(*args: object, **kwargs: object) -> object:
         if args:
             raise TypeError(f"{spec.python_name}() takes keyword arguments only")
-        extra = kwargs.pop("extra_arguments", None)
+        given = kwargs.pop("extra_arguments", None)
+        extra = (
+            {
+                str(key): value
+                for key, value in cast("Mapping[object, object]", given).items()
+            }
+            if isinstance(given, Mapping)
+            else None
+        )
         wire_names = spec.wire_names()
         arguments = {wire_names.get(key, key): value for key, value in kwargs.items()}
-        if isinstance(extra, Mapping):
-            arguments.update(
-                {str(key): value for key, value in extra.items()}
-            )  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        arguments.update(extra or {})
         position = len(calls)
         calls.append(CodeCall(spec.name, arguments, module=module))
         try:
-            result = await call(
-                spec, kwargs, extra if isinstance(extra, Mapping) else None
-            )  # pyright: ignore[reportUnknownArgumentType]
+            result = await call(spec, kwargs, extra)
         except (
             Exception
         ) as error:  # noqa: BLE001 - handed to the code, which may catch it
@@ -187,7 +187,11 @@ def _external_module(
     extra = ""
     search = module.search_api
     if search is not None:
-        attributes["search_api"] = lambda query, limit=5: search(query, limit)
+
+        def search_api(query: str, limit: int = 5) -> str:
+            return search(query, limit)
+
+        attributes["search_api"] = search_api
         extra = SEARCH_API_STUB
     stubs = module.api.stubs(module.specs, extra=extra)
     return name, monty.ExternalModule(attributes, stubs=stubs)
@@ -228,8 +232,9 @@ async def run_in_sandbox(
 
 
 def _code_run_error(
-    monty: Any, error: Exception, stdout: str, calls: tuple[CodeCall, ...]
+    monty: Any, error: Any, stdout: str, calls: tuple[CodeCall, ...]
 ) -> Exception:
+    """The CodeRunError for a `MontyError` (`error`: the sandbox's types are known only at run time)."""
     if isinstance(error, monty.MontyTypingError | monty.MontySyntaxError):
         text = (
             error.display()
