@@ -73,6 +73,12 @@ if TYPE_CHECKING:
     from ._runtime.auth import oauth as oauth
     from ._runtime.auth import stored as stored
     from ._runtime.auth import workload as workload
+    from ._runtime.code_mode import CodeCall as CodeCall
+    from ._runtime.code_mode import CodeError as CodeError
+    from ._runtime.code_mode import CodeLimitError as CodeLimitError
+    from ._runtime.code_mode import CodeResult as CodeResult
+    from ._runtime.code_mode import CodeRunError as CodeRunError
+    from ._runtime.code_mode import CodeTypeError as CodeTypeError
     from .models.draft_note import DraftNoteAuthor as DraftNoteAuthor
     from .models.draft_note import DraftNoteResult as DraftNoteResult
     from .models.get_note import GetNoteResult as GetNoteResult
@@ -83,6 +89,12 @@ if TYPE_CHECKING:
 #: Imported on first use (a plain import stays cheap): the runtime's OAuth helpers, and the model
 #: classes the methods take and return.
 _LAZY: dict[str, str] = {
+    "CodeCall": "._runtime.code_mode",
+    "CodeError": "._runtime.code_mode",
+    "CodeLimitError": "._runtime.code_mode",
+    "CodeResult": "._runtime.code_mode",
+    "CodeRunError": "._runtime.code_mode",
+    "CodeTypeError": "._runtime.code_mode",
     "TokenStore": "._runtime.auth",
     "ToolSet": "._runtime.agents",
     "client_credentials": "._runtime.auth",
@@ -122,6 +134,12 @@ __all__ = [
     "CallOptions",
     "Cancel",
     "Client",
+    "CodeCall",
+    "CodeError",
+    "CodeLimitError",
+    "CodeResult",
+    "CodeRunError",
+    "CodeTypeError",
     "Completion",
     "ConnectError",
     "ConnectionClosedError",

@@ -61,6 +61,14 @@ if TYPE_CHECKING:
     from .client.sync_client import SyncClientBase
     from .client.sync_tasks import SyncTask, SyncTasksBase
     from .client.task_handles import AsyncTasksBase, Task
+    from .code_mode import (
+        CodeCall,
+        CodeError,
+        CodeLimitError,
+        CodeResult,
+        CodeRunError,
+        CodeTypeError,
+    )
     from .connection.session import AsyncConnection
     from .server_requests import (
         Accept,
@@ -134,6 +142,12 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
 
 #: What every generated package also re-exports, imported on first use: name -> runtime module.
 PACKAGE_LAZY_EXPORTS: dict[str, str] = {
+    "CodeCall": "code_mode",
+    "CodeError": "code_mode",
+    "CodeLimitError": "code_mode",
+    "CodeResult": "code_mode",
+    "CodeRunError": "code_mode",
+    "CodeTypeError": "code_mode",
     "ToolSet": "agents",
     "TokenStore": "auth",
     "client_credentials": "auth",
@@ -151,6 +165,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolSet",
     ),
     "agents.names": ("agent_tool_names",),
+    "code_mode": (
+        "CodeCall",
+        "CodeError",
+        "CodeLimitError",
+        "CodeResult",
+        "CodeRunError",
+        "CodeTypeError",
+    ),
     "auth": (
         "TokenStore",
         "client_credentials",
@@ -273,6 +295,12 @@ __all__ = [
     "PACKAGE_LAZY_EXPORTS",
     "Accept",
     "Cancel",
+    "CodeCall",
+    "CodeError",
+    "CodeLimitError",
+    "CodeResult",
+    "CodeRunError",
+    "CodeTypeError",
     "Completion",
     "Decline",
     "ElicitationRequest",
