@@ -37,5 +37,9 @@ def test_a_generated_project_declares_the_temporal_extra(tmp_path: Path) -> None
     arguments = ["generate", "--snapshot", str(snapshot), "-o", str(target), "--meta", "pyproject", "-q"]
     assert cli.main(args=arguments, standalone_mode=False) in (None, 0)
     project = tomllib.loads((target / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert project["optional-dependencies"] == {"temporal": ["temporalio<2,>=1.35"]}
+    # (and `code`, code mode's sandbox: tests/code_mode)
+    assert project["optional-dependencies"] == {
+        "temporal": ["temporalio<2,>=1.35"],
+        "code": ["pydantic-monty<1.5,>=1.4"],
+    }
     assert [path.name for path in target.glob("src/*/temporal.py")] == ["temporal.py"]
