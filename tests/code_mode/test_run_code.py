@@ -232,3 +232,25 @@ async def test_without_pydantic_monty_run_code_names_the_extra(
         with pytest.raises(ImportError, match=r"\[code\]"):
             await client.run_code("1 + 1")
         assert "async def add" in client.code_api()
+
+
+def test_each_client_error_reaches_the_code_as_a_builtin_naming_it() -> None:
+    from mcp_codegen.runtime.calls.errors import (
+        ArgumentsValidationError,
+        OutcomeUnknownError,
+        RequestTimeoutError,
+        ToolError,
+    )
+    from mcp_codegen.runtime.calls.results import ToolResult
+    from mcp_codegen.runtime.code_mode.sandbox import code_exception
+
+    cases = [
+        (ArgumentsValidationError([], tool="add"), ValueError),
+        (RequestTimeoutError("no answer in 1 s"), TimeoutError),
+        (OutcomeUnknownError("the call may have run", method="tools/call", tool="add"), ConnectionError),
+        (ToolError(ToolResult.from_text("boom", is_error=True), tool="add"), RuntimeError),
+    ]
+    for error, builtin in cases:
+        seen = code_exception(error)
+        assert type(seen) is builtin
+        assert str(seen).startswith(f"{type(error).__name__}: ")
