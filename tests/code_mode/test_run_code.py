@@ -254,3 +254,21 @@ def test_each_client_error_reaches_the_code_as_a_builtin_naming_it() -> None:
         seen = code_exception(error)
         assert type(seen) is builtin
         assert str(seen).startswith(f"{type(error).__name__}: ")
+
+
+@pytest.mark.slow
+def test_a_process_that_ran_code_exits_cleanly(code_packages_dir: Path, code_demo: ModuleType) -> None:
+    """pydantic-monty 1.4 aborted about one exit in five after ten runs (SIGABRT at interpreter shutdown)."""
+    script = (
+        "import asyncio\n"
+        "from code_demo_client._runtime.code_mode.sandbox import run_in_sandbox\n"
+        "async def main():\n"
+        "    for n in range(10):\n"
+        "        assert (await run_in_sandbox('1 + 1', [])).value == 2\n"
+        "asyncio.run(main())\n"
+    )
+    for _ in range(12):
+        done = subprocess.run(
+            [sys.executable, "-c", script], cwd=code_packages_dir, capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
