@@ -32,7 +32,7 @@ COMMANDS: tuple[CommandRow, ...] = (
     (
         "draft_note",
         "draft_note",
-        "Validate a new note and return it as it would be stored, with an id derived from the title (nothi...",
+        "Validate a new note and return it as it would be stored, with an id derived from the title...",
         (
             ("title", "--title", "str", False, True, "Note title.", None, ()),
             ("body", "--body", "str", False, True, "", None, ()),

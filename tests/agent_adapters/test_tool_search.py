@@ -80,17 +80,45 @@ def test_anthropic_deferred_marks_every_tool_and_carries_the_search_tool(ms365: 
     assert {**ms365.to_anthropic()[7], "defer_loading": True} == definitions[8]
     assert len(TypeAdapter(list[ToolUnionParam]).validate_python(definitions)) == 345
     # Every field but the (server's own) schema checked strictly: a misspelled field fails.
-    strictly = [{**item, "input_schema": {"type": "object"}} if "input_schema" in item else item for item in definitions]
+    strictly = [
+        {**item, "input_schema": {"type": "object"}} if "input_schema" in item else item for item in definitions
+    ]
     assert len(_validator(ToolUnionParam).validate_python(strictly)) == 345
     regex = ms365.to_anthropic(defer_loading=True, tool_search="regex", keep=["get-*"], cache_control=True)
     assert regex[0] == {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
     loaded = [item["name"] for item in regex[1:] if "defer_loading" not in item]
     assert loaded and all(name.startswith("get-") for name in loaded)
     assert len(loaded) == sum(name.startswith("get-") for name in ms365.names)
-    assert regex[-1]["cache_control"] == {"type": "ephemeral"}
+    # The breakpoint goes on the last loaded tool: Anthropic refuses a deferred one carrying it.
+    cached = [item["name"] for item in regex if "cache_control" in item]
+    assert cached == [loaded[-1]] and "cache_control" not in regex[-1]
+    assert next(item for item in regex if item["name"] == loaded[-1])["cache_control"] == {"type": "ephemeral"}
     _validator(ToolUnionParam).validate_python([regex[0]])
     with pytest.raises(ValueError, match="bm25"):
         ms365.to_anthropic(defer_loading=True, tool_search="fuzzy")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("keep", [None, "get-*", "*"])
+@pytest.mark.parametrize("cache_control", [True, {"type": "ephemeral", "ttl": "1h"}])
+def test_anthropic_deferred_and_cached_request_passes_the_providers_rule(
+    ms365: ToolSet, keep: str | None, cache_control: Any
+) -> None:
+    from anthropic.types import ToolUnionParam
+
+    definitions = ms365.to_anthropic(defer_loading=True, keep=keep, cache_control=cache_control)
+    strictly = [
+        {**item, "input_schema": {"type": "object"}} if "input_schema" in item else item for item in definitions
+    ]
+    assert len(_validator(ToolUnionParam).validate_python(strictly)) == 345
+    # Anthropic's rule: no definition is both deferred and a caching breakpoint.
+    assert not [item["name"] for item in definitions if item.get("defer_loading") and "cache_control" in item]
+    # One breakpoint, after the last definition in the model's context (the search tool when all are deferred).
+    loaded = [item["name"] for item in definitions if not item.get("defer_loading")]
+    assert [item["name"] for item in definitions if "cache_control" in item] == [loaded[-1]]
+    expected = {"type": "ephemeral"} if cache_control is True else cache_control
+    assert next(item for item in definitions if "cache_control" in item)["cache_control"] == expected
+    if keep is None:
+        assert definitions[0]["cache_control"] == expected and loaded == [definitions[0]["name"]]
 
 
 def test_openai_responses_deferred_in_namespaces_with_tool_search(ms365: ToolSet) -> None:
@@ -149,6 +177,60 @@ def test_the_shipped_index_ranks_as_the_one_built_in_memory(ms365_dir: Path, tmp
     built = ToolSet.from_specs(_specs(tmp_path))
     for query in ("reply to a message", "excel worksheet range", "who is my manager"):
         assert [t.name for t in shipped.search(query, limit=10)] == [t.name for t in built.search(query, limit=10)]
+
+
+#: A small Slack server's listing (after @modelcontextprotocol/server-slack's tools).
+SLACK_TOOLS = [
+    ("list_channels", "List public or pre-defined channels in the workspace with pagination", {"limit": "Maximum number of channels to return", "cursor": "Pagination cursor for next page of results"}),
+    ("post_message", "Post a new message to a Slack channel", {"channel_id": "The ID of the channel to post to", "text": "The message text to post"}),
+    ("reply_to_thread", "Reply to a specific message thread in Slack", {"channel_id": "The ID of the channel containing the thread", "thread_ts": "The timestamp of the parent message", "text": "The reply text"}),
+    ("add_reaction", "Add a reaction emoji to a message", {"channel_id": "The ID of the channel containing the message", "timestamp": "The timestamp of the message to react to", "reaction": "The name of the emoji reaction (without ::)"}),
+    ("get_channel_history", "Get recent messages from a channel", {"channel_id": "The ID of the channel", "limit": "Number of messages to retrieve"}),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def slack_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 5-tool Slack package's snapshot with its shipped index."""
+    folder = tmp_path_factory.mktemp("slack")
+    snapshot = json.loads(gzip.decompress(MS365.read_bytes()))
+    snapshot.update(serverInfo={"name": "slack", "version": "1.0.0"}, instructions=None, launch=None)
+    snapshot["tools"] = [
+        {
+            "name": name,
+            "description": description,
+            "inputSchema": {
+                "type": "object",
+                "properties": {key: {"type": "string", "description": text} for key, text in parameters.items()},
+            },
+        }
+        for name, description, parameters in SLACK_TOOLS
+    ]
+    (folder / "snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    plans = plan_tools(read_snapshot(folder / "snapshot.json"), Diagnostics())
+    (folder / INDEX_FILE).write_text(search_index(plans), encoding="utf-8")
+    return folder
+
+
+def test_a_search_over_several_packages_ranks_over_one_index_of_their_tools(
+    ms365_dir: Path, slack_dir: Path, tmp_path: Path
+) -> None:
+    slack = ToolSet.from_specs(_specs(slack_dir))
+    assert [tool.name for tool in slack.search("post a message to the slack channel", limit=1)] == ["post_message"]
+    both = ToolSet([*ToolSet.from_specs(_specs(ms365_dir)).values(), *slack.values()])
+    found = [tool.name for tool in both.search("post a message to the slack channel", limit=5)]
+    assert "post_message" in found, found
+    # Ranked as one index of the union: the same order as one package holding both listings.
+    merged = tmp_path / "merged"
+    merged.mkdir()
+    snapshot = json.loads((ms365_dir / "snapshot.json").read_text(encoding="utf-8"))
+    snapshot["tools"] += json.loads((slack_dir / "snapshot.json").read_text(encoding="utf-8"))["tools"]
+    (merged / "snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
+    plans = plan_tools(read_snapshot(merged / "snapshot.json"), Diagnostics())
+    (merged / INDEX_FILE).write_text(search_index(plans), encoding="utf-8")
+    one = ToolSet.from_specs(_specs(merged))
+    for query in ("post a message to the slack channel", "reply in a thread", "list channels", "send mail"):
+        assert [t.name for t in both.search(query, limit=10)] == [t.name for t in one.search(query, limit=10)]
 
 
 def test_embed_is_fused_with_the_lexical_ranking(ms365: ToolSet) -> None:

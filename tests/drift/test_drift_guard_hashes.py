@@ -16,8 +16,13 @@ from mcp_codegen.runtime.calls.drift import DriftSummary, check_drift, compare, 
 
 
 def _documented(input_schema: Any, output_schema: Any) -> str:
-    """The formula in the module's docstring, written out independently."""
-    text = json.dumps([input_schema, output_schema], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """The formula in the module's docstring, written out independently (a schema without a type is read as
+    the object schema MCP requires, as the generator and the listing read it)."""
+    schemas = [
+        {"type": "object", **schema} if isinstance(schema, dict) and "type" not in schema else schema
+        for schema in (input_schema, output_schema)
+    ]
+    text = json.dumps(schemas, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

@@ -80,7 +80,10 @@ async def test_login_through_the_loopback_listener_stores_tokens_in_a_private_fi
     assert store.backend == "file" and store.path.parent == token_dir
     assert stat.S_IMODE(token_dir.stat().st_mode) == 0o700
     assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
-    assert [path.name for path in token_dir.iterdir()] == [store.path.name]  # no temporary file left
+    # No temporary file left; beside the record only the (permanent, user-only) lock files.
+    others = [path for path in token_dir.iterdir() if path != store.path]
+    assert store.path.exists() and all(path.suffix == ".lock" for path in others)
+    assert all(stat.S_IMODE(path.stat().st_mode) == 0o600 for path in others)
     record = record_of(store)
     assert record["url"] == server.url
     assert record["tokens"]["access_token"] in server.provider.access

@@ -67,6 +67,7 @@ OWN_HELPERS = {
     "_hold_lock",
     "_lock_if_refresh_due",
     "_lock_after_refusal",
+    "_reread_after_refusal",
     "_refresh_locked",
 }
 

@@ -187,13 +187,14 @@ async def test_errors_and_refusals_are_never_retried(pkg: ModuleType, served: Se
 async def test_a_404_to_a_request_with_a_session_means_a_new_session_whatever_its_body(
     pkg: ModuleType, served: Served
 ) -> None:
-    """The spec's rule is on the status: a 404 for a request that carried `Mcp-Session-Id`."""
+    """The spec's rule is on the status: a 404 for a request that carried `Mcp-Session-Id` (where the session
+    refuses a ping too: see test_runtime_sessions for a 404 that is not about the session)."""
     proxy = served.proxy
     unknown = '{"jsonrpc": "2.0", "id": null, "error": {"code": -32601, "message": "Method not found"}}'
     async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
-        proxy.plan(status(404, body=unknown, content_type="application/json"), tool="read_value")
+        proxy.expire_sessions(status(404, body=unknown, content_type="application/json"))
         assert await client.read_value(key="n") == 0
-        proxy.plan(status(404), tool="read_value")  # a bare 404 too
+        proxy.expire_sessions(status(404))  # a bare 404 too
         assert await client.read_value(key="n") == 0
     assert proxy.reached("initialize") == 3
 

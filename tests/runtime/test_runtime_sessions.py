@@ -4,14 +4,20 @@ faults, and the server's own answers left as they are.
 Through the fault-injecting proxy (tests/servers/fault_proxy.py) in front of the counting server
 (tests/runtime/faults_server.py), with the exact answers real stacks give (see the session table in
 docs/how-to/failures-and-retries.md): the Python SDK's 404 -32600, the TypeScript SDK's 404 -32001 and the 400
-"No valid session ID provided" of server-everything and the TypeScript SDK's examples. Last, the real
-server-everything over streamable HTTP, killed and started again on its port.
+"No valid session ID provided" of server-everything and the TypeScript SDK's examples. Gateways that answer 404
+(after forwarding, or without) cost at most one renewal per call and never run a tool twice; the server's run
+counts and the proxy's `initialize` count say so. The real server-everything over streamable HTTP, killed and
+started again on its port. Last, the standing GET stream's backoff and a connection still watched after a
+reconnect that failed.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +25,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
 import anyio
@@ -78,17 +85,103 @@ async def test_a_lost_session_is_renewed_and_the_refused_call_sent_again_even_wh
     assert [entry.fault for entry in proxy.log if entry.tool == "bump"][-2:][0].startswith("expired(")
 
 
-async def test_a_400_that_still_fails_on_the_new_session_is_the_servers_answer(pkg: ModuleType, served: Served) -> None:
+async def test_a_400_on_a_session_that_still_answers_is_the_servers_answer(pkg: ModuleType, served: Served) -> None:
     proxy = served.proxy
     async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
-        proxy.plan(EVERYTHING_400, EVERYTHING_400, tool="bump")
+        proxy.plan(EVERYTHING_400, tool="bump")
         with pytest.raises(pkg.ServerRequestError) as caught:
             await client.bump(key="b")
         assert caught.value.code == -32000 and "No valid session ID" in str(caught.value)
         assert not isinstance(caught.value, pkg.RequestTimeoutError | pkg.ConnectionClosedError)
         assert await client.bump(key="b") == 1  # the session goes on
     assert served.runs["bump:b"] == 1
+    assert proxy.reached("initialize") == 1  # the session answered a ping: it was not gone
+
+
+async def test_a_400_that_still_fails_on_the_new_session_is_the_servers_answer(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.gateway(EVERYTHING_400)
+        with pytest.raises(pkg.ServerRequestError) as caught:
+            await client.read_value(key="b")
+        assert caught.value.code == -32000 and "No valid session ID" in str(caught.value)
+        proxy.gateway(None)
+        assert await client.bump(key="b") == 1  # the session goes on
+    assert served.runs["bump:b"] == 1
     assert proxy.reached("initialize") == 2  # one renewal, not a loop
+
+
+@pytest.mark.parametrize("scope", ["tools/call", None], ids=["calls", "every-request"])
+async def test_behind_a_gateway_that_forwards_and_answers_404_an_unsafe_tool_runs_once(
+    pkg: ModuleType, served: Served, scope: str | None
+) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        assert await client.bump(key="warm") == 1
+        proxy.gateway(status_after(404), method=scope)  # the server ran it; the gateway answers 404
+        with pytest.raises(pkg.OutcomeUnknownError) as caught:
+            await client.bump(key="g")
+        assert caught.value.tool == "bump" and "404" in str(caught.value) and "may have run" in str(caught.value)
+        assert served.runs["bump:g"] == 1
+        proxy.gateway(None)
+        assert await client.bump(key="after") == 1
+    # A session that answers a ping was not lost; one that does not is renewed once, not per 404.
+    assert proxy.reached("initialize") == (1 if scope else 2)
+
+
+async def test_a_gateway_answering_every_request_404_costs_one_renewal_per_call(
+    pkg: ModuleType, served: Served
+) -> None:
+    proxy = served.proxy
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        proxy.gateway(status(404))  # never forwarded
+        with pytest.raises(pkg.OutcomeUnknownError) as unsafe:
+            await client.bump(key="n")
+        assert "404" in str(unsafe.value)
+        assert proxy.reached("initialize") == 2
+        with pytest.raises(pkg.HttpStatusError) as safe:
+            await client.read_value(key="n")
+        assert safe.value.status == 404
+        assert proxy.reached("initialize") == 3
+        proxy.gateway(None)
+        assert await client.bump(key="n") == 1
+    assert served.runs["bump:n"] == 1
+    assert proxy.reached("tools/call") == 1
+
+
+async def test_concurrent_calls_behind_a_404_gateway_share_one_renewal(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    failed: list[BaseException] = []
+
+    async def call(index: int) -> None:
+        try:
+            await client.bump(key=f"c{index}")
+        except pkg.OutcomeUnknownError as error:
+            failed.append(error)
+
+    async with pkg.AsyncClient.http(
+        proxy.endpoint, transport="http", timeout=30, retries=fast(pkg), drift_check=False
+    ) as client:
+        proxy.gateway(status_after(404))
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+                for index in range(6):
+                    group.start_soon(call, index)
+    assert len(failed) == 6
+    assert all(served.runs[f"bump:c{index}"] == 1 for index in range(6))
+    assert proxy.reached("initialize") == 2
+
+
+async def test_connecting_behind_a_404_gateway_costs_one_renewal(pkg: ModuleType, served: Served) -> None:
+    proxy = served.proxy
+    proxy.gateway(status(404))  # the handshake carries no session id: it goes through; the drift check does not
+    async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+        assert proxy.reached("initialize") == 1
+        with pytest.raises(pkg.HttpStatusError) as caught:
+            await client.read_value(key="k")
+        assert caught.value.status == 404
+    assert proxy.reached("initialize") == 2
+    assert proxy.reached("tools/call") == 0
 
 
 async def test_a_session_expiring_under_calls_in_flight_is_renewed_once_and_cuts_none(
@@ -266,3 +359,47 @@ async def test_server_everything_killed_and_restarted_on_its_port_gets_a_new_ses
     finally:
         server.kill()
         server.wait(30)
+
+
+async def test_a_get_stream_closed_right_after_opening_is_reopened_with_backoff(
+    pkg: ModuleType, served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    proxy = served.proxy
+    proxy.cut_streams()  # every GET stream ends as soon as its head came
+    async with pkg.AsyncClient.http(
+        proxy.endpoint, transport="http", timeout=20, retries=fast(pkg), drift_check=False
+    ) as client:
+        with anyio.fail_after(60):
+            while proxy.reached("GET") < 5:
+                await anyio.sleep(0.1)
+        assert await client.bump(key="s") == 1
+    pauses = [float(found) for found in re.findall(r"reopening in ([0-9.]+) s", caplog.text)]
+    assert pauses[:4] == [0.5, 1.0, 2.0, 4.0]
+
+
+def test_the_get_streams_backoff_doubles_up_to_its_cap_and_resets_after_a_stream_that_lived() -> None:
+    from mcp_codegen.runtime.connection.resilient_http import StreamBackoff
+
+    backoff = StreamBackoff()
+    assert [backoff.next_pause(0.0, None) for _ in range(8)] == [0.5, 1, 2, 4, 8, 16, 30, 30]
+    assert backoff.next_pause(30.0, None) == 0.5  # it stayed open as long as the wait before it
+    assert backoff.next_pause(0.0, 3000) == 3.0  # never shorter than the server's `retry`
+
+
+async def test_a_failed_reconnect_leaves_the_connection_watched(pkg: ModuleType, tmp_path: Path) -> None:
+    """The connection tells the client when it ends (`on_close`), also after a reconnect that failed."""
+    script, away = tmp_path / "faults_server.py", tmp_path / "away.py"
+    shutil.copy(SERVER, script)
+    async with pkg.AsyncClient.stdio(
+        sys.executable, [str(script)], timeout=30, stderr="discard", retries=fast(pkg), drift_check=False
+    ) as client:
+        script.rename(away)
+        with pytest.raises(pkg.ConnectError):
+            await client.reconnect()
+        away.rename(script)
+        await client.reconnect()
+        assert await client.bump(key="w") == 1
+    assert client.closed  # the connection's end reached the client
+    with pytest.raises(pkg.ConnectionClosedError, match="the client was closed"):
+        await client.bump(key="w")

@@ -170,6 +170,18 @@ def test_one_line_removes_escape_sequences_and_control_characters() -> None:
     assert printable("a\tb\x1b[2Jc", keep="\t") == "a\tbc"
 
 
+def test_a_shortened_line_is_cut_between_words_never_inside_a_word_or_url() -> None:
+    url = "https://errors.pydantic.dev/2.14/v/missing"
+    message = f"tools.0.inputSchema.type Field required For further information visit {url} tools.1.inputSchema"
+    for limit in range(len("tools.0.inputSchema.type") + 2, len(message)):
+        cut = one_line(message, limit)
+        assert len(cut) <= limit and cut.endswith("…")
+        kept = cut.removesuffix("…")
+        assert message.startswith(kept) and message[len(kept)] == " ", (limit, cut)  # a whole word ends it
+    assert one_line(f"see {url}", 30) == "see…"  # the URL is left out whole, not cut
+    assert one_line(url, 20) == url[:19] + "…"  # one word longer than the limit: cut inside, as it must
+
+
 def test_snapshot_data_and_lazy_models(tmp_path: Path) -> None:
     snapshot = SnapshotData(HERE / "fakepkg")
     assert snapshot.tool("add") is not None and snapshot.tool("nope") is None

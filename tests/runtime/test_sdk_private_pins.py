@@ -13,6 +13,9 @@
 - `runtime/connection/resilient_http.py` subclasses `StreamableHTTPTransport` (its private POST and
   abandoned-request hooks) and builds its streams with `mcp.shared._context_streams`, `_httpx_utils` and
   `_compat`, as `streamable_http_client` does; `calls/errors.py` reads the SDK's own -32000/-32001 by wording.
+- `runtime/connection/recovery.py` (`_read_timeout`) reads the default read timeout of a session the user made
+  (`from_session()`) from `ClientSession._session_read_timeout_seconds`: the SDK has no public way to read it.
+  Clients made by a connector use their own setting (the connector's `timeout=`), never this attribute.
 - `runtime/calls/result_forms.py` wraps the session's `_dispatcher.send_raw_request` (an instance attribute
   set per session) to read older `tools/call` result forms before the SDK validates them.
 (The OAuth providers' private hooks are pinned in test_runtime_auth_sdk_pins.py.)
@@ -129,3 +132,17 @@ def test_the_sdk_words_its_own_transport_signals_as_the_runtime_reads_them() -> 
     source = inspect.getsource(jsonrpc_dispatcher)
     assert 'ErrorData(code=CONNECTION_CLOSED, message="Connection closed")' in source
     assert 'raise MCPError(code=REQUEST_TIMEOUT, message=f"Request {method!r} timed out")' in source
+
+
+def test_the_session_keeps_its_read_timeout_where_a_from_session_client_reads_it() -> None:
+    import anyio
+    from mcp.shared.message import SessionMessage
+
+    incoming = anyio.create_memory_object_stream[SessionMessage | Exception](1)
+    outgoing = anyio.create_memory_object_stream[SessionMessage](1)
+    try:
+        session = ClientSession(incoming[1], outgoing[0], read_timeout_seconds=7.5)
+        assert session._session_read_timeout_seconds == 7.5
+    finally:
+        for stream in (*incoming, *outgoing):
+            stream.close()

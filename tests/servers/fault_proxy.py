@@ -23,6 +23,14 @@ Faults (module-level factories, each returns a `Fault`):
   request was already in flight).
 * ``passthrough()``: forward unchanged (a placeholder in a plan: ``plan(passthrough(), status(503))``).
 
+A gateway in front of every session: `gateway(fault, method=None)` gives `fault` (e.g. ``status(404)``: answer
+404 without forwarding; ``status_after(404)``: forward, let the tool run, answer 404) to every POST that carries
+an ``Mcp-Session-Id`` (of JSON-RPC `method`, if given) and has no planned fault; `initialize` (which carries none)
+and GET streams go through, so clients connect and renew as usual. ``gateway(None)`` ends it.
+
+Short streams: `cut_streams(True)` forwards every GET, passes the upstream's response head on and closes the
+connection at once: a server (or gateway) that ends the standing SSE stream right after opening it.
+
 Selection: `plan()` queues faults for the next POSTs whose JSON-RPC body matches ``method`` (default
 "tools/call") and, if given, ``tool`` (``params.name``); each matching POST takes the first queued fault whose
 predicate it matches. With no planned fault left, `chaos()` (if set) picks a fault with probability `rate` from a
@@ -245,6 +253,8 @@ class FaultProxy:
         self._lock = threading.Lock()
         self._plan: list[_Planned] = []
         self._chaos: _Chaos | None = None
+        self._gateway: _Planned | None = None
+        self._cut_streams = False
         self._reset_connections = 0
         self._sessions: set[str] = set()  # every Mcp-Session-Id a request carried
         self._expired: dict[str, Fault] = {}  # session id -> the answer it gets from now on
@@ -328,6 +338,17 @@ class FaultProxy:
         with self._lock:
             self._chaos = _Chaos(rate, tuple(faults), random.Random(seed), method, tool)
 
+    def gateway(self, fault: Fault | None, *, method: str | None = None) -> None:
+        """From now on, every POST carrying a session id (of `method`, if given) with no planned fault gets `fault`
+        (None: forwarded again); see the module docstring."""
+        with self._lock:
+            self._gateway = None if fault is None else _Planned(fault, method or "", None)
+
+    def cut_streams(self, on: bool = True) -> None:
+        """Close every GET stream right after its response head (see the module docstring)."""
+        with self._lock:
+            self._cut_streams = on
+
     def expire_sessions(self, answer: Fault) -> None:
         """From now on, every request carrying a session id seen so far gets `answer` (a `status(...)`) without
         being forwarded: the server forgot those sessions. Requests already forwarded keep their answers;
@@ -341,10 +362,11 @@ class FaultProxy:
             self._reset_connections += count
 
     def clear(self, *, counters: bool = False) -> None:
-        """Forget planned faults, chaos and pending connection resets (and counters and log if `counters`)."""
+        """Forget planned faults, chaos, the gateway and pending connection resets (and counters and log if `counters`)."""
         with self._lock:
             self._plan.clear()
             self._chaos = None
+            self._gateway = None
             self._reset_connections = 0
             if counters:
                 self._reached.clear()
@@ -370,7 +392,7 @@ class FaultProxy:
         with self._lock:
             return list(self._log)
 
-    def _select(self, method: str, tool: str | None) -> Fault | None:
+    def _select(self, method: str, tool: str | None, has_session: bool = False) -> Fault | None:
         with self._lock:
             fault: Fault | None = None
             logged = method == "tools/call"
@@ -381,8 +403,11 @@ class FaultProxy:
                     logged = True
                     break
             else:
-                chaos = self._chaos
-                if chaos is not None and _matches(method, tool, chaos.method, chaos.tool):
+                chaos, gateway = self._chaos, self._gateway
+                if gateway is not None and has_session and gateway.method in ("", method):
+                    fault = gateway.fault
+                    logged = True
+                elif chaos is not None and _matches(method, tool, chaos.method, chaos.tool):
                     logged = True
                     if chaos.rng.random() < chaos.rate:
                         fault = chaos.rng.choice(chaos.faults)
@@ -469,7 +494,7 @@ class FaultProxy:
         fault: Fault | None = None
         if request.method == "POST":
             key = _rpc_key(request.body)
-            fault = self._select(*key)
+            fault = self._select(*key, _header(request.headers, "mcp-session-id") is not None)
         kind = fault.kind if fault else "passthrough"
         if fault is not None and kind == "status":
             assert fault.code is not None
@@ -496,6 +521,12 @@ class FaultProxy:
             head = await _read_head(up_reader)
             if head is None:
                 return  # the upstream closed without answering: so does the proxy
+            with self._lock:
+                cut = self._cut_streams and request.method == "GET"
+            if cut:
+                writer.write(_client_head(head))
+                await writer.drain()
+                return
             if kind in ("drop_after", "status_after", "drop_mid"):
                 rest = await up_reader.read()  # `Connection: close` upstream: the answer ends at EOF
                 if fault is not None and kind == "status_after":

@@ -114,19 +114,21 @@ def durable_client(mcp_url: str, tmp_path_factory: pytest.TempPathFactory) -> It
         yield package
 
 
-StartWorker = Callable[[str], subprocess.Popen[str]]
+StartWorker = Callable[..., subprocess.Popen[str]]
 
 
 @pytest.fixture
 def start_worker(temporal_address: str, mcp_url: str, durable_client: ModuleType) -> Iterator[StartWorker]:
-    """Start worker.py processes on a task queue (returned once polling); those still running are stopped after."""
+    """Start worker.py processes on a task queue, their activities named with `server_key` if given (returned once
+    polling); those still running are stopped after."""
     package_parent = str(Path(durable_client.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([package_parent, str(HERE), os.environ.get("PYTHONPATH", "")])}
     started: list[subprocess.Popen[str]] = []
 
-    def start(task_queue: str) -> subprocess.Popen[str]:
+    def start(task_queue: str, server_key: str | None = None) -> subprocess.Popen[str]:
+        named = [server_key] if server_key is not None else []
         worker = subprocess.Popen(
-            [sys.executable, str(HERE / "worker.py"), temporal_address, task_queue, mcp_url],
+            [sys.executable, str(HERE / "worker.py"), temporal_address, task_queue, mcp_url, *named],
             stdout=subprocess.PIPE, text=True, env=env,
         )  # fmt: skip
         started.append(worker)

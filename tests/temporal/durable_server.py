@@ -6,9 +6,11 @@
 - `charge(account, cents)` (neither read-only nor idempotent): `{"account": ..., "cents": ...}`; an account
   starting with "hold" waits for good.
 - `crunch(n, mode)` (`taskSupport: "required"`): a 2025-11-25 task, completed with `{"total": 2n}` after two
-  short steps, or, with `mode="hold"`, working until cancelled.
+  short steps; with `mode="hold"`, working until cancelled; with `mode="release"`, working until a file
+  `release-<n>` exists beside LOG (the test writes it once it has killed the worker following the task).
 
-Each run appends `<tool> <key> <event>` to LOG (`start`, `end`, `cancel`), so tests count runs on the server.
+Each run appends `<tool> <key> <event>` to LOG (`start`, `end`, `cancel`), so tests count runs on the server
+(a task's `start` is its creation).
 The SDK serves no task requests itself: a middleware answers a task-augmented `tools/call` with the task,
 and `tasks/get`, `tasks/result`, `tasks/cancel` are request handlers (as in tests/runtime/task_server.py).
 """
@@ -83,7 +85,7 @@ TOOLS = [
         name="crunch",
         description="Crunch a number, as a task.",
         input_schema=_object(
-            {"n": {"type": "integer"}, "mode": {"type": "string", "enum": ["complete", "hold"]}}, ["n"]
+            {"n": {"type": "integer"}, "mode": {"type": "string", "enum": ["complete", "hold", "release"]}}, ["n"]
         ),
         output_schema=_object({"total": {"type": "integer"}}, ["total"]),
         execution=types.ToolExecution(task_support="required"),
@@ -93,16 +95,19 @@ TOOLS = [
 
 
 class Job:
-    def __init__(self, n: int, mode: str, ttl: int | None) -> None:
+    def __init__(self, n: int, mode: str, ttl: int | None, release: Path) -> None:
         self.task_id = uuid.uuid4().hex
         self.n, self.mode, self.ttl = n, mode, ttl
+        self.release = release
         self.created = time.time()
         self.cancelled = False
 
     def status(self) -> str:
         if self.cancelled:
             return "cancelled"
-        if self.mode == "hold" or time.time() - self.created < 2 * STEP:
+        if self.mode == "hold" or (self.mode == "release" and not self.release.exists()):
+            return "working"
+        if time.time() - self.created < 2 * STEP:
             return "working"
         return "completed"
 
@@ -167,7 +172,8 @@ def build_server(log: Log) -> Server[Any]:
         if ctx.method != "tools/call" or not isinstance(params.get("task"), dict):
             return await call_next(ctx)
         arguments = dict(params.get("arguments") or {})
-        job = Job(int(arguments.get("n", 0)), str(arguments.get("mode", "complete")), params["task"].get("ttl"))
+        n, mode = int(arguments.get("n", 0)), str(arguments.get("mode", "complete"))
+        job = Job(n, mode, params["task"].get("ttl"), log.path.with_name(f"release-{n}"))
         jobs[job.task_id] = job
         log.write("crunch", str(job.n), "start")
         return {"task": job.wire()}

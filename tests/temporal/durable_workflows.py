@@ -23,6 +23,11 @@ with workflow.unsafe.imports_passed_through():
 #: tool again, and fail a call that is not safe to repeat); between the two where a cancellation must arrive (it
 #: comes with a heartbeat).
 KILLED, STEADY, CANCELLED = timedelta(seconds=5), timedelta(seconds=60), timedelta(seconds=9)
+#: The schedule-to-close timeouts: of a call that holds on the server (long enough for the worker, connected
+#: already, to send it), and of a call no worker takes.
+DEADLINE, UNCLAIMED = timedelta(seconds=10), timedelta(seconds=2)
+#: The server key of the worker started with one (worker.py's fourth argument).
+RENAMED = "renamed-key"
 
 
 def tools(heartbeat: timedelta, **options: Any) -> Tools:
@@ -73,6 +78,49 @@ class ChargeOnce:
 
 
 @workflow.defn
+class ChargeWithinDeadline:
+    """`charge` under a schedule-to-close timeout only: the call holds on the server until the deadline."""
+
+    @workflow.run
+    async def run(self, account: str) -> ChargeResult:
+        await tools(STEADY).list_tools()
+        return await Tools(schedule_to_close_timeout=DEADLINE).charge(account=account, cents=100)
+
+
+@workflow.defn
+class ChargeUnclaimed:
+    """`charge` on a task queue no worker polls: its schedule-to-close timeout passes before any send."""
+
+    @workflow.run
+    async def run(self, account: str) -> str:
+        queue = f"{workflow.info().task_queue}-nobody"
+        try:
+            await Tools(schedule_to_close_timeout=UNCLAIMED, task_queue=queue).charge(account=account, cents=100)
+        except ActivityError as error:
+            return f"{type(error).__name__}: {type(error.cause).__name__}"
+        return "completed"
+
+
+@workflow.defn
+class FollowCrunch:
+    """`crunch` as a task (said repeatable here, so Temporal retries it), held until the test releases it."""
+
+    @workflow.run
+    async def run(self, n: int) -> CrunchResult:
+        await tools(STEADY).list_tools()
+        return await tools(KILLED, repeatable={"crunch": True}).crunch(n=n, mode="release")
+
+
+@workflow.defn
+class RenamedLookup:
+    """`lookup` through activities registered under another server key (`Tools(server_key=...)`)."""
+
+    @workflow.run
+    async def run(self, key: str) -> LookupResult:
+        return await tools(STEADY, server_key=RENAMED).lookup(key=key)
+
+
+@workflow.defn
 class CancelCrunch:
     def __init__(self) -> None:
         self._cancel = False
@@ -98,4 +146,13 @@ class CancelCrunch:
         return "completed"
 
 
-WORKFLOWS = [EndToEnd, LookupOnce, ChargeOnce, CancelCrunch]
+WORKFLOWS = [
+    EndToEnd,
+    LookupOnce,
+    ChargeOnce,
+    ChargeWithinDeadline,
+    ChargeUnclaimed,
+    FollowCrunch,
+    RenamedLookup,
+    CancelCrunch,
+]

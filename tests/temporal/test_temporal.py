@@ -166,3 +166,108 @@ async def test_a_task_tool_cancelled_from_the_workflow_is_cancelled_on_the_serve
     assert (await handle.result()).startswith("cancelled")
     assert log.count("crunch", "7", "cancel") == 1
     assert log.count("crunch", "7", "end") == 0
+
+
+async def _may_have_run_failure(handle: WorkflowHandle[Any, Any]) -> ApplicationError:
+    """The workflow's failure, which must be `ToolMayHaveRunError` for `charge`."""
+    with pytest.raises(WorkflowFailureError) as caught:
+        await handle.result()
+    failure = caught.value.cause
+    assert isinstance(failure, ApplicationError), repr(failure)
+    assert (failure.type, failure.non_retryable) == ("ToolMayHaveRunError", True), repr(failure)
+    assert "'charge'" in failure.message
+    return failure
+
+
+async def test_a_schedule_to_close_timeout_after_the_send_reaches_the_workflow_as_may_have_run(
+    temporal_address: str, start_worker: StartWorker, run_log: Path
+) -> None:
+    import durable_workflows
+
+    queue = _queue()
+    start_worker(queue)
+    client = await _client(temporal_address)
+    handle = await client.start_workflow(
+        durable_workflows.ChargeWithinDeadline.run, "hold-deadline", id=f"deadline-{queue}", task_queue=queue,
+        execution_timeout=WORKFLOW_TIMEOUT,
+    )  # fmt: skip
+    log = Log(run_log)
+    _wait_until_logged(log, "charge", "hold-deadline", "start")  # sent: it holds there until the deadline
+    failure = await _may_have_run_failure(handle)
+    assert "schedule" in failure.message.lower(), failure.message  # the timeout named
+    assert log.count("charge", "hold-deadline", "start") == 1
+
+
+async def test_a_schedule_to_close_timeout_before_any_worker_took_the_call_is_not_may_have_run(
+    temporal_address: str, start_worker: StartWorker, run_log: Path
+) -> None:
+    import durable_workflows
+
+    queue = _queue()
+    start_worker(queue)  # runs the workflow; nothing polls the queue its activity is sent to
+    client = await _client(temporal_address)
+    result = await client.execute_workflow(
+        durable_workflows.ChargeUnclaimed.run, "unclaimed", id=f"unclaimed-{queue}", task_queue=queue,
+        execution_timeout=WORKFLOW_TIMEOUT,
+    )  # fmt: skip
+    assert result == "ActivityError: TimeoutError"
+    assert Log(run_log).count("charge", "unclaimed", "start") == 0
+
+
+def _attempts(history: Any, activity_type: str) -> list[tuple[int, str]]:
+    """The (attempt, worker identity) of each started attempt of `activity_type` recorded in `history`."""
+    scheduled = {
+        event.event_id: event.activity_task_scheduled_event_attributes.activity_type.name
+        for event in history.events
+        if event.HasField("activity_task_scheduled_event_attributes")
+    }
+    return [
+        (event.activity_task_started_event_attributes.attempt, event.activity_task_started_event_attributes.identity)
+        for event in history.events
+        if event.HasField("activity_task_started_event_attributes")
+        and scheduled[event.activity_task_started_event_attributes.scheduled_event_id] == activity_type
+    ]
+
+
+async def test_a_task_tool_whose_worker_is_killed_is_followed_on_another_worker_not_started_again(
+    temporal_address: str, start_worker: StartWorker, durable_client: ModuleType, run_log: Path
+) -> None:
+    import durable_workflows
+
+    queue = _queue()
+    first = start_worker(queue)
+    client = await _client(temporal_address)
+    handle = await client.start_workflow(
+        durable_workflows.FollowCrunch.run, 11, id=f"follow-{queue}", task_queue=queue,
+        execution_timeout=WORKFLOW_TIMEOUT,
+    )  # fmt: skip
+    log = Log(run_log)
+    _wait_until_logged(log, "crunch", "11", "start")
+    task_id, status, _message = await _heartbeat_details(client, handle)  # the server has the task's id
+    assert task_id and status == "working"
+    first.kill()  # SIGKILL, while the activity waits for the task's result
+    first.wait()
+    second = start_worker(queue)
+    (run_log.parent / "release-11").touch()  # the task completes once followed (or at once, if already)
+    assert await handle.result() == durable_client.models.CrunchResult(total=22)
+    assert log.count("crunch", "11", "start") == 1  # one task created on the server
+    attempts = _attempts(await handle.fetch_history(), f"mcp:{durable_client.temporal.SERVER_KEY}:tool:crunch")
+    [(attempt, identity)] = attempts  # the recorded (last) attempt: a retry (a loaded machine may need two) ...
+    assert attempt >= 2 and identity.startswith(f"{second.pid}@"), attempts  # ... on the second worker
+
+
+async def test_activities_registered_under_another_server_key_serve_workflows_naming_it(
+    temporal_address: str, start_worker: StartWorker, durable_client: ModuleType, run_log: Path
+) -> None:
+    import durable_workflows
+
+    queue = _queue()
+    start_worker(queue, durable_workflows.RENAMED)
+    client = await _client(temporal_address)
+    result = await client.execute_workflow(
+        durable_workflows.RenamedLookup.run, "renamed", id=f"renamed-{queue}", task_queue=queue,
+        execution_timeout=WORKFLOW_TIMEOUT,
+    )  # fmt: skip
+    assert result == durable_client.models.LookupResult(key="renamed", runs=1)
+    history = await client.get_workflow_handle(f"renamed-{queue}").fetch_history()
+    assert len(_attempts(history, f"mcp:{durable_workflows.RENAMED}:tool:lookup")) == 1

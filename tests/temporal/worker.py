@@ -1,7 +1,7 @@
-"""A Temporal worker process for the tests: `python worker.py ADDRESS TASK_QUEUE MCP_URL`.
+"""A Temporal worker process for the tests: `python worker.py ADDRESS TASK_QUEUE MCP_URL [SERVER_KEY]`.
 
 Registers the test workflows and `durable_client`'s activities (one client for the process, connected over
-streamable HTTP on first use), prints "ready" once polling, and stops on SIGTERM (closing the client).
+streamable HTTP on first use; named with SERVER_KEY when given), prints "ready" once polling, and stops on SIGTERM (closing the client).
 """
 
 from __future__ import annotations
@@ -18,16 +18,17 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Worker
 
 
-async def main(address: str, task_queue: str, url: str) -> None:
+async def main(address: str, task_queue: str, url: str, *server_key: str) -> None:
     client = await Client.connect(address, data_converter=pydantic_data_converter)
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     connect = lambda: durable_client.AsyncClient.http(url, transport="http", timeout=30)  # noqa: E731
-    async with activities(connect=connect) as acts:
+    named = {"server_key": server_key[0]} if server_key else {}
+    async with activities(connect=connect, **named) as acts:
         async with Worker(client, task_queue=task_queue, workflows=WORKFLOWS, activities=acts):
             print("ready", flush=True)
             await stop.wait()
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:4]))
+    asyncio.run(main(*sys.argv[1:]))

@@ -304,7 +304,8 @@ def test_hostile_defaults_stay_inside_the_docstring(tmp_path: Path) -> None:
     doc = _method_docstring(tmp_path / "hostile_default", "AsyncClient", "tool_with_default")
     [line] = [line for line in doc.splitlines() if line.strip().startswith("mode:")]
     assert line.endswith("..., applied by the server when not sent.")
-    assert line.strip().startswith('mode: Mode """. Default ' + repr(hostile)[:20])
+    shown = line.strip().removeprefix('mode: Mode """. Default ').removesuffix("..., applied by the server when not sent.")
+    assert shown and repr(hostile).startswith(shown) and repr(hostile)[len(shown)] == " "  # cut between words
 
 
 def test_tool_prefix_from_a_config_file_names_the_agent_tools(tmp_path: Path) -> None:

@@ -34,7 +34,14 @@ def one_line(
 
 
 def shortened(text: str, limit: int, marker: str = "…") -> str:
-    """`text` cut to at most `limit` characters, ending in `marker` when cut."""
+    """`text` cut to at most `limit` characters, ending in `marker` when cut.
+
+    The cut falls on white space, so a word or a URL is kept whole or left out; only a first word longer
+    than the limit is cut inside.
+    """
     if len(text) <= limit:
         return text
-    return text[: limit - len(marker)].rstrip() + marker
+    room = max(limit - len(marker), 0)
+    window = text[: room + 1]  # a space just past the room is a boundary too
+    space = next((i for i in range(len(window) - 1, 0, -1) if window[i].isspace()), 0)
+    return (window[:space].rstrip() or text[:room]) + marker

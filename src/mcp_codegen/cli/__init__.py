@@ -90,6 +90,11 @@ def cli() -> None:
       6  interrupted once the new output was in place (it is complete)
       70 internal error (a bug: MCP_CODEGEN_DEBUG=1 shows the traceback)
       130 interrupted (the previous output is unchanged)
+
+    \b
+    Cache: generation results are kept in $MCP_CODEGEN_CACHE_DIR, else
+    $XDG_CACHE_HOME/mcp-codegen, else ~/.cache/mcp-codegen (deleting it only
+    costs time; MCP_CODEGEN_NO_CACHE=1 turns it off).
     """
 
 

@@ -28,6 +28,7 @@ from mcp_codegen.inputs.launch import (
     parse_http,
     parse_stdio,
 )
+from mcp_codegen.runtime.text import one_line
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.wording import counts, plural
 
@@ -144,7 +145,7 @@ def run_command(action: Callable[[], None], *, error_code: int | None = None) ->
         if os.environ.get("MCP_CODEGEN_DEBUG"):
             raise
         click.echo(
-            f"mcp-codegen: internal error: {error.__class__.__name__}: {str(error)[:200]} "
+            f"mcp-codegen: internal error: {error.__class__.__name__}: {one_line(str(error), 200)} "
             "(set MCP_CODEGEN_DEBUG=1 for a traceback)",
             err=True,
         )

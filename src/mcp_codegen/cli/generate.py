@@ -170,6 +170,11 @@ def generate_command(
     Config servers:  generate [--server NAME ...]        ([tool.mcp-codegen] or mcp-codegen.toml)
     An mcp.json:     generate --mcp-json FILE [--server NAME ...] -o DIR
     One server selected with -o writes a plain package; several write an umbrella package with a Toolkit.
+
+    \b
+    Cache: generation results are kept in $MCP_CODEGEN_CACHE_DIR, else
+    $XDG_CACHE_HOME/mcp-codegen, else ~/.cache/mcp-codegen (deleting it only
+    costs time; MCP_CODEGEN_NO_CACHE=1 turns it off).
     """
 
     def action() -> None:

@@ -10,6 +10,7 @@ from mcp_codegen.drift.normalize import (
     canonical_json,
 )
 from mcp_codegen.drift.rules import get_rule, render_reason
+from mcp_codegen.runtime.text import shortened
 
 #: The order of a report's sections.
 _SECTION_ORDER = {"server": 0, "tools": 1, "prompts": 2, "resources": 3, "resourceTemplates": 4}
@@ -70,7 +71,7 @@ def show(value: Any, limit: int = 80) -> str:
     if value is None:
         return "none"
     text = value if isinstance(value, str) else canonical_json(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shortened(text, limit)
 
 
 def changed(old: Mapping[str, Any], new: Mapping[str, Any], key: str) -> bool:

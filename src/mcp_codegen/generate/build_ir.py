@@ -201,8 +201,10 @@ def build_client_spec(
     package_name: str,
     diagnostics: Diagnostics,
     tool_irs: Sequence[ToolIR] | None = None,
+    server_key: str | None = None,
 ) -> ir.ClientSpec:
-    """The whole IR; `tool_irs` are the tools' parts when the caller has them (from the cache), in plan order."""
+    """The whole IR; `tool_irs` are the tools' parts when the caller has them (from the cache), in plan order;
+    `server_key` is `package_name` unless given (a server package's client is a subpackage of its own)."""
     if tool_irs is None:
         tool_irs = [tool_ir(plan, models) for plan in plans]
     names_used: set[str] = set()
@@ -233,6 +235,7 @@ def build_client_spec(
         type_imports=tuple(sorted(type_imports)),
         signature_models=tuple(sorted({*signature_models, *((m.name, m.module) for m in argument_models.values())})),
         argument_models=tuple(argument_models[name] for name in sorted(argument_models)),
+        server_key=server_key or package_name,
     )
 
 

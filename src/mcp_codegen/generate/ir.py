@@ -157,6 +157,9 @@ class ClientSpec:
     argument_models: tuple[Model, ...] = ()
     #: The protocol version negotiated when the snapshot was taken.
     protocol_version: str | None = None
+    #: The package's own name for its server (its import name; a config's server key names a subpackage):
+    #: Temporal activities are named with it, so a server reporting another `serverInfo.name` renames none.
+    server_key: str = ""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.class_members import class_members
 from mcp_codegen.generate.model_defaults import hold_object_defaults
 from mcp_codegen.generate.naming import NameRegistry, reserved_parameters
+from mcp_codegen.runtime.text import shortened
 
 SHARED_MODULE = "_shared"
 
@@ -216,7 +217,7 @@ def split_models(
         elif (target := _rebuild_target(statement)) is not None:
             rebuilds.setdefault(target, []).append(statement)
         else:
-            raise ValueError(f"unexpected statement in generated models: {ast.unparse(statement)[:80]}")
+            raise ValueError(f"unexpected statement in generated models: {shortened(ast.unparse(statement), 80)}")
     _inline_constrained_roots(definitions)
     for definition in definitions.values():
         if any(isinstance(n, ast.Name) and n.id == "float" for n in _walk(definition)):  # else nothing to change

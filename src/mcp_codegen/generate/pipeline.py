@@ -36,7 +36,7 @@ from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
 from mcp_codegen.runtime.agents.search_index import (
     INDEX_FILE,
     TermCounts,
-    build_index,
+    count_index,
     document_from_listing,
     document_terms,
     index_json,
@@ -103,6 +103,7 @@ def generate_files(
         package_name=client_name,
         diagnostics=diagnostics,
         tool_irs=[irs[plan.wire_name] for plan in plans],
+        server_key=package_name,
     )
     header = header_line(__version__, snapshot.server_name, snapshot.server_version)
     rendered = render_package(
@@ -164,7 +165,7 @@ def search_index(plans: Sequence[ToolPlan], server: str = "") -> str:
         counts.append(counted)
     if store is not None:
         store.close()
-    return index_json(build_index(documents, counts))
+    return index_json(count_index(documents, counts))
 
 
 def _valid_terms(result: dict[str, object]) -> bool:

@@ -22,6 +22,7 @@ import jinja2
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.cli_table import table_source
 from mcp_codegen.generate.fingerprint import templates_dir
+from mcp_codegen.generate.launch_variables import launch_variables
 from mcp_codegen.generate.method_source import (
     DEFAULT_LIMIT,
     forwarded_arguments,
@@ -281,6 +282,7 @@ def render_package(
             server_label_md=_md_text(label),
             tool_prefix=tool_prefix,
             cli=cli,
+            variables=launch_variables(spec.launch),
         ),
     }
     module_template = environment.get_template("models/module.py.jinja")

@@ -14,10 +14,10 @@ def temporal_context(context: dict[str, Any]) -> dict[str, Any]:
     """The client module's `context` (`spec`, `typing_names`, `spec_imports`, ...) with what `temporal.py` adds: its
     typing imports and its docstring (the methods are pieces, `pieces/temporal_method.py.jinja`)."""
     spec: ir.ClientSpec = context["spec"]
-    listings = ", ".join(f"`{listing_activity(spec.server_name, kind)}`" for kind in LISTINGS)
+    listings = ", ".join(f"`{listing_activity(spec.server_key, kind)}`" for kind in LISTINGS)
     # Only what the methods use: with `--formatter none` nothing removes an unused import.
     # The client module's typing names (`render._client_type_imports`), `Any` only where a method names it.
-    typing_names = set(context["typing_names"]) - {"Any"} | {"TYPE_CHECKING"}
+    typing_names = set(context["typing_names"]) - {"Any"} | {"TYPE_CHECKING", "Final"}
     if any(tool.permissive or _uses_any(tool) for tool in spec.tools):
         typing_names.add("Any")
     optional = any(not parameter.required for tool in spec.tools for parameter in tool.parameters)
@@ -31,8 +31,8 @@ def temporal_context(context: dict[str, Any]) -> dict[str, Any]:
         "module_docstring_source": docstring(
             f"Temporal activities and typed workflow calls for the {spec.server_name} MCP server (the `temporal` "
             "extra).\n\n"
-            "`activities()` are what a worker registers (one per tool, named `mcp:<server>:tool:<wire name>`, "
-            f"and the listings {listings}); `Tools(start_to_close_timeout=...)` calls them from workflow code, "
+            f"`activities()` are what a worker registers (one per tool, named `mcp:{spec.server_key}:tool:<wire "
+            f"name>`, and the listings {listings}); `Tools(start_to_close_timeout=...)` calls them from workflow code, "
             "one typed method per tool, retried by Temporal only when the tool is safe to repeat. Import it in "
             "a workflow module through `workflow.unsafe.imports_passed_through()`, and give the Temporal client "
             "`temporalio.contrib.pydantic.pydantic_data_converter`.",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp_codegen.errors import UsageError
+from mcp_codegen.runtime.text import shortened
 
 # The `${VAR}` expander and the URL redactor are the runtime's (`runtime/connection/`), imported where they are
 # used: importing the runtime package costs ~0.15 s (pydantic, the client bases), which the offline up-to-date
@@ -359,8 +360,12 @@ class StdioLaunch:
             return "${" + name + "}"
 
         secrets = {name: value for name, value in self.env.items() if secret_name(name)}
-        environ = {**os.environ, **self.env}
-        args = tuple(placeholder_args(templates, replace, secret_values=secrets, environ=environ, keep=self.keep))
+        # Only the variables given to the server: the generator's own environment differs between machines.
+        args = tuple(
+            placeholder_args(
+                templates, replace, secret_values=secrets, environ=self.env, keep=self.keep, command=self.command
+            )
+        )
         return args, tuple(name for name in taken if name not in self.env)
 
     def hidden_values(self) -> list[str]:
@@ -478,7 +483,7 @@ def parse_http(
         name, sep, value = line.partition(":")
         name = name.strip()
         if not sep or not name or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
-            raise UsageError(f"-H/--header takes 'Name: value', got a header named {name[:40]!r}")
+            raise UsageError(f"-H/--header takes 'Name: value', got a header named {shortened(name, 40)!r}")
         templates[name] = value.strip()
         headers[name] = expand_env(value.strip(), what=f"header {name}")
     if auth is not None and any(name.lower() == "authorization" for name in headers):

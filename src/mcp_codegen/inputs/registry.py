@@ -30,6 +30,7 @@ from typing import Any
 
 from mcp_codegen.errors import ServerError, UsageError
 from mcp_codegen.inputs.launch import HttpLaunch, RegistryRecord, ServerLaunch, StdioLaunch, redact_url
+from mcp_codegen.runtime.text import one_line, shortened
 
 DEFAULT_REGISTRY_URL = "https://registry.modelcontextprotocol.io"
 #: API versions tried in order: `v0.1` is the stable one, `v0` the original (older registries serve only it).
@@ -68,9 +69,9 @@ def parse_reference(text: str) -> RegistryReference:
     if not sep:
         name, version = text.strip(), ""
     if not name or "/" not in name or any(c.isspace() for c in name) or "@" in name:
-        raise UsageError(f"--registry takes NAME[@VERSION] (e.g. io.github.owner/server@1.0.0), got {text[:80]!r}")
+        raise UsageError(f"--registry takes NAME[@VERSION] (e.g. io.github.owner/server@1.0.0), got {shortened(text, 80)!r}")
     if sep and not _VERSION.fullmatch(version):
-        raise UsageError(f"--registry {name}: {version[:40]!r} is not a version")
+        raise UsageError(f"--registry {name}: {shortened(version, 40)!r} is not a version")
     return RegistryReference(name, version or None)
 
 
@@ -245,13 +246,13 @@ def launch_from_server_json(server: Mapping[str, Any], environ: Mapping[str, str
         raise UsageError(f"registry server {name} needs values not set in the environment: set {needed}")
     if not reasons:
         raise UsageError(f"registry server {name} lists no remotes and no packages")
-    raise UsageError(f"registry server {name} cannot be launched ({'; '.join(reasons)[:200]})")
+    raise UsageError(f"registry server {name} cannot be launched ({one_line('; '.join(reasons), 200)})")
 
 
 def _remote_launch(remote: Mapping[str, Any], environ: Mapping[str, str]) -> HttpLaunch:
     kind = remote.get("type")
     if kind not in _REMOTE_TRANSPORTS:
-        raise _Unusable(f"transport {str(kind)[:30]!r} is not supported")
+        raise _Unusable(f"transport {shortened(str(kind), 30)!r} is not supported")
     values = _Values(environ)
     url_template = _text(remote.get("url"))
     if url_template is None:
@@ -318,11 +319,11 @@ def _header_value(name: str, header: Mapping[str, Any], environ: Mapping[str, st
 def _package_launch(package: Mapping[str, Any], environ: Mapping[str, str]) -> StdioLaunch:
     kind = package.get("registryType")
     if kind not in _LAUNCHERS:
-        raise _Unusable(f"registry type {str(kind)[:30]!r} is not supported")
+        raise _Unusable(f"registry type {shortened(str(kind), 30)!r} is not supported")
     transport = package.get("transport")
     transport_type = transport.get("type") if isinstance(transport, dict) else "stdio"
     if transport_type != "stdio":
-        raise _Unusable(f"the package serves {str(transport_type)[:30]!r}, not stdio")
+        raise _Unusable(f"the package serves {shortened(str(transport_type), 30)!r}, not stdio")
     identifier = _text(package.get("identifier"))
     if identifier is None or identifier.startswith("-") or any(c.isspace() for c in identifier):
         raise _Unusable("no valid identifier")
@@ -375,17 +376,17 @@ def _arguments(value: Any, values: _Values) -> list[str]:
             if name is None or not name.startswith("-"):
                 raise _Unusable("a named argument has no valid name")
             if given is None and argument.get("isRequired") is True:
-                raise _Unusable(f"the argument {name[:40]} needs a value")
+                raise _Unusable(f"the argument {shortened(name, 40)} needs a value")
             words.extend([name] if given is None else [name, given])
         elif kind == "positional":
             if given is None:
                 if argument.get("isRequired") is True:
                     hint = _text(argument.get("valueHint")) or "value"
-                    raise _Unusable(f"a positional argument ({hint[:40]}) needs a value")
+                    raise _Unusable(f"a positional argument ({shortened(hint, 40)}) needs a value")
                 continue
             words.append(given)
         else:
-            raise _Unusable(f"argument type {str(kind)[:30]!r} is not supported")
+            raise _Unusable(f"argument type {shortened(str(kind), 30)!r} is not supported")
     return words
 
 

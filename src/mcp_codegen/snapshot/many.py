@@ -24,6 +24,7 @@ import anyio
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import CodegenError, ServerError, one_line
 from mcp_codegen.inputs.launch import ServerLaunch
+from mcp_codegen.runtime.text import one_line as shortened_line
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.wording import counts
 
@@ -74,7 +75,7 @@ async def snapshot_many(
             except CodegenError as error:
                 failure: Exception = error
             except Exception as error:  # a bug of ours or an unexpected SDK failure: still one line
-                failure = ServerError(f"unexpected {error.__class__.__name__}: {str(error)[:200]}")
+                failure = ServerError(f"unexpected {error.__class__.__name__}: {shortened_line(str(error), 200)}")
                 failure.__cause__ = error
             else:
                 results[name] = snapshot

@@ -11,6 +11,7 @@ import anyio.abc
 
 from mcp_codegen.inputs.launch import HttpLaunch, ServerLaunch, StdioLaunch
 from mcp_codegen.runtime.connection.http import HttpWatch
+from mcp_codegen.runtime.connection.server_env import proxy_passwords
 from mcp_codegen.runtime.connection.stdio import ProcessWatch
 from mcp_codegen.runtime.text import one_line
 
@@ -101,6 +102,7 @@ class Scrubber:
         if isinstance(launch, StdioLaunch):
             secrets.extend(launch.env.values())
             secrets.extend(launch.hidden_values())
+            secrets.extend(proxy_passwords())  # the server inherits the proxy variables
         elif isinstance(launch, HttpLaunch):
             for value in launch.headers.values():
                 secrets.append(value)

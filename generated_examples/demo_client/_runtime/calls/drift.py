@@ -1,7 +1,8 @@
 """The connect-time schema drift guard: does the live server still list the tools this package was made for?
 
-At generation, every tool's input and output schemas are hashed (`tool_fingerprint`) into
-`specs.TOOL_HASHES`. On connect, the client lists the live tools once, hashes them the same way and
+At generation, every tool's input and output schemas are hashed (`tool_fingerprint`: the first 16 hex
+digits of the SHA-256 of `[input, output]` as sorted, compact JSON, a schema without `"type"` read as
+`"type": "object"`, non-local `$ref`s as one placeholder) into `specs.TOOL_HASHES`. On connect, the client lists the live tools once, hashes them the same way and
 compares: a removed tool or a changed schema is drift. By default that is one logged warning naming
 what drifted; `strict=True` raises `SchemaDriftError` before any call; `drift_check=False` skips it.
 For the full breaking/dangerous/safe analysis, run `mcp-codegen check` in CI.
@@ -16,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from ..text import one_line
 from .errors import McpClientError, ProtocolError
 
 if TYPE_CHECKING:
@@ -49,10 +51,21 @@ def _without_remote_refs(schema: object) -> object:
     return schema
 
 
+def _as_object_schema(schema: object) -> object:
+    """`schema`, `"type": "object"` added when it has no type: how both the generator and the listing read it
+    (`result_forms.current_tools_listing`), so a server adding or dropping that key changes no hash.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    fields = cast("dict[str, object]", schema)
+    return fields if "type" in fields else {"type": "object", **fields}
+
+
 def tool_fingerprint(input_schema: object, output_schema: object) -> str:
     """A short, stable hash of what a tool accepts and returns (the generator uses this same function)."""
+    schemas = [_as_object_schema(input_schema), _as_object_schema(output_schema)]
     canonical = json.dumps(
-        [_without_remote_refs(input_schema), _without_remote_refs(output_schema)],
+        [_without_remote_refs(schema) for schema in schemas],
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
@@ -196,7 +209,7 @@ async def check_drift(
 def _describe(error: BaseException) -> str:
     # Our own errors have secret-free one-line messages; others are named by type only.
     if isinstance(error, McpClientError):
-        return f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
+        return f"{type(error).__name__}: {one_line(str(error), 300)}"
     return type(error).__name__
 
 

@@ -490,7 +490,9 @@ class ClientCore(SessionRecovery):
         session = self._session
         lease = self._lease
         if result_type is TASK_ANSWER:  # a task-augmented tools/call (see calls.tasks)
-            session = cast("ClientSession", UnvalidatedSession(session))
+            session = cast(
+                "ClientSession", UnvalidatedSession(session, self._read_timeout())
+            )
         exchange = begin_exchange()
         if lease is not None:
             lease.enter()
@@ -503,6 +505,7 @@ class ClientCore(SessionRecovery):
                     options,
                     timeout,
                     what=f"{method} request",
+                    read_timeout=self._read_timeout(),
                 )
             return await session.send_request(
                 request, result_type, request_read_timeout_seconds=timeout

@@ -163,6 +163,9 @@ def _host_function(
     return tool
 
 
+_collect_at_exit: list[bool] = []
+
+
 def _monty() -> Any:
     try:
         import pydantic_monty
@@ -171,6 +174,14 @@ def _monty() -> Any:
             "code mode needs pydantic-monty, which is not installed: "
             "pip install 'mcp-client-codegen[code]' (or pip install 'pydantic-monty>=1.4,<1.5')"
         ) from error
+    if not _collect_at_exit:
+        # pydantic-monty 1.4 objects left in reference cycles abort the interpreter now and then when they are
+        # freed during its shutdown (SIGABRT, exit status 134): freed before it, a process that ran code exits.
+        import atexit
+        import gc
+
+        atexit.register(gc.collect)
+        _collect_at_exit.append(True)
     return pydantic_monty
 
 

@@ -10,8 +10,10 @@ Every request of a client goes through `SessionRecovery._send_recovering` (a par
 3. A session the server no longer knows (`Fault.new_session`) is renewed once however many
    requests learnt it at the same moment (the client's generation counts sessions), with the drift
    guard run again (`_reconnect_now`); requests still in flight on the old session keep it open
-   until they are answered (`session.Lease`). A `400` that still refuses the request on the new
-   session is the server's answer.
+   until they are answered (`session.Lease`). A `404` (or the `400` session form) is a lost session
+   only when the session refuses a `ping` too and the new one answers it (`_after_refusal`: a
+   gateway may answer `404` after forwarding), and at most once per request: after that it is the
+   server's or the gateway's answer, and `OutcomeUnknownError` for a request not safe to repeat.
 4. A fault with no retry left becomes what it means: `OutcomeUnknownError` (it may have run), the
    HTTP status (`HttpStatusError`), the server's answer, or `ConnectionClosedError`.
 """
@@ -72,6 +74,8 @@ class SessionRecovery:
     _generation: int = 0
     #: Held while a lost session is opened again, so concurrent requests renew it once.
     _renewing: anyio.Lock | None = None
+    #: The last `ping` after a session refusal: (generation, when sent, refused as an unknown session).
+    _pings: tuple[int, float, bool] | None = None
 
     if TYPE_CHECKING:
 
@@ -96,6 +100,16 @@ class SessionRecovery:
             ]
             if limits:
                 return min(limits)
+        return self._read_timeout()
+
+    def _read_timeout(self) -> float | None:
+        """How long a request waits for its answer unless told otherwise: the connector's `timeout=`; for
+        a client made by `from_session()`, the session's own default (the SDK's private
+        `_session_read_timeout_seconds`, pinned in tests/runtime/test_sdk_private_pins.py: the SDK has no
+        public way to read it), or None."""
+        connection = self._connection
+        if connection is not None:
+            return connection.read_timeout
         default = getattr(self._session, "_session_read_timeout_seconds", None)
         return float(default) if isinstance(default, int | float) else None
 
@@ -188,54 +202,62 @@ class SessionRecovery:
     ) -> R:
         """Send a request that failed in transit again while it is safe, attempts are left and the call's
         timeout allows; else raise what the last failure means."""
-        import anyio
-
         policy = self._retry_policy()
         limit = self._applied_timeout(timeout)
         deadline = started + limit if limit is not None else math.inf
         spec = self._tools.get(tool) if tool is not None else None
+        repeatable = policy.may_repeat(
+            method,
+            tool,
+            spec.annotations if spec is not None else None,
+            spec.python_name if spec is not None else None,
+        )
         retry = 0
         renewed = False
         while True:
-            if fault.kind == "maybe_processed" and not policy.may_repeat(
-                method,
-                tool,
-                spec.annotations if spec is not None else None,
-                spec.python_name if spec is not None else None,
-            ):
+            if fault.kind == "maybe_processed" and not repeatable:
                 raise self._outcome_unknown(method, tool, fault, retry) from None
-            if renewed and fault.new_session and fault.status == 400:
-                raise self._given_up(
-                    error, method, tool, fault, retry
-                )  # the server's answer
-            retry += 1
-            # Opening a session the server forgot is what every client did before retries existed.
-            allowed = policy.max_retries or (
-                1 if fault.new_session and fault.kind == "not_processed" else 0
-            )
-            first_renewal = retry == 1 and fault.new_session
-            wait = 0.0 if first_renewal else policy.delay(retry, fault.retry_after)
-            if retry > allowed or time.monotonic() + wait >= deadline:
-                raise self._given_up(error, method, tool, fault, retry - 1)
-            _log.info(
-                "retrying %s (retry %d of %d) after %s; waiting %.2f s",
-                request_label(method, f"tool {tool!r}" if tool else None),
-                retry,
-                allowed,
-                fault.cause,
-                wait,
-            )
-            if telemetry_active():
-                record_retry(method, retry, fault.cause, wait)
-            await anyio.sleep(wait)
-            if self._closed_reason is not None or fault.new_session:
-                try:
-                    await self._renew(generation)
-                except ConnectError as failure:
-                    error = failure
-                    fault = Fault("not_processed", "cannot reconnect", new_session=True)
-                    continue
-                generation, renewed = self._generation, True
+            if fault.new_session and fault.status is not None:
+                # A 404 (or the 400 session form): the session is gone at most once per request.
+                again_on = None
+                if not renewed and time.monotonic() < deadline:
+                    try:
+                        again_on = await self._after_refusal(generation, deadline)
+                    except ConnectError as failure:
+                        error = failure
+                        fault = Fault(
+                            "not_processed", "cannot reconnect", new_session=True
+                        )
+                        continue
+                if again_on is None:  # the server's or a gateway's answer
+                    raise self._refusal_answer(
+                        error, method, tool, fault, renewed, repeatable
+                    )
+                generation, renewed = again_on, True
+                retry += 1
+                _log.info(
+                    "sending %s again on a new session (%s)",
+                    request_label(method, f"tool {tool!r}" if tool else None),
+                    fault.cause,
+                )
+                if telemetry_active():
+                    record_retry(method, retry, fault.cause, 0.0)
+            elif await self._wait_for_retry(
+                policy, method, tool, fault, retry + 1, deadline
+            ):
+                retry += 1
+                if self._closed_reason is not None or fault.new_session:
+                    try:
+                        await self._renew(generation)
+                    except ConnectError as failure:
+                        error = failure
+                        fault = Fault(
+                            "not_processed", "cannot reconnect", new_session=True
+                        )
+                        continue
+                    generation, renewed = self._generation, True
+            else:
+                raise self._given_up(error, method, tool, fault, retry)
             sent = time.monotonic()
             try:
                 attempt_timeout = deadline - sent if limit is not None else timeout
@@ -248,6 +270,70 @@ class SessionRecovery:
                 if next_fault is None:
                     raise
                 error, fault = failure, next_fault
+
+    async def _wait_for_retry(
+        self,
+        policy: Retries,
+        method: str,
+        tool: str | None,
+        fault: Fault,
+        retry: int,
+        deadline: float,
+    ) -> bool:
+        """Wait before retry number `retry` of a request; False (no wait) when none is left or the wait
+        would end past `deadline`."""
+        import anyio
+
+        # Opening a session the server forgot is what every client did before retries existed.
+        allowed = policy.max_retries or (
+            1 if fault.new_session and fault.kind == "not_processed" else 0
+        )
+        first_renewal = retry == 1 and fault.new_session
+        wait = 0.0 if first_renewal else policy.delay(retry, fault.retry_after)
+        if retry > allowed or time.monotonic() + wait >= deadline:
+            return False
+        _log.info(
+            "retrying %s (retry %d of %d) after %s; waiting %.2f s",
+            request_label(method, f"tool {tool!r}" if tool else None),
+            retry,
+            allowed,
+            fault.cause,
+            wait,
+        )
+        if telemetry_active():
+            record_retry(method, retry, fault.cause, wait)
+        await anyio.sleep(wait)
+        return True
+
+    def _refusal_answer(
+        self,
+        error: Exception,
+        method: str,
+        tool: str | None,
+        fault: Fault,
+        renewed: bool,
+        repeatable: bool,
+    ) -> Exception:
+        """What a session refusal that is not a lost session raises: a `404` to a request that is not safe
+        to repeat may have run (a gateway may have forwarded it), so `OutcomeUnknownError`; else the answer
+        as it came (`_given_up`)."""
+        connection = self._connection
+        if fault.status == 404 and repeatable and connection is not None:
+            refused = connection.status_error(404, method)
+            if refused is not None:  # the status, not a body a gateway may have written
+                return refused
+        if fault.status != 404 or repeatable:
+            return self._given_up(error, method, tool, fault, 1 if renewed else 0)
+        label = request_label(method, f"tool {tool!r}" if tool else None)
+        where = (
+            "again on a new session" if renewed else "on a session that still answers"
+        )
+        text = (
+            f"{label}: HTTP 404 {where}, so the server's or a gateway's answer, not a lost"
+            " session; the request may have run (it is not marked read-only or idempotent,"
+            " so it was not sent again)"
+        )
+        return OutcomeUnknownError(text, method=method, tool=tool)
 
     def _outcome_unknown(
         self, method: str, tool: str | None, fault: Fault, retries: int
@@ -302,6 +388,58 @@ class SessionRecovery:
         )
 
     # -- opening the session again ---------------------------------------------------------------------
+
+    async def _after_refusal(self, generation: int, deadline: float) -> int | None:
+        """A request on session `generation` was refused as a session the server no longer knows (`404`,
+        or the `400` session form): the generation of the session to send it again on, or None when the
+        refusal is the server's or a gateway's answer (see below).
+
+        The spec reads a `404` as "session gone, not processed", but a gateway may answer `404` (after
+        forwarding the request, even). So a `ping` asks first: a session that answers it was not gone; a
+        new session (opened once, however many requests learnt the loss together) that refuses it too
+        shows the refusals are a gateway's, not the session's.
+        """
+        refused_at = time.monotonic()
+        async with self._renewal_lock():
+            if self._closed_reason is not None and not self._lost:
+                raise self._closed_error()  # closed by the user meanwhile
+            if self._generation == generation:
+                if not await self._refuses_ping(refused_at, deadline):
+                    return None
+                await self._reconnect_now()
+            if await self._refuses_ping(refused_at, deadline):
+                return None
+            return self._generation
+
+    async def _refuses_ping(self, since: float, deadline: float) -> bool:
+        """Whether the current session refuses a `ping` as a session the server no longer knows; one
+        `ping` per session answers every request refused before it was sent (`since`).
+        """
+        import anyio
+        from mcp_types import EmptyResult, PingRequest
+
+        from .exchange import begin
+
+        known = self._pings
+        if known is not None and known[0] == self._generation and known[1] >= since:
+            return known[2]
+        sent = time.monotonic()
+        probe = begin()
+        lease = self._lease
+        if lease is not None:
+            lease.enter()
+        try:
+            with anyio.move_on_after(max(0.0, deadline - sent)):
+                await self._session.send_request(PingRequest(), EmptyResult)
+        except Exception:  # noqa: BLE001 - only the refusal's fault matters
+            _log.debug("the ping after a session refusal failed", exc_info=True)
+        finally:
+            if lease is not None:
+                lease.leave()
+        fault = probe.fault
+        refused = fault is not None and fault.new_session
+        self._pings = (self._generation, sent, refused)
+        return refused
 
     async def _reopen(self, timeout: float | None) -> None:
         """Before a request on a client whose connection was lost: open it again, retries allowing."""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal, TextIO, cast
 from ..calls.telemetry import STDIO_PEER
 from ..text import one_line
 from .attempt import Attempt, describe_error, diagnose_common, sdk_client
+from .server_env import inherited_environment, proxy_passwords
 
 if TYPE_CHECKING:
     import anyio.abc
@@ -193,7 +194,10 @@ async def stdio_transport(
         from mcp.client.stdio import stdio_client
 
         params = StdioServerParameters(
-            command=command, args=list(args), env=dict(env), cwd=cwd
+            command=command,
+            args=list(args),
+            env=inherited_environment() | dict(env),
+            cwd=cwd,
         )
         errlog: Any = sys.stderr  # the SDK's transport takes a file only
         if stderr not in (None, "discard", "inherit") and not isinstance(
@@ -209,14 +213,13 @@ async def stdio_transport(
     import anyio
     import mcp_types
     from anyio.streams.text import TextReceiveStream
-    from mcp.client.stdio import get_default_environment
     from mcp.os.posix.utilities import terminate_posix_process_tree
     from mcp.shared.message import SessionMessage
 
     relay = _StderrRelay(stderr, watch)
     process = await anyio.open_process(
         [command, *args],
-        env=get_default_environment() | dict(env),
+        env=inherited_environment() | dict(env),
         stderr=subprocess.PIPE,
         cwd=cwd,
         start_new_session=True,
@@ -376,14 +379,19 @@ def stdio_attempt(
         transport = stdio_transport(command, args, env or {}, cwd_text, watch, stderr)
         return sdk_client(transport, timeout, options)
 
+    given = [*(env or {}).values(), *proxy_passwords()]
     secrets = sorted(
-        {value for value in (env or {}).values() if len(value) >= 4},
+        {value for value in given if len(value) >= 4},
         key=len,
         reverse=True,
     )
 
     def masked(text: str) -> str:
-        for secret in secrets:  # values given in env= (tokens) never reach a message
+        for (
+            secret
+        ) in (
+            secrets
+        ):  # values given in env= (tokens), proxy passwords: never in a message
             text = text.replace(secret, "***")
         return text
 

@@ -121,20 +121,21 @@ class Activities(list[Callable[..., Any]]):
 
 
 def tool_activities(
-    client_class: Any, server: str, connect: Connect | None = None
+    client_class: Any, server_key: str, connect: Connect | None = None
 ) -> Activities:
-    """The activities of a package's tools and listings (`client_class`: its `AsyncClient`, `server`: the
-    server's name); `connect` makes the connection, by default `client_class.connect()` (the recorded launch,
-    secrets read from the environment)."""
+    """The activities of a package's tools and listings (`client_class`: its `AsyncClient`, `server_key`: the
+    name its activities are named with, `names.tool_activity`); `connect` makes the connection, by default
+    `client_class.connect()` (the recorded launch, secrets read from the environment).
+    """
     shared = SharedClient(connect if connect is not None else client_class.connect)
     tools: dict[str, ToolSpec[Any, Any]] = dict(client_class._tools)
-    made = [_tool_activity(server, spec, shared) for spec in tools.values()]
-    made += [_listing_activity(server, kind, shared) for kind in LISTINGS]
+    made = [_tool_activity(server_key, spec, shared) for spec in tools.values()]
+    made += [_listing_activity(server_key, kind, shared) for kind in LISTINGS]
     return Activities(made, shared)
 
 
 def _tool_activity(
-    server: str, spec: ToolSpec[Any, Any], shared: SharedClient
+    server_key: str, spec: ToolSpec[Any, Any], shared: SharedClient
 ) -> Callable[..., Any]:
     async def call(arguments: Any) -> Any:
         # Left out: what equals the model's default, which is the schema's (the server applies it) or None
@@ -156,11 +157,11 @@ def _tool_activity(
 
     call.__annotations__ = {"arguments": spec.arguments_model, "return": Any}
     call.__name__ = call.__qualname__ = f"call_{spec.python_name}"
-    return activity.defn(name=tool_activity(server, spec.name))(call)
+    return activity.defn(name=tool_activity(server_key, spec.name))(call)
 
 
 def _listing_activity(
-    server: str, kind: str, shared: SharedClient
+    server_key: str, kind: str, shared: SharedClient
 ) -> Callable[..., Any]:
     async def listing() -> Any:
         try:
@@ -171,7 +172,7 @@ def _listing_activity(
             raise _failure(error) from error
 
     listing.__name__ = listing.__qualname__ = f"list_{kind}"
-    return activity.defn(name=listing_activity(server, kind))(listing)
+    return activity.defn(name=listing_activity(server_key, kind))(listing)
 
 
 class _Pulse:

@@ -4,8 +4,10 @@ Each method runs its tool's activity (`names.tool_activity`) with the options gi
 own names) and a retry policy from the tool. A tool safe to repeat (`readOnlyHint` or `idempotentHint`, or
 `repeatable=` says so) is retried by Temporal with backoff (the `retry_policy=` given, else Temporal's
 default). Any other is tried once (`maximum_attempts=1`): when that attempt may have reached the server (the
-client's `OutcomeUnknownError` or `RequestTimeoutError`, or a worker lost mid-call, seen as a heartbeat or
-start-to-close timeout) the workflow receives `ToolMayHaveRunError`, a non-retryable `ApplicationError`.
+client's `OutcomeUnknownError` or `RequestTimeoutError`, or any timeout of an attempt that had started: a
+lost worker's heartbeat, start-to-close or schedule-to-close timeout) the workflow receives
+`ToolMayHaveRunError`, a non-retryable `ApplicationError`. A timeout before any worker took the call
+(schedule-to-start, or schedule-to-close with no attempt started) arrives as Temporal's `ActivityError`.
 Other failures arrive as Temporal's `ActivityError`, the client's error class name as its cause's `type`.
 
 Only `temporalio.workflow` calls are made: deterministic, and safe in the workflow sandbox once the package
@@ -73,18 +75,21 @@ class ToolsBase:
     `options`: Temporal's activity options (`start_to_close_timeout` or `schedule_to_close_timeout` is
     required; `heartbeat_timeout` makes a lost worker noticed sooner). `repeatable`: tool name (wire or
     Python) -> whether a call that may have run is safe to send again, overriding its annotations (as
-    `Retries.repeatable` does for the client).
+    `Retries.repeatable` does for the client). `server_key`: the name the activities are named with
+    (`mcp:<server key>:tool:<wire name>`), the package's `SERVER_KEY` unless given; the worker's
+    `activities(server_key=...)` must name the same.
     """
 
-    __slots__ = ("_options", "_repeatable")
+    __slots__ = ("_options", "_repeatable", "_server_key")
 
-    #: The server's name, which the activities are named with (the generated class sets it).
-    _server: ClassVar[str] = ""
+    #: The package's server key, which its activities are named with (the generated class sets it).
+    _default_server_key: ClassVar[str] = ""
 
     def __init__(
         self,
         *,
         repeatable: Mapping[str, bool] | None = None,
+        server_key: str | None = None,
         **options: Unpack[ActivityOptions],
     ) -> None:
         if (
@@ -96,6 +101,7 @@ class ToolsBase:
             )
         self._options = options
         self._repeatable = dict(repeatable or {})
+        self._server_key = server_key or self._default_server_key
 
     def _policy(self, spec: ToolSpec[Any, Any], repeatable: bool) -> RetryPolicy:
         """The retry policy of a call of `spec`: the given (or Temporal's default) when it may be repeated,
@@ -132,13 +138,13 @@ class ToolsBase:
         options: dict[str, Any] = {**self._options, "retry_policy": policy}
         try:
             result: Any = await workflow.execute_activity(
-                tool_activity(self._server, spec.name),
+                tool_activity(self._server_key, spec.name),
                 arguments,
                 result_type=mcp_types.CallToolResult if wraps else result_type,
                 **options,
             )
         except ActivityError as error:
-            if policy.maximum_attempts == 1 and _may_have_run(error.cause):
+            if policy.maximum_attempts == 1 and _may_have_run(error):
                 raise ToolMayHaveRunError(
                     f"tool {spec.name!r} may have run on the server (it is not safe to repeat,"
                     f" so it was not sent again): {error.cause}",
@@ -151,7 +157,7 @@ class ToolsBase:
         """Every page of a listing, in one activity (retried by Temporal: listings change nothing)."""
         options: dict[str, Any] = dict(self._options)
         found: list[R] = await workflow.execute_activity(
-            listing_activity(self._server, kind),
+            listing_activity(self._server_key, kind),
             result_type=cast(type, GenericAlias(list, (item_type,))),
             **options,
         )
@@ -170,12 +176,17 @@ class ToolsBase:
         return await self._listing("prompts", mcp_types.Prompt)
 
 
-def _may_have_run(cause: BaseException | None) -> bool:
-    """Whether an activity's failure leaves open that the tool ran: the client's "may have run" errors, or a
-    worker that stopped answering (heartbeat or start-to-close timeout) once the call had started.
+def _may_have_run(error: ActivityError) -> bool:
+    """Whether an activity's failure leaves open that the tool ran: the client's "may have run" errors, or
+    any timeout once an attempt had started (a worker took the call: it may have sent it). Only a timeout
+    before any start (schedule-to-start, or schedule-to-close while the call waited for a worker) rules a
+    send out.
     """
+    cause = error.cause
     if isinstance(cause, TimeoutError):
-        return cause.type in (TimeoutType.HEARTBEAT, TimeoutType.START_TO_CLOSE)
+        return cause.type != TimeoutType.SCHEDULE_TO_START and (
+            error.started_event_id > 0 or cause.type != TimeoutType.SCHEDULE_TO_CLOSE
+        )
     return isinstance(cause, ApplicationError) and cause.type in MAY_HAVE_RUN_CAUSES
 
 

@@ -1,4 +1,5 @@
-"""Older and rougher `tools/call` result forms that real servers send, read as the current form before validation.
+"""Older and rougher result forms that real servers send (`tools/call`, `tools/list`), read as the current form
+before validation.
 
 The TypeScript SDK (whose servers are most of those in use) accepts two forms the Python SDK refuses:
 
@@ -7,6 +8,10 @@ The TypeScript SDK (whose servers are most of those in use) accepts two forms th
   result, any other `toolResult` as one text block (a string as is, other JSON as its text);
 * a result without `content` (its `CallToolResultSchema` defaults `content` to `[]`), as servers answering with
   `structuredContent` alone send it.
+
+A listed tool whose `inputSchema` or `outputSchema` has no `"type"` (mcp-obsidian's, the Python SDK before 2.x
+sent them as given) is read as an object schema, as the generator reads it (`drift.tool_fingerprint` hashes
+both forms alike): the SDK refuses the whole page otherwise, and with it the drift check and `list_tools()`.
 
 Each is logged once per result at DEBUG. Anything else is left as received, so the SDK's validation refuses it
 and the caller gets the `ProtocolError` quoting it. `accept_result_forms(session)` puts this beneath every
@@ -21,7 +26,10 @@ import logging
 from collections.abc import Mapping
 from typing import Any, cast
 
-__all__ = ["accept_result_forms", "current_call_result"]
+__all__ = ["accept_result_forms", "current_call_result", "current_tools_listing"]
+
+#: The schemas of a listed tool that MCP requires to be object schemas.
+_SCHEMA_KEYS = ("inputSchema", "outputSchema")
 
 _log = logging.getLogger(__name__.rpartition("._runtime")[0] or __name__)
 
@@ -57,8 +65,38 @@ def current_call_result(raw: object) -> object:
     return result
 
 
+def current_tools_listing(raw: object) -> object:
+    """`raw` (a `tools/list` result as received) with each schema lacking `"type"` read as an object schema."""
+    if not isinstance(raw, dict):
+        return raw
+    result = cast("dict[str, Any]", raw)
+    tools: object = result.get("tools")
+    if not isinstance(tools, list):
+        return result
+    listed: list[object] = []
+    untyped = 0
+    for item in cast("list[object]", tools):
+        if isinstance(item, dict):
+            tool = dict(cast("dict[str, Any]", item))
+            for key in _SCHEMA_KEYS:
+                schema: object = tool.get(key)
+                if isinstance(schema, dict) and "type" not in schema:
+                    tool[key] = {"type": "object", **cast("dict[str, Any]", schema)}
+                    untyped += 1
+            item = tool
+        listed.append(item)
+    if not untyped:
+        return result
+    _log.debug(
+        "the server listed %d tool schemas without a type: read as object schemas",
+        untyped,
+    )
+    return {**result, "tools": listed}
+
+
 def accept_result_forms(session: Any) -> None:
-    """Make `session` (an SDK `ClientSession`) read the forms above in every `tools/call` answer."""
+    """Make `session` (an SDK `ClientSession`) read the forms above in every `tools/call` and `tools/list`
+    answer."""
     dispatcher = getattr(session, "_dispatcher", None)
     send = getattr(dispatcher, "send_raw_request", None)
     if send is None or getattr(send, "_reads_result_forms", False):
@@ -68,7 +106,9 @@ def accept_result_forms(session: Any) -> None:
         method: str, params: Mapping[str, Any] | None, *args: Any, **kwargs: Any
     ) -> Any:
         raw = await send(method, params, *args, **kwargs)
-        return current_call_result(raw) if method == "tools/call" else raw
+        if method == "tools/call":
+            return current_call_result(raw)
+        return current_tools_listing(raw) if method == "tools/list" else raw
 
     send_raw_request._reads_result_forms = True  # type: ignore[attr-defined]
     dispatcher.send_raw_request = send_raw_request  # type: ignore[union-attr]

@@ -2,7 +2,9 @@
 
 * Anthropic Messages API: every deferred definition gets `"defer_loading": true` and the tool search
   tool comes first (`tool_search_tool_bm25_20251119` or `tool_search_tool_regex_20251119`); the model's
-  context holds the search tool, the kept tools and what a search returns.
+  context holds the search tool, the kept tools and what a search returns. Anthropic refuses a
+  definition with both `defer_loading` and `cache_control`, so the prompt-caching breakpoint goes on
+  the last definition that is loaded: a kept tool, or the search tool when every tool is deferred.
 * OpenAI Responses API: `{"type": "tool_search"}` first, the kept tools as plain functions, the
   deferred ones with `"defer_loading": true` inside namespaces (`{"type": "namespace", "name",
   "description", "tools"}`): one per server, and a server of more than `NAMESPACE_SIZE` tools split by
@@ -79,7 +81,8 @@ def anthropic_deferred(
     tool_search: ToolSearch = "bm25",
     cache_control: agent_anthropic.CacheControl = None,
 ) -> list[dict[str, Any]]:
-    """The search tool, then every definition, `"defer_loading": true` on those `keep` leaves out."""
+    """The search tool, then every definition, `"defer_loading": true` on those `keep` leaves out;
+    `cache_control` on the last definition that is not deferred."""
     if tool_search not in _ANTHROPIC_SEARCH:
         raise ValueError(f"tool_search must be 'bm25' or 'regex', not {tool_search!r}")
     kept = _patterns(keep)
@@ -91,7 +94,11 @@ def anthropic_deferred(
         definitions.append(definition)
     control = agent_anthropic.cache_control_value(cache_control)
     if control is not None:
-        definitions[-1]["cache_control"] = control
+        # Anthropic refuses a definition with both `defer_loading` and `cache_control`, and
+        # deferred ones are not in the cached prefix anyway: the breakpoint goes on the last
+        # loaded one, the search tool itself when every tool is deferred.
+        loaded = [item for item in definitions if not item.get("defer_loading")]
+        loaded[-1]["cache_control"] = control
     return definitions
 
 

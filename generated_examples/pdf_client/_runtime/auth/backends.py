@@ -2,8 +2,9 @@
 
 A `TokenStore` (`store`) keeps one server's record (tokens, expiry, client registration, DPoP key) as one JSON
 text in a `TokenBackend`, under a key (the normalised server URL). The two backends here keep it on this
-machine: `FileBackend` in a 0600 file, `KeyringBackend` in the OS keyring. Both lock refreshes with
-`RefreshLock`, an OS file lock on a `.lock` file beside the record, which orders the processes of one machine.
+machine: `FileBackend` in a 0600 file, `KeyringBackend` in the OS keyring. Both lock changes and refreshes
+with `RefreshLock`, an OS file lock on a permanent `.lock` file beside the record, which orders the processes of
+one machine.
 A store shared across machines (Redis, a database) is a class of your own meeting `TokenBackend`. Nothing here
 logs or formats a record: it holds secrets.
 """
@@ -11,6 +12,7 @@ logs or formats a record: it holds secrets.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import importlib
 import logging
@@ -25,7 +27,7 @@ from ..files import write_atomically
 
 try:
     import fcntl
-except ImportError:  # Windows: msvcrt.locking, see _lock_descriptor
+except ImportError:  # Windows: msvcrt.locking, see _try_lock_descriptor
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [
@@ -40,6 +42,12 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _SERVICE = "mcp-codegen"
+#: How long a waiter for `RefreshLock` pauses between tries: doubling from the first to the longest.
+_FIRST_PAUSE = 0.01
+_LONGEST_PAUSE = 0.25
+_HELD_ERRNOS = frozenset(
+    {errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES, getattr(errno, "EDEADLOCK", -1)}
+)
 
 
 @runtime_checkable
@@ -52,11 +60,14 @@ class TokenBackend(Protocol):
     - `load(key)`: the text last saved under `key`, or None when nothing is.
     - `save(key, record)`: replace the record whole; a reader sees the old text or the new one, never a mix.
     - `delete(key)`: forget the record; True when one was stored.
-    - `lock(key)`: an async context manager held while one process refreshes the token under `key`. While it
-      is held, no other holder of `lock(key)`, in this process or any other sharing the store, may enter
-      it: they wait. It must be released when the holder leaves it and also when the holder dies (an OS
-      file lock is; a lock with a lease must outlive a token request, a minute or so). A waiter may be
-      cancelled. `load`, `save` and `delete` are called on the event loop's thread: keep them short.
+    - `lock(key)`: an async context manager held while one process changes the record under `key` (a read,
+      change and write) or refreshes its token. While it is held, no other holder of `lock(key)`, in this
+      process or any other sharing the store, may enter it: they wait. It must be released when the holder
+      leaves it and also when the holder dies (an OS file lock is; a lock with a lease must outlive a token
+      request, a minute or so). A waiter may be cancelled. The store also locks `key + "#login"` (a key no
+      URL has) through an interactive login, so a second process waits for the first one's token instead of
+      opening a browser too (a lease shorter than the login lets it log in as well). `load`, `save` and
+      `delete` are called on the event loop's thread: keep them short.
     """
 
     def load(self, key: str) -> str | None: ...
@@ -73,17 +84,22 @@ def record_file(directory: Path, key: str) -> Path:
     return directory / (hashlib.sha256(key.encode("utf-8")).hexdigest()[:32] + ".json")
 
 
-def _lock_descriptor(descriptor: int) -> None:
-    if fcntl is not None:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        return
-    msvcrt: Any = importlib.import_module("msvcrt")
-    while True:  # LK_LOCK gives up after ten tries a second apart: wait on
-        try:
-            msvcrt.locking(descriptor, msvcrt.LK_LOCK, 1)
-            return
-        except OSError:
-            continue
+def _try_lock_descriptor(descriptor: int) -> bool:
+    """Take the OS lock on `descriptor` if no other holder has it; False at once otherwise."""
+    try:
+        if fcntl is not None:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        else:
+            msvcrt: Any = importlib.import_module("msvcrt")
+            os.lseek(descriptor, 0, os.SEEK_SET)
+            msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+    except (
+        OSError
+    ) as error:  # EWOULDBLOCK / EAGAIN (POSIX), EACCES / EDEADLOCK (Windows)
+        if error.errno in _HELD_ERRNOS:
+            return False
+        raise
+    return True
 
 
 def _unlock_descriptor(descriptor: int) -> None:
@@ -96,30 +112,40 @@ def _unlock_descriptor(descriptor: int) -> None:
 
 
 class RefreshLock:
-    """An exclusive lock between processes on a sidecar file (0600), held while a token is refreshed.
+    """An exclusive lock between processes on a permanent sidecar file (0600), held while the record is changed.
 
     Refresh tokens may be valid once (rotation): two processes refreshing one stored token at once would
-    both send it, and the server would refuse the second or revoke them both. `fcntl.flock` on POSIX,
-    `msvcrt.locking` on Windows: the OS releases it when its process dies. Each `RefreshLock` opens the file
-    itself, so two in one process exclude each other too. `async with` waits in a worker thread.
+    both send it, and the server would refuse the second or revoke them both; two read-modify-writes of one
+    record at once would lose one. `fcntl.flock` on POSIX, `msvcrt.locking` on Windows: the OS releases it
+    when its process dies. The file is never removed (`FileBackend.delete` keeps it): a lock on a removed
+    file would exclude no one who opens the path afresh. Each `RefreshLock` opens the file itself, so two
+    in one process exclude each other too. `async with` tries the lock without blocking and, while another
+    holder has it, tries again after a growing pause (no thread), so a waiter can be cancelled at once.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._descriptor: int | None = None
 
-    def acquire(self) -> None:
-        """Block until no other holder has the lock."""
-        if self._descriptor is not None:
-            return
+    def _open(self) -> int:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+
+    def try_acquire(self) -> bool:
+        """Take the lock if no other holder has it; False (at once) when one has."""
+        if self._descriptor is not None:
+            return True
+        descriptor = self._open()
         try:
-            _lock_descriptor(descriptor)
+            taken = _try_lock_descriptor(descriptor)
         except BaseException:
             os.close(descriptor)
             raise
+        if not taken:
+            os.close(descriptor)
+            return False
         self._descriptor = descriptor
+        return True
 
     def release(self) -> None:
         descriptor, self._descriptor = self._descriptor, None
@@ -131,11 +157,12 @@ class RefreshLock:
     async def __aenter__(self) -> RefreshLock:
         import anyio
 
-        try:  # not abandoned when cancelled: the wait ends, then the lock is let go below
-            await anyio.to_thread.run_sync(self.acquire)
-        except BaseException:
-            self.release()
-            raise
+        pause = _FIRST_PAUSE
+        while not self.try_acquire():
+            if pause == _FIRST_PAUSE:
+                logger.debug("waiting for %s, which another holder has", self.path.name)
+            await anyio.sleep(pause)  # a cancellation ends the wait here
+            pause = min(pause * 2, _LONGEST_PAUSE)
         return self
 
     async def __aexit__(
@@ -183,8 +210,7 @@ class FileBackend:
         _write_private(self.path(key), record)
 
     def delete(self, key: str) -> bool:
-        path = self.path(key)
-        path.with_suffix(".lock").unlink(missing_ok=True)
+        path = self.path(key)  # the lock file stays: another process may hold it
         try:
             path.unlink()
         except FileNotFoundError:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, Callable
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import httpx2
@@ -61,6 +61,8 @@ _SECRET_METHODS: tuple[SecretMethod, ...] = (
 _TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 _ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
 _ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+#: Seconds waited for another process's login before saying so.
+_ANNOUNCE_AFTER = 0.5
 
 # ----------------------------------------------------------------------------- shared steps
 
@@ -96,6 +98,28 @@ def _fit_token_auth(context: OAuthContext) -> None:
         if candidate in supported:
             client.token_endpoint_auth_method = candidate
             return
+
+
+@asynccontextmanager
+async def _login_turn(storage: TokenStore) -> AsyncGenerator[None, None]:
+    """Hold `storage`'s login lock; when another process's login keeps it, say so (INFO) while waiting."""
+    import anyio
+
+    async with AsyncExitStack() as held:
+        async with anyio.create_task_group() as group:
+
+            async def announce() -> None:
+                await anyio.sleep(_ANNOUNCE_AFTER)
+                logger.info(
+                    "%s: waiting for the OAuth login another process is running (a browser "
+                    "window may be waiting for you); its token is used here once stored",
+                    storage.url,
+                )
+
+            group.start_soon(announce)
+            await held.enter_async_context(storage.login_lock())
+            group.cancel_scope.cancel()
+        yield
 
 
 # ---------------------------------------------------------------------------------- providers
@@ -141,6 +165,19 @@ class RefreshLocking(OAuthClientProvider):
             return None
         return await self._hold_lock(storage)
 
+    async def _reread_after_refusal(
+        self, storage: TokenStore
+    ) -> tuple[AsyncExitStack, bool]:
+        """Hold the lock and read the store again; True when it holds a valid token other than the
+        one the server refused."""
+        sent = self.context.current_tokens
+        held = await self._hold_lock(storage)
+        newer = (
+            self.context.current_tokens not in (None, sent)
+            and self.context.is_token_valid()
+        )
+        return held, newer
+
     async def _lock_after_refusal(self) -> tuple[AsyncExitStack | None, bool]:
         """The server refused this process's token (401): hold the lock and read the store again.
 
@@ -153,12 +190,8 @@ class RefreshLocking(OAuthClientProvider):
             or not storage.has_refresh_token()
         ):
             return None, False
-        sent = self.context.current_tokens
-        held = await self._hold_lock(storage)
-        if (
-            self.context.current_tokens not in (None, sent)
-            and self.context.is_token_valid()
-        ):
+        held, newer = await self._reread_after_refusal(storage)
+        if newer:
             await held.aclose()
             return None, True
         return held, False
@@ -225,6 +258,32 @@ class Interactive(RefreshLocking):
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         return self._refresh_locked(request, super()._auth_flow(request))
+
+    async def _lock_after_refusal(self) -> tuple[AsyncExitStack | None, bool]:
+        """The server refused this process's token (401), which the SDK answers with a login: hold
+        the store's login lock (one login at a time), then read the store under the refresh lock.
+
+        True (both let go) when another process stored a valid token meanwhile, e.g. by the login
+        this one waited for. Otherwise the login lock is held through the login, the refresh lock
+        is not: other processes refresh and write while the browser is open.
+        """
+        storage = self.context.storage
+        if not isinstance(storage, TokenStore):
+            return None, False
+        login = AsyncExitStack()
+        await login.enter_async_context(_login_turn(storage))
+        if not self._initialized:
+            return login, False
+        try:
+            held, newer = await self._reread_after_refusal(storage)
+            await held.aclose()
+        except BaseException:
+            await login.aclose()
+            raise
+        if newer:
+            await login.aclose()
+            return None, True
+        return login, False
 
     async def _initialize(self) -> None:
         await super()._initialize()

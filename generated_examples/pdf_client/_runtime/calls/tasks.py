@@ -342,15 +342,12 @@ class UnvalidatedSession:
     Uses the SDK's private `_stamp` and `_dispatcher` (pinned by tests/runtime/test_sdk_private_pins.py).
     """
 
-    __slots__ = ("_session",)
+    __slots__ = ("_read_timeout", "_session")
 
-    def __init__(self, session: ClientSession) -> None:
+    def __init__(self, session: ClientSession, read_timeout: float | None) -> None:
         self._session = session
-
-    @property
-    def _session_read_timeout_seconds(self) -> float | None:
-        value: object = getattr(self._session, "_session_read_timeout_seconds", None)
-        return float(value) if isinstance(value, int | float) else None
+        #: The client's own read timeout (`ClientCore._read_timeout`): the timeout of a request without one.
+        self._read_timeout = read_timeout
 
     async def send_request(
         self,
@@ -369,7 +366,7 @@ class UnvalidatedSession:
         timeout = (
             request_read_timeout_seconds
             if request_read_timeout_seconds is not None
-            else self._session_read_timeout_seconds
+            else self._read_timeout
         )
         if timeout is not None and not math.isinf(timeout):
             options["timeout"] = timeout

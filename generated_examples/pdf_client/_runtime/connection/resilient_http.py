@@ -9,12 +9,13 @@ left as the SDK delivers it: the server's answer reaches the caller unless its s
 
 - `404` to a request that carried `Mcp-Session-Id` (any body: the TypeScript SDK's says -32001),
   or `400` whose JSON-RPC error says the session id is missing, invalid or unknown (the TypeScript
-  SDK's examples and server-everything): the session is gone, the request was not processed.
+  SDK's examples and server-everything): the session is gone, the request was not processed
+  (what the client then checks with a `ping`, since a gateway may answer `404` too: `recovery`).
 - `408`, `429`: not processed. `503`: not processed with `Retry-After`; a server's own JSON-RPC
   error is its answer; a bare `503` (a gateway whose upstream reset) may have run, as `502`/`504`.
 
 The standing GET stream reconnects with backoff (and `Last-Event-ID`) for as long as the session
-lives. The handshake's transit errors still fail the connect (the connection retries it).
+lives: a stream the server closes as soon as it opened is reopened ever more slowly (`StreamBackoff`). The handshake's transit errors still fail the connect (the connection retries it).
 
 Private SDK names used (pinned in tests/runtime/test_sdk_private_pins.py): the transport's
 `_handle_post_request`, `_resolve_abandoned_request`, `_prepare_headers`, `_handle_sse_event`
@@ -29,6 +30,7 @@ import contextvars
 import dataclasses
 import json
 import logging
+import math
 import re
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -56,7 +58,12 @@ from mcp_types import (
 from ..calls.retries import Fault, retry_after_seconds
 from .exchange import report
 
-__all__ = ["post_response_hook", "resilient_streamable_http", "status_fault"]
+__all__ = [
+    "StreamBackoff",
+    "post_response_hook",
+    "resilient_streamable_http",
+    "status_fault",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -92,6 +99,25 @@ _SESSION_REFUSAL = re.compile(
 
 #: The GET stream's waits between reconnects: doubling from the first, never more than the last.
 _GET_FIRST_WAIT, _GET_MAX_WAIT = 0.5, 30.0
+
+
+class StreamBackoff:
+    """The waits before reopening the GET stream: doubling (capped) while streams end as soon as they
+    open, back to the first after a stream that lived (stayed open at least as long as the wait
+    before it); never shorter than the server's SSE `retry`."""
+
+    __slots__ = ("wait",)
+
+    def __init__(self) -> None:
+        self.wait = _GET_FIRST_WAIT
+
+    def next_pause(self, lived: float, retry_ms: int | None) -> float:
+        """Seconds to wait after a stream that was open `lived` seconds."""
+        if lived >= self.wait:
+            self.wait = _GET_FIRST_WAIT
+        pause = self.wait
+        self.wait = min(self.wait * 2, _GET_MAX_WAIT)
+        return max(pause, retry_ms / 1000) if retry_ms is not None else pause
 
 
 @dataclasses.dataclass(slots=True)
@@ -299,11 +325,12 @@ class ResilientTransport(StreamableHTTPTransport):
         """
         last_event_id: str | None = None
         retry_ms: int | None = None
-        wait = _GET_FIRST_WAIT
+        backoff = StreamBackoff()
         while self.session_id:
             headers = self._prepare_headers()
             if last_event_id:
                 headers[LAST_EVENT_ID] = last_event_id
+            opened = math.inf  # when the stream opened (its response head came)
             try:
                 async with sse_within_origin(
                     client,
@@ -316,24 +343,24 @@ class ResilientTransport(StreamableHTTPTransport):
                         # 405: the server offers no stream; 404/401/403: the session or its credentials are gone.
                         _log.debug("GET stream refused (HTTP %s)", status)
                         return
-                    wait = _GET_FIRST_WAIT
+                    opened = anyio.current_time()
                     async for event in events:
                         if event.id:
                             last_event_id = event.id
                         if event.retry is not None:
                             retry_ms = event.retry
                         await self._handle_sse_event(event, read_stream_writer)
+                ended = "ended"
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 return  # the session is closing
             except Exception as error:  # noqa: BLE001 - any break: reconnect
-                _log.debug(
-                    "GET stream broke (%s); reconnecting in %.1f s",
-                    type(error).__name__,
-                    wait,
-                )
-            pause = retry_ms / 1000 if retry_ms is not None else wait
+                ended = f"broke ({type(error).__name__})"
+            lived = max(0.0, anyio.current_time() - opened)
+            pause = backoff.next_pause(lived, retry_ms)
+            _log.debug(
+                "GET stream %s after %.2f s; reopening in %.2f s", ended, lived, pause
+            )
             await anyio.sleep(pause)
-            wait = min(wait * 2, _GET_MAX_WAIT)
 
 
 @asynccontextmanager

@@ -125,6 +125,11 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         self.on_close: Callable[[str, bool], None] | None = None
 
     @property
+    def read_timeout(self) -> float:
+        """Seconds a request waits for its answer unless told otherwise (the connector's `timeout=`)."""
+        return self._timeout
+
+    @property
     def error(self) -> BaseException | None:
         """An error the current session ended with after it was up (a transport crash), or None."""
         lease = self.lease
@@ -340,18 +345,24 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         group = self._group
         if group is None:
             raise ConnectError("this connection is not open")
-        # The old session ends on purpose: not a lost connection.
+        # The old session ends on purpose: not a lost connection. The hook comes back whatever happens:
+        # a failed reconnect leaves the connection closed, and the next one that works must report it.
         hook, self.on_close = self.on_close, None
-        old = self.lease
-        if old is not None:
-            old.retire()
-        lease = self.lease = await self._open_lease(group)
-        if lease.session is None:
-            await lease.done.wait()
-            reason = "; ".join(self._failures) or f"timed out after {self._timeout:g} s"
-            raise ConnectError(f"cannot reconnect to the MCP server: {reason}")
-        self.on_close = hook
-        return lease.session
+        try:
+            old = self.lease
+            if old is not None:
+                old.retire()
+            lease = self.lease = await self._open_lease(group)
+            if lease.session is None:
+                await lease.done.wait()
+                reason = (
+                    "; ".join(self._failures) or f"timed out after {self._timeout:g} s"
+                )
+                raise ConnectError(f"cannot reconnect to the MCP server: {reason}")
+            return lease.session
+        finally:
+            if self.on_close is None:
+                self.on_close = hook
 
     async def _exit_group(self, error: BaseException | None = None) -> None:
         group, self._group = self._group, None

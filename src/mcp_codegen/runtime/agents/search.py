@@ -1,10 +1,11 @@
 """Ranking a tool set's own tools for a request: the shipped BM25F index, optionally fused with embeddings.
 
 `ToolSet.search()` ranks only the tools of its set, so whatever chose them (`include=`, `exclude=`,
-a prefix, app-only tools left out) chose the search results too. A tool generated into the package
-is scored from the package's shipped `search_index.json` (read on the first search); any other tool
-(resources and prompts as tools, a package without the file) from an index built in memory from its
-definition, once per set.
+a prefix, app-only tools left out) chose the search results too. A tool generated into a package is
+counted in the package's shipped `search_index.json` (read on the first search); any other tool
+(resources and prompts as tools, a package without the file) is counted in memory from its
+definition, once per set. All of them are ranked as one index (`ToolIndex` over every part), so a
+set holding several packages' tools (a `Toolkit`'s) compares their scores on one scale.
 
 With `embed=` (a function from a list of texts to their vectors, e.g. a sentence-transformers
 model's `encode`) the lexical ranking is fused with cosine similarity by reciprocal rank fusion
@@ -22,8 +23,9 @@ from typing import TYPE_CHECKING
 from ..calls.specs import ToolSpec
 from .search_index import (
     INDEX_FILE,
+    CountedIndex,
     ToolIndex,
-    build_index,
+    count_index,
     document_from_listing,
     load_index,
     query_terms,
@@ -54,19 +56,20 @@ def _cosine(left: Sequence[float], right: Sequence[float]) -> float:
 class Searcher:
     """The indexes covering one tool set's tools, made on its first search."""
 
-    __slots__ = ("_embedded", "_parts", "_tools")
+    __slots__ = ("_embedded", "_ranked", "_tools")
 
     def __init__(self, tools: Sequence[AgentTool]) -> None:
         self._tools = list(tools)
-        self._parts: list[tuple[ToolIndex, list[AgentTool | None]]] | None = None
+        self._ranked: tuple[ToolIndex, list[AgentTool | None]] | None = None
         self._embedded: tuple[Embed, list[Sequence[float]]] | None = None
 
-    def _indexes(self) -> list[tuple[ToolIndex, list[AgentTool | None]]]:
-        """Each index with, per indexed position, the tool of this set it stands for (or None)."""
-        parts = self._parts
-        if parts is not None:
-            return parts
-        parts = list[tuple[ToolIndex, list["AgentTool | None"]]]()
+    def _index(self) -> tuple[ToolIndex, list[AgentTool | None]]:
+        """One index over every shipped index the set's tools come from and those counted here,
+        with, per indexed position, the tool of this set it stands for (or None)."""
+        if self._ranked is not None:
+            return self._ranked
+        parts: list[CountedIndex] = []
+        placed: list[AgentTool | None] = []
         shipped: dict[str, list[AgentTool]] = {}
         others: list[AgentTool] = []
         for tool in self._tools:
@@ -76,36 +79,37 @@ class Searcher:
             else:
                 others.append(tool)
         for folder, tools in shipped.items():
-            index = load_index(_index_path(folder))
+            counted = load_index(_index_path(folder))
             by_wire = {tool.wire_name: tool for tool in tools}
-            if index is not None:
-                placed: list[AgentTool | None] = [
-                    by_wire.pop(name, None) for name in index.names
-                ]
-                parts.append((index, placed))
+            if counted is not None:
+                parts.append(counted)
+                placed.extend(by_wire.pop(name, None) for name in counted.names)
             others.extend(by_wire.values())
         if others:
-            built = build_index(
-                document_from_listing(
-                    tool.wire_name, tool.title, tool.description, tool.parameters_view()
+            parts.append(
+                count_index(
+                    document_from_listing(
+                        tool.wire_name,
+                        tool.title,
+                        tool.description,
+                        tool.parameters_view(),
+                    )
+                    for tool in others
                 )
-                for tool in others
             )
-            unified: list[AgentTool | None] = list(others)
-            parts.append((built, unified))
-        self._parts = parts
-        return parts
+            placed.extend(others)
+        self._ranked = (ToolIndex(parts), placed)
+        return self._ranked
 
     def lexical(self, query: str) -> list[AgentTool]:
         """The tools matching any word of `query`, best first (ties in the set's order)."""
-        terms = query_terms(query)
+        index, tools = self._index()
         order = {id(tool): position for position, tool in enumerate(self._tools)}
         scored: list[tuple[float, int, AgentTool]] = []
-        for index, tools in self._indexes():
-            for position, score in index.scores(terms).items():
-                tool = tools[position]
-                if tool is not None:
-                    scored.append((-score, order[id(tool)], tool))
+        for position, score in index.scores(query_terms(query)).items():
+            tool = tools[position]
+            if tool is not None:
+                scored.append((-score, order[id(tool)], tool))
         scored.sort(key=lambda item: (item[0], item[1]))
         return [tool for _, _, tool in scored]
 

@@ -279,7 +279,9 @@ class ToolSet(Mapping[str, AgentTool]):
         """Anthropic tools; `cache_control` (True or a dict) goes on the last one, caching them all.
 
         `defer_loading=True` adds Anthropic's tool search tool (`tool_search="bm25"` or
-        `"regex"`) and marks every tool but those `keep` names (glob patterns) `defer_loading`.
+        `"regex"`) and marks every tool but those `keep` names (glob patterns) `defer_loading`;
+        `cache_control` then goes on the last tool that is not deferred (the search tool when
+        `keep` names none), since Anthropic refuses a definition with both.
         """
         if defer_loading:
             return anthropic_deferred(

@@ -234,18 +234,27 @@ class DPoP(httpx2.Auth):
                 self._key = None
         self._bound = bound if self._key is not None else None
 
-    @property
-    def key(self) -> DPoPKey:
-        """The key proofs are signed with: the stored one, else a new one (stored at once)."""
+    async def signing_key(self) -> DPoPKey:
+        """The key proofs are signed with: the stored one, else a new one, stored at once (under the
+        store's lock, after reading it again, so processes sharing the record keep one key).
+        """
         self._load()
-        if self._key is None:
+        if self._key is not None:
+            return self._key
+        if self._store is None:
             self._key = DPoPKey.generate()
-            self._save()
+            return self._key
+        async with self._store.locked():
+            self._loaded = False
+            self._load()
+            if self._key is None:
+                self._key = DPoPKey.generate()
+                await self._save()
         return self._key
 
-    def _save(self) -> None:
+    async def _save(self) -> None:
         if self._store is not None and self._key is not None:
-            self._store.set_dpop_state(self._key.private_jwk(), self._bound)
+            await self._store.set_dpop_state(self._key.private_jwk(), self._bound)
 
     def _is_bound(self, token: str) -> bool:
         """Whether `token` is the DPoP-bound one. Another process may have refreshed it (under
@@ -267,12 +276,13 @@ class DPoP(httpx2.Auth):
 
     # -- the request layer
 
-    def _sign(self, request: httpx2.Request, own: bool) -> None:
+    async def _sign(self, request: httpx2.Request, own: bool) -> None:
         request.headers.pop("DPoP", None)
         nonce = self.nonces.get(_nonce_key(request, own))
         if own:
             if _is_token_request(request) and self._proves_token_requests():
-                request.headers["DPoP"] = self.key.proof(
+                key = await self.signing_key()
+                request.headers["DPoP"] = key.proof(
                     request.method, str(request.url), nonce=nonce
                 )
             return
@@ -280,7 +290,7 @@ class DPoP(httpx2.Auth):
         if token is None or not self._is_bound(token):
             return
         request.headers["Authorization"] = f"DPoP {token}"
-        request.headers["DPoP"] = self.key.proof(
+        request.headers["DPoP"] = (await self.signing_key()).proof(
             request.method, str(request.url), nonce=nonce, access_token=token
         )
 
@@ -332,7 +342,7 @@ class DPoP(httpx2.Auth):
         was = self._bound
         self._bound = access_token_hash(token) if bound else None
         if self._bound != was:
-            self._save()
+            await self._save()
         if not bound:
             return response
         body = json.dumps({**data, "token_type": "Bearer"}).encode()
@@ -354,14 +364,14 @@ class DPoP(httpx2.Auth):
             outgoing = await flow.__anext__()
             while True:
                 own = outgoing is not request
-                self._sign(outgoing, own)
+                await self._sign(outgoing, own)
                 response = yield outgoing
                 self._remember_nonce(outgoing, response, own)
                 if await self._asks_for_nonce(outgoing, response, own):
                     # Once, with a fresh proof that holds the server's nonce.
                     if own and self.renew is not None and _asserted(outgoing):
                         outgoing = await self.renew()
-                    self._sign(outgoing, own)
+                    await self._sign(outgoing, own)
                     response = yield outgoing
                     self._remember_nonce(outgoing, response, own)
                 if own:

@@ -2,13 +2,14 @@
 
 `TokenStore` keeps the record in a `TokenBackend` (`backends`): a 0600 JSON file under the user's
 config directory, the OS keyring, or a store of your own shared across machines; the backend's lock
-orders refreshes of one record between processes. Nothing here logs or formats a token or a
+orders every change and refresh of one record between processes. Nothing here logs or formats a token or a
 client secret; reprs show only the URL and backend. `keyring` is imported only when it is
 installed and chosen, `mcp` only when a record is read as the SDK's types.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -28,6 +29,7 @@ from .backends import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator
     from contextlib import AbstractAsyncContextManager
 
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -52,6 +54,8 @@ Backend = Literal["file", "keyring"]
 _STORE_ENV = "MCP_CODEGEN_TOKEN_STORE"
 _CONFIG_ENV = "MCP_CODEGEN_CONFIG_DIR"
 _FORMAT = 1
+#: Added to the URL for the key of the login lock: a normalised URL has no fragment, so no server's key.
+_LOGIN_SUFFIX = "#login"
 
 
 # ------------------------------------------------------------------------------------- locations
@@ -178,6 +182,8 @@ class TokenStore:
             if isinstance(self.records, FileBackend)
             else None
         )
+        #: How many `refresh_lock()`s of this store are held now (this process's writes need no other).
+        self._holding = 0
 
     @classmethod
     def for_url(
@@ -213,7 +219,13 @@ class TokenStore:
         record["updatedAt"] = time.time()
         self.records.save(self.url, json.dumps(record, indent=2) + "\n")
 
-    def _update(self, **fields: Any) -> None:
+    async def _update(self, **fields: Any) -> None:
+        """Read the record, change `fields`, write it back: under the lock, so no other process's change
+        made in between is lost (already held by this store while it refreshes)."""
+        async with self.locked():
+            self._change(fields)
+
+    def _change(self, fields: dict[str, Any]) -> None:
         record = self._load()
         record.pop("format", None)
         record.pop("url", None)
@@ -237,7 +249,7 @@ class TokenStore:
         expires_at = (
             time.time() + tokens.expires_in if tokens.expires_in is not None else None
         )
-        self._update(
+        await self._update(
             tokens=tokens.model_dump(mode="json", exclude_none=True),
             expiresAt=expires_at,
         )
@@ -254,7 +266,9 @@ class TokenStore:
             return None
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self._update(clientInfo=client_info.model_dump(mode="json", exclude_none=True))
+        await self._update(
+            clientInfo=client_info.model_dump(mode="json", exclude_none=True)
+        )
 
     # -- DPoP (RFC 9449): the key pair proofs are signed with, kept with the tokens
 
@@ -270,9 +284,9 @@ class TokenStore:
             bound if isinstance(bound, str) else None,
         )
 
-    def set_dpop_state(self, key: dict[str, str], bound_to: str | None) -> None:
+    async def set_dpop_state(self, key: dict[str, str], bound_to: str | None) -> None:
         """Keep the DPoP key and which access token (its `ath`) is bound to it."""
-        self._update(dpop={"key": key, "boundTo": bound_to})
+        await self._update(dpop={"key": key, "boundTo": bound_to})
 
     # -- the rest
 
@@ -282,9 +296,32 @@ class TokenStore:
         value = self._load().get("expiresAt")
         return float(value) if isinstance(value, (int, float)) else None
 
-    def refresh_lock(self) -> AbstractAsyncContextManager[object]:
-        """The lock the providers hold while refreshing this server's token: the backend's `lock(url)`."""
-        return self.records.lock(self.url)
+    @contextlib.asynccontextmanager
+    async def refresh_lock(self) -> AsyncGenerator[None, None]:
+        """The backend's `lock(url)`: held while this server's record is read, changed and written, or
+        its token refreshed. Not re-entrant (two holders in one process exclude each other too); while
+        this store holds it, its own writes go on without taking it again."""
+        async with self.records.lock(self.url):
+            self._holding += 1
+            try:
+                yield
+            finally:
+                self._holding -= 1
+
+    @contextlib.asynccontextmanager
+    async def locked(self) -> AsyncGenerator[None, None]:
+        """`refresh_lock()`, or nothing more when this store holds it already (a write during a refresh)."""
+        if self._holding:
+            yield
+            return
+        async with self.refresh_lock():
+            yield
+
+    def login_lock(self) -> AbstractAsyncContextManager[object]:
+        """The lock held while one process runs an interactive login for this server (the backend's
+        `lock` of a key no URL has), so the others wait for its token instead of opening a browser too;
+        never held with `refresh_lock`, so refreshes go on meanwhile."""
+        return self.records.lock(self.url + _LOGIN_SUFFIX)
 
     def has_refresh_token(self) -> bool:
         tokens = self._load().get("tokens")
@@ -321,8 +358,25 @@ class TokenStore:
         )
 
     def clear(self) -> bool:
-        """Forget the tokens and the client registration; True when something was stored."""
+        """Forget the tokens and the client registration; True when something was stored.
+
+        Under the lock, so a refresh in flight does not write the record back; called while an event
+        loop runs in this thread it cannot wait for the lock: use `await aclear()` there.
+        """
+        import asyncio
+
+        import anyio
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return anyio.run(self.aclear)
         return self.records.delete(self.url)
+
+    async def aclear(self) -> bool:
+        """`clear()`, from async code."""
+        async with self.refresh_lock():
+            return self.records.delete(self.url)
 
     def registered_redirect_port(self) -> int:
         """The loopback port of the stored registration (0: none): its redirect URI must match

@@ -143,6 +143,7 @@ async def send_with_options(
     timeout: float | None,
     *,
     what: str,
+    read_timeout: float | None = None,
 ) -> _ResultT:
     """Send `request` with `options`; `timeout` (a method's own `timeout=` argument) wins over theirs.
 
@@ -150,6 +151,7 @@ async def send_with_options(
     With it, a cancel scope's deadline is moved `timeout` seconds past each progress
     notification, never past `max_timeout` seconds after sending; when the deadline passes, the
     SDK sends `notifications/cancelled` for the request and `RequestTimeoutError` is raised.
+    `read_timeout` (the client's own, the connector's `timeout=`) is the step when neither gives one.
     """
     idle = timeout if timeout is not None else options.timeout
     cap = options.max_timeout
@@ -167,11 +169,8 @@ async def send_with_options(
             request_read_timeout_seconds=idle,
             progress_callback=progress,
         )
-    if (
-        idle is None
-    ):  # reset the session's own default timeout (the connector's `timeout=`)
-        default = getattr(session, "_session_read_timeout_seconds", None)
-        idle = float(default) if isinstance(default, int | float) else None
+    if idle is None:  # reset the client's own read timeout (the connector's `timeout=`)
+        idle = read_timeout
 
     import anyio
 

@@ -1,7 +1,8 @@
 """What Temporal sees of a package: its activities' names and the failure types its activities raise.
 
-Names come from the server's name and a tool's wire name, never from Python names, so they stay the same
-across regenerations (a renamed method keeps its activity); histories recorded before still replay.
+Names come from the package's server key (its import name, unless `server_key=` says otherwise) and a tool's
+wire name, never from Python names nor from the name the server reports (`serverInfo.name`), so they stay the
+same across regenerations and server renames (a renamed method keeps its activity); recorded histories replay.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ MAY_HAVE_RUN = "ToolMayHaveRunError"
 MAY_HAVE_RUN_CAUSES = frozenset({"OutcomeUnknownError", "RequestTimeoutError"})
 
 
-def tool_activity(server: str, tool: str) -> str:
-    """The activity of a tool: `mcp:<server>:tool:<wire name>`."""
-    return f"mcp:{server}:tool:{tool}"
+def tool_activity(server_key: str, tool: str) -> str:
+    """The activity of a tool: `mcp:<server key>:tool:<wire name>`."""
+    return f"mcp:{server_key}:tool:{tool}"
 
 
-def listing_activity(server: str, kind: str) -> str:
-    """The activity listing a server's tools, resources or prompts: `mcp:<server>:list:<kind>`."""
-    return f"mcp:{server}:list:{kind}"
+def listing_activity(server_key: str, kind: str) -> str:
+    """The activity listing a server's tools, resources or prompts: `mcp:<server key>:list:<kind>`."""
+    return f"mcp:{server_key}:list:{kind}"
