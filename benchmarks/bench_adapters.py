@@ -1,7 +1,7 @@
 """Agent tool adapters: building every framework's tool list for 300 tools, and the per-call cost of calling through them.
 
-The adapters are the generated package's own `_runtime.agents` (verbatim copies of src/mcp_codegen/runtime/agent*.py),
-reached the way users reach them: `client.tools()` (a `ToolSet` bound to the client), then a converter.
+The adapters are the runtime's `mcp_codegen_runtime.agents`, which packages import, reached the way users reach
+them: `client.tools()` (a `ToolSet` bound to the client), then a converter.
 
 Build. A 300-tool package is generated from make_tools.py's tools (in process, into a temporary directory) and its
 `AsyncClient` wraps an in-memory session (a low-level server listing those tools). Each repetition times, for every

@@ -9,7 +9,7 @@ The second snapshot is a mutated copy:
 * `every tool`: every tool's input and output schema changed (each one normalised and walked: the worst case).
 
 The guard is the one generated packages ship: a 300-tool package is generated (in process, into a temporary
-directory) and its own `_runtime.calls.drift.check_drift(session, specs.TOOL_HASHES, strict=True)` is timed on a
+directory) and the runtime's `mcp_codegen_runtime.calls.drift.check_drift(session, specs.TOOL_HASHES, strict=True)` is timed on a
 session stub whose `list_tools` returns the 300 tools already parsed (`mcp_types.ListToolsResult`), so what is
 timed is the guard's own work: hash every listed tool's schemas (`tool_fingerprint`) and compare. It must
 find no drift. For context (not targets): the floor of any canonical-JSON hash (one `json.dumps(sort_keys=True)` + SHA-256
@@ -166,11 +166,11 @@ def canonical_floor(listing: Any) -> str:
 
 
 def guard_package(tools: list[Tool], work: Path) -> tuple[ModuleType, Mapping[str, str]]:
-    """Generate a package for `tools`: (its `_runtime.calls.drift` module, its `specs.TOOL_HASHES`)."""
+    """Generate a package for `tools`: (the runtime's `calls.drift` module, the package's `specs.TOOL_HASHES`)."""
     import importlib
 
     generate_package(snapshot_dict(tools), work, GUARD_PACKAGE)
-    drift = importlib.import_module(f"{GUARD_PACKAGE}._runtime.calls.drift")
+    drift = importlib.import_module("mcp_codegen_runtime.calls.drift")
     specs = importlib.import_module(f"{GUARD_PACKAGE}.specs")
     return drift, specs.TOOL_HASHES
 

@@ -169,7 +169,7 @@ def measure_bytes(root: Path) -> tuple[list[Row], Any]:
         started = time.perf_counter()
         package = _package(f"search_bench_{server.replace('-', '')}", snapshot, root)
         print(f"{server}: {len(snapshot['tools'])} tools, generated in {time.perf_counter() - started:.1f} s")
-        from mcp_codegen.runtime.agents import ToolSet
+        from mcp_codegen_runtime.agents import ToolSet
 
         # Definitions as a client's tools() builds them (unbound: no connection is needed to convert).
         stand_in = _NeverCalled()
@@ -282,8 +282,8 @@ def split_tasks(queries: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]
 def measure_retrieval() -> list[Row]:
     import bm25s
 
-    from mcp_codegen.runtime.agents import AgentTool, ToolSet
-    from mcp_codegen.runtime.agents.extras import ExtraSpec
+    from mcp_codegen_runtime.agents import AgentTool, ToolSet
+    from mcp_codegen_runtime.agents.extras import ExtraSpec
 
     data = json.loads(gzip.decompress((DATA / "livemcpbench_retrieval.json.gz").read_bytes()))
     listing: list[dict[str, Any]] = data["tools"]

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from mcp_codegen.diagnostics import CODES  # noqa: E402
 from mcp_codegen.drift.rules import rule_table_markdown  # noqa: E402
 from mcp_codegen.errors import COMMAND_EXIT_CODES, EXIT_CODE_MEANINGS  # noqa: E402
-from mcp_codegen.runtime.command_line import EXIT_CODES as CLI_EXIT_CODES  # noqa: E402
+from mcp_codegen_runtime.command_line import EXIT_CODES as CLI_EXIT_CODES  # noqa: E402
 
 MARKER = re.compile(r"^<!-- table: ([a-z-]+) -->$", re.MULTILINE)
 

@@ -1,4 +1,4 @@
-"""Writes the blocking twin's methods (runtime/client/sync_client.py) from the async client's parts.
+"""Writes the blocking twin's methods (mcp_codegen_runtime/client/sync_client.py) from the async client's parts.
 
 Every public method of the async client's parts gets a blocking twin with the same signature and
 docstring: a coroutine method runs on the client's event-loop thread (`self._run`), a connector
@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CLIENT = Path(__file__).resolve().parents[1] / "src" / "mcp_codegen" / "runtime" / "client"
+CLIENT = Path(__file__).resolve().parents[1] / "runtime" / "src" / "mcp_codegen_runtime" / "client"
 TARGET = CLIENT / "sync_client.py"
 #: The async client's parts, in the order their twins appear.
 PARTS = ("connectors", "core", "server_features", "tool_calls", "agent_tools", "code_calls")

@@ -9,11 +9,14 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/venv.sh
 
+# `-e .` installs the runtime too (runtime/, by path: hatch_build.py); installed again editable, so edits to
+# runtime/ take effect (pip refuses `-e ./runtime -e .` in one run: two requirements for one distribution).
 python -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
+python -m pip install --quiet --disable-pip-version-check --no-deps -e ./runtime
 python tests/servers/install.py
 
-python -m mypy --strict src
-python -m ruff check src
+python -m mypy --strict src runtime/src
+python -m ruff check src runtime/src
 NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --quiet --site-dir "${TMPDIR:-/tmp}/mcp-codegen-site"
 
 status=0

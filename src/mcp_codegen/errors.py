@@ -139,6 +139,6 @@ class StrictModeError(CodegenError):
 def one_line(error: BaseException) -> str:
     """An error as one printable line (control characters blanked, at most 300 characters)."""
     # The runtime's filter, imported on use: importing the runtime costs ~0.2 s, which errors need not pay.
-    from mcp_codegen.runtime.text import one_line as printable_line
+    from mcp_codegen_runtime.text import one_line as printable_line
 
     return printable_line(error, 300)

@@ -16,8 +16,9 @@ import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from mcp_codegen.runtime.agents import NotStrictError, strict_json_schema
-from mcp_codegen.runtime.calls.tracing import ToolCall
+import mcp_codegen_runtime
+from mcp_codegen_runtime.agents import NotStrictError, strict_json_schema
+from mcp_codegen_runtime.calls.tracing import ToolCall
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +32,7 @@ def _snapshot_tools(pkg: ModuleType) -> dict[str, dict[str, Any]]:
 def test_definitions_carry_the_servers_exact_schema(which: str, request: pytest.FixtureRequest) -> None:
     pkg: ModuleType = request.getfixturevalue(which)
     listed = _snapshot_tools(pkg)
-    tools = pkg._runtime.ToolSet.from_specs(pkg.TOOLS.values())
+    tools = mcp_codegen_runtime.ToolSet.from_specs(pkg.TOOLS.values())
     assert len(tools) == len(listed)
     for tool in tools.values():
         schema = listed[tool.wire_name]["inputSchema"]
@@ -118,7 +119,7 @@ def test_tools_that_cannot_be_strict_say_why() -> None:
 
 
 def test_strict_auto_falls_back_and_strict_true_raises(everything_pkg: ModuleType) -> None:
-    tools = everything_pkg._runtime.ToolSet.from_specs(everything_pkg.TOOLS.values())
+    tools = mcp_codegen_runtime.ToolSet.from_specs(everything_pkg.TOOLS.values())
     for tool in tools.values():
         auto = tool.to_openai(strict="auto")["function"]
         if tool.strict_error is None:
@@ -195,7 +196,7 @@ def test_hooks_and_trace_recorder(demo_pkg: ModuleType, demo_server: MCPServer) 
 
     async def main() -> Any:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
-            recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+            recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
             remove_async = client.on_call(async_hook)
             client.on_call(broken_hook)  # logged, never raised
             assert await client.add(a=2, b=3) == 5
@@ -289,7 +290,7 @@ def test_runtime_selection_prefix_and_namespace(demo_pkg: ModuleType, demo_serve
 
 def test_sync_client_tools_from_many_threads(demo_pkg: ModuleType, demo_server: MCPServer) -> None:
     with demo_pkg.Client.in_process(demo_server) as client:
-        recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+        recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
         tools = client.tools()
         add = tools["add"]
         assert add.call_sync({"a": 1, "b": 2}) == 3
@@ -329,6 +330,6 @@ def test_a_toolset_is_a_mapping_of_names_to_agent_tools(demo_pkg: ModuleType, de
             rebound = tools.bind(client, timeout=5)
             assert list(rebound) == list(tools) and all(tool.timeout == 5 for tool in rebound.values())
             with pytest.raises(ValueError, match="distinct"):
-                demo_pkg._runtime.ToolSet([tools["nb_add"], tools["nb_add"]])
+                mcp_codegen_runtime.ToolSet([tools["nb_add"], tools["nb_add"]])
 
     anyio.run(main)

@@ -11,6 +11,8 @@ import anyio
 import pytest
 from mcp.server.mcpserver import MCPServer
 
+import mcp_codegen_runtime
+
 pytestmark = pytest.mark.filterwarnings("ignore:create_react_agent has been moved")
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
@@ -57,7 +59,7 @@ def test_async_react_agent_on_the_demo_server(demo_pkg: ModuleType, demo_server:
 
     async def main() -> Any:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
-            recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+            recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
             tools = client.tools().to_langchain()
             assert all(isinstance(tool, StructuredTool) for tool in tools)
             agent = create_react_agent(model, tools)
@@ -88,7 +90,7 @@ def test_sync_agent_with_the_blocking_client(demo_pkg: ModuleType, demo_server: 
         AIMessage(content="Sunny-ish."),
     )
     with demo_pkg.Client.in_process(demo_server) as client:
-        recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+        recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
         agent = create_react_agent(model, client.tools(include="get_weather").to_langchain())
         state = agent.invoke({"messages": [("user", "weather in Lima?")]})
         assert state["messages"][-1].content == "Sunny-ish."

@@ -24,6 +24,8 @@ import pytest
 from helpers import generate_into
 from mcp.server.mcpserver import MCPServer
 
+import mcp_codegen_runtime
+
 DATA = Path(__file__).resolve().parent / "data"
 EXAMPLES = Path(__file__).resolve().parents[2] / "generated_examples"
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
@@ -68,7 +70,7 @@ def pdf_client(pdf_pkg: ModuleType, pdf_command: list[str]) -> Iterator[Any]:
 
 
 def test_specs_carry_the_ui_metadata_listed(pdf_pkg: ModuleType) -> None:
-    runtime = pdf_pkg._runtime
+    runtime = mcp_codegen_runtime
     viewer = pdf_pkg.TOOLS["display_pdf"]
     assert viewer.ui == runtime.ToolUI(resource_uri=VIEWER, visibility=("model", "app"))
     assert viewer.model_visible
@@ -132,7 +134,7 @@ def _names(toolset: Any) -> dict[str, set[str]]:
 
 
 def test_no_app_only_tool_in_any_converters_output(pdf_pkg: ModuleType, pdf_client: Any) -> None:
-    unbound = pdf_pkg._runtime.ToolSet.from_specs(pdf_pkg.TOOLS.values())
+    unbound = mcp_codegen_runtime.ToolSet.from_specs(pdf_pkg.TOOLS.values())
     assert set(unbound) == FOR_MODELS
     for toolset, prefix in (
         (unbound.bind(pdf_client), ""),
@@ -146,9 +148,9 @@ def test_no_app_only_tool_in_any_converters_output(pdf_pkg: ModuleType, pdf_clie
 
 
 def test_the_async_client_and_a_toolkit_leave_them_out(pdf_pkg: ModuleType, pdf_command: list[str]) -> None:
-    runtime = pdf_pkg._runtime
+    runtime = mcp_codegen_runtime
 
-    toolkit = importlib.import_module(f"{pdf_pkg.__name__}._runtime.client.toolkit")
+    toolkit = importlib.import_module("mcp_codegen_runtime.client.toolkit")
 
     class Kit(toolkit.ToolkitBase):  # type: ignore[misc]
         CLIENTS = {"pdf": pdf_pkg.AsyncClient}
@@ -243,7 +245,7 @@ def test_typed_methods_still_call_app_only_tools(pdf_client: Any, tiny_pdf: Path
 
 
 def test_read_ui_returns_the_viewers_html_and_csp(pdf_pkg: ModuleType, pdf_client: Any) -> None:
-    runtime = pdf_pkg._runtime
+    runtime = mcp_codegen_runtime
     ui = pdf_client.read_ui("display_pdf")
     assert ui.uri == VIEWER
     assert ui.mime_type == "text/html;profile=mcp-app"
@@ -257,7 +259,7 @@ def test_read_ui_returns_the_viewers_html_and_csp(pdf_pkg: ModuleType, pdf_clien
 
 
 def test_read_ui_of_a_tool_without_one_says_so(pdf_pkg: ModuleType, pdf_client: Any) -> None:
-    runtime = pdf_pkg._runtime
+    runtime = mcp_codegen_runtime
     with pytest.raises(runtime.NoUIError, match="'list_pdfs' has no MCP Apps UI"):
         pdf_client.read_ui("list_pdfs")
     with pytest.raises(runtime.UnknownToolError, match="did you mean 'display_pdf'"):
@@ -324,7 +326,7 @@ def apps_pkg(agent_packages_dir: Path) -> ModuleType:
 
 
 def test_the_deprecated_flat_key_and_every_resource_field(apps_pkg: ModuleType) -> None:
-    runtime = apps_pkg._runtime
+    runtime = mcp_codegen_runtime
     assert apps_pkg.TOOLS["show-chart"].ui == runtime.ToolUI(resource_uri="ui://charts/app.html")
     assert apps_pkg.TOOLS["refresh-chart"].ui == runtime.ToolUI("ui://charts/app.html", ("app",))
 
@@ -362,7 +364,7 @@ def test_definitions_without_ui_metadata_are_byte_identical(
 ) -> None:
     """The definitions every converter family builds on, as the generated examples gave them before MCP Apps."""
     pkg = {"everything_client": everything_pkg, "demo_client": demo_pkg}[example]
-    tools = pkg._runtime.ToolSet.from_specs(pkg.TOOLS.values())
+    tools = mcp_codegen_runtime.ToolSet.from_specs(pkg.TOOLS.values())
     now = {
         "to_openai": tools.to_openai(),
         "to_openai_strict_auto": tools.to_openai(strict="auto"),

@@ -25,6 +25,8 @@ import pytest
 from helpers import corpus_names, corpus_snapshot, generate_into
 from mcp.server.mcpserver import MCPServer
 
+import mcp_codegen_runtime
+
 
 def _listed(pkg: ModuleType, name: str, key: str = "inputSchema") -> Any:
     data = json.loads((Path(pkg.__file__).parent / "snapshot.json").read_text())
@@ -37,7 +39,7 @@ def _listed(pkg: ModuleType, name: str, key: str = "inputSchema") -> Any:
 def test_claude_agent_sdk_server_in_process(demo_pkg: ModuleType, demo_server: MCPServer) -> None:
     async def main() -> Any:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
-            recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+            recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
             tools = client.tools()
             config = tools.to_claude_agent_sdk("demo")
             allowed = tools.claude_allowed_tools("demo")
@@ -125,7 +127,7 @@ def _adk_loop(toolset: Any, calls: list[tuple[str, dict[str, Any]]]) -> tuple[li
 def test_adk_agent_loop_on_the_demo_server(demo_pkg: ModuleType, demo_server: MCPServer) -> None:
     async def main() -> Any:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
-            recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+            recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
             toolset = client.tools().to_adk(tool_filter=["get_weather", "add", "get_note"], tool_name_prefix="demo")
             requests, run = _adk_loop(
                 toolset,
@@ -228,7 +230,7 @@ def test_smolagents_tool_calling_agent_on_the_demo_server(demo_pkg: ModuleType, 
             )
 
     with demo_pkg.Client.in_process(demo_server) as client:
-        recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+        recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
         agent = ToolCallingAgent(tools=client.tools().to_smolagents(), model=Scripted(), max_steps=4, verbosity_level=0)
         answer = agent.run("find milk")
     assert answer == "done"
@@ -264,7 +266,7 @@ def test_smolagents_images(everything_pkg: ModuleType, everything_command: list[
     # Text and an image: the text, the image named by a placeholder (an AgentImage would lose the text).
     assert "[image: image/png" in str(result)
     # An image alone is smolagents' native AgentImage.
-    agents = type(raw).__module__.rpartition(".")[0]  # <package>._runtime.agents
+    agents = type(raw).__module__.rpartition(".")[0]  # mcp_codegen_runtime.agents
     runtime = sys.modules[agents + ".frameworks.smolagents"]
     part_class = sys.modules[agents + ".output"].ContentPart
     png = io.BytesIO()
@@ -280,7 +282,7 @@ def test_smolagents_images(everything_pkg: ModuleType, everything_command: list[
 def test_llama_index_function_tools(demo_pkg: ModuleType, demo_server: MCPServer) -> None:
     async def main() -> Any:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
-            recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+            recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
             tools = {tool.metadata.name: tool for tool in client.tools().to_llama_index()}
             weather = await tools["get_weather"].acall(city="Oslo", units="fahrenheit")
             with pytest.raises(RuntimeError, match="nope"):  # LlamaIndex's agents show it as an error output
@@ -344,7 +346,7 @@ def test_llama_index_image_blocks(everything_pkg: ModuleType, everything_command
 
 
 def test_anthropic_cache_control_on_the_last_tool(demo_pkg: ModuleType) -> None:
-    tools = demo_pkg._runtime.ToolSet.from_specs(demo_pkg.TOOLS.values())
+    tools = mcp_codegen_runtime.ToolSet.from_specs(demo_pkg.TOOLS.values())
     plain = tools.to_anthropic()
     assert all("cache_control" not in tool for tool in plain)
     cached = tools.to_anthropic(cache_control=True)
@@ -379,7 +381,7 @@ def test_every_corpus_tool_converts_for_every_new_framework(
     listed = {tool["name"]: tool for tool in corpus_snapshot(server).tools}
     # The tools are bound to a real (blocking) client; converting never calls it.
     with demo_pkg.Client.in_process(demo_server) as client:
-        tools = pkg._runtime.ToolSet.from_specs(pkg.TOOLS.values()).bind(client)
+        tools = mcp_codegen_runtime.ToolSet.from_specs(pkg.TOOLS.values()).bind(client)
 
         def schema(tool: Any) -> dict[str, Any]:
             exact = dict(listed[tool.wire_name].get("inputSchema") or {})
@@ -415,7 +417,7 @@ def test_frameworks_are_imported_only_when_converting(demo_pkg: ModuleType) -> N
     code = (
         "import sys, json, importlib\n"
         f"pkg = importlib.import_module({demo_pkg.__name__!r})\n"
-        "tools = pkg._runtime.ToolSet.from_specs(pkg.TOOLS.values())\n"
+        "tools = mcp_codegen_runtime.ToolSet.from_specs(pkg.TOOLS.values())\n"
         "tools.to_anthropic(cache_control=True)\n"
         "heavy = ('claude_agent_sdk', 'google', 'smolagents', 'llama_index', 'PIL')\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"

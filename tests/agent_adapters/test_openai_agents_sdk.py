@@ -21,7 +21,8 @@ from openai.types.responses import (
     ResponseOutputText,
 )
 
-from mcp_codegen.runtime.agents import NotStrictError, strict_json_schema
+import mcp_codegen_runtime
+from mcp_codegen_runtime.agents import NotStrictError, strict_json_schema
 
 
 class ScriptedModel(Model):
@@ -96,7 +97,7 @@ def test_agent_loop_on_the_demo_server(demo_pkg: ModuleType, demo_server: MCPSer
 
     async def main() -> Any:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
-            recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+            recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
             tools = client.tools().to_openai_agents()
             assert all(isinstance(tool, FunctionTool) for tool in tools)
             agent = Agent(name="notes", instructions="help", model=model, tools=tools)

@@ -20,6 +20,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 
+import mcp_codegen_runtime
+
 
 def _listed_schema(pkg: ModuleType, name: str) -> dict[str, Any]:
     data = json.loads((Path(pkg.__file__).parent / "snapshot.json").read_text())
@@ -57,7 +59,7 @@ def test_function_model_loop_on_the_demo_server(demo_pkg: ModuleType, demo_serve
 
     async def main() -> Any:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
-            recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+            recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
             agent = Agent(FunctionModel(model), toolsets=[client.tools().to_pydantic_ai()])
             result = await agent.run("What is the weather in Oslo, and 2 + 3?")
             return result, recorder
@@ -87,7 +89,7 @@ def test_function_model_loop_on_the_demo_server(demo_pkg: ModuleType, demo_serve
 def test_test_model_calls_every_selected_tool(demo_pkg: ModuleType, demo_server: MCPServer) -> None:
     async def main() -> Any:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
-            recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+            recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
             tools = client.tools(include=["add", "list_notes"], prefix="nb_")
             agent = Agent(TestModel(), toolsets=[tools.to_pydantic_ai()])
             result = await agent.run("go")

@@ -97,8 +97,8 @@ def test_everything_resources_blobs_and_prompts(everything_pkg: ModuleType, ever
 
 
 def test_resource_tool_names_never_collide_with_tool_names(demo_pkg: ModuleType) -> None:
-    agent_extras = importlib.import_module(f"{demo_pkg.__name__}._runtime.agents.extras")
-    agent_toolset = importlib.import_module(f"{demo_pkg.__name__}._runtime.agents.toolset")
+    agent_extras = importlib.import_module("mcp_codegen_runtime.agents.extras")
+    agent_toolset = importlib.import_module("mcp_codegen_runtime.agents.toolset")
     extras = agent_extras.extra_specs(resources=True)
     clash = agent_extras.ExtraSpec(
         name="add", description="", input_schema={"type": "object", "properties": {}}, invoke=extras[0].invoke
@@ -112,8 +112,8 @@ def test_resource_tool_names_never_collide_with_tool_names(demo_pkg: ModuleType)
 def test_embedded_resources_and_links_keep_uri_mime_and_media(demo_pkg: ModuleType) -> None:
     import mcp_types
 
-    agent_output = importlib.import_module(f"{demo_pkg.__name__}._runtime.agents.output")
-    results = importlib.import_module(f"{demo_pkg.__name__}._runtime.calls.results")
+    agent_output = importlib.import_module("mcp_codegen_runtime.agents.output")
+    results = importlib.import_module("mcp_codegen_runtime.calls.results")
     raw = mcp_types.CallToolResult.model_validate(
         {
             "content": [

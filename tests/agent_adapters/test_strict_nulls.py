@@ -62,7 +62,7 @@ def test_nulls_the_schema_admits_are_kept_and_required_nulls_refused(
         "required": ["c"],
         "$defs": {"E": {"type": "string"}},
     }
-    from mcp_codegen.runtime.agents.strict import drop_optional_nulls
+    from mcp_codegen_runtime.agents.strict import drop_optional_nulls
 
     answer = {"a": None, "b": None, "c": None, "d": None, "e": None, "f": None}
     assert drop_optional_nulls(answer, schema) == {"a": None, "b": None, "c": None, "d": None, "f": None}

@@ -20,13 +20,14 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 from pydantic import ConfigDict, TypeAdapter
 
+import mcp_codegen_runtime
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.build_ir import plan_tools
 from mcp_codegen.generate.pipeline import search_index
-from mcp_codegen.runtime.agents import ToolSet
-from mcp_codegen.runtime.agents.search_index import INDEX_FILE
-from mcp_codegen.runtime.calls.specs import SnapshotData, ToolSpec
 from mcp_codegen.snapshot.model import read_snapshot
+from mcp_codegen_runtime.agents import ToolSet
+from mcp_codegen_runtime.agents.search_index import INDEX_FILE
+from mcp_codegen_runtime.calls.specs import SnapshotData, ToolSpec
 
 MS365 = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "ms365_0.155.0.snapshot.json.gz"
 
@@ -266,7 +267,7 @@ def _call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 def test_search_and_call_against_the_demo_server_in_openai_form(demo_pkg: ModuleType, demo_server: MCPServer) -> None:
     async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]], Any]:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
-            recorder = demo_pkg._runtime.TraceRecorder().attach(client)
+            recorder = mcp_codegen_runtime.TraceRecorder().attach(client)
             tools = client.tools(exclude="add", search=True)
             definitions = tools.to_openai()
             first = await client.handle_openai_tool_calls(
@@ -355,7 +356,7 @@ def test_search_pair_on_a_blocking_client(demo_pkg: ModuleType, demo_server: MCP
 
 def test_the_package_ships_its_index_and_search_reads_it(demo_pkg: ModuleType) -> None:
     index_file = Path(demo_pkg.__file__).parent / INDEX_FILE
-    shipped = importlib.import_module(f"{demo_pkg.__name__}._runtime.agents.search_index")
+    shipped = importlib.import_module("mcp_codegen_runtime.agents.search_index")
     index = shipped.load_index(index_file)
     snapshot = json.loads((index_file.parent / "snapshot.json").read_text())
     assert index is not None and index.names == [tool["name"] for tool in snapshot["tools"]]
@@ -386,8 +387,8 @@ def test_call_tool_runs_each_tool_on_its_own_client(demo_pkg: ModuleType) -> Non
             demo_pkg.AsyncClient.in_process(build_server()) as first,
             demo_pkg.AsyncClient.in_process(build_server()) as second,
         ):
-            seen_first = demo_pkg._runtime.TraceRecorder().attach(first)
-            seen_second = demo_pkg._runtime.TraceRecorder().attach(second)
+            seen_first = mcp_codegen_runtime.TraceRecorder().attach(first)
+            seen_second = mcp_codegen_runtime.TraceRecorder().attach(second)
             both = type(first.tools())([*first.tools(prefix="a_").values(), *second.tools(prefix="b_").values()])
             pair = both.searching()
             out = await pair["call_tool"].run({"name": "b_add", "arguments": {"a": 1, "b": 1}})

@@ -6,7 +6,7 @@ import random
 import re
 import string
 
-from mcp_codegen.runtime.agents.names import (
+from mcp_codegen_runtime.agents.names import (
     MAX_NAME_LENGTH,
     agent_tool_names,
     is_valid_tool_name,

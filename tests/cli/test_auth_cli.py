@@ -376,7 +376,7 @@ def test_refused_stored_tokens_lead_to_a_new_login_and_are_never_shown(
     import anyio
     from mcp.shared.auth import OAuthToken
 
-    from mcp_codegen.runtime.auth import TokenStore
+    from mcp_codegen_runtime.auth import TokenStore
 
     access, refresh = "SENTINEL-ACCESS-TOKEN-555", "SENTINEL-REFRESH-TOKEN-666"
     store = TokenStore.for_url(

@@ -33,7 +33,7 @@ def test_two_runs_into_sibling_directories_both_succeed(tmp_path: Path, round_: 
     _both_succeed(_start(snapshot, parent / "alpha"), _start(snapshot, parent / "beta"))
     for name in ("alpha", "beta"):
         assert (parent / name / "client.py").is_file()
-        assert (parent / name / "_runtime" / "client" / "base.py").is_file()
+        assert (parent / name / "__init__.py").is_file()
     assert sorted(path.name for path in parent.iterdir()) == ["alpha", "beta"]
 
 

@@ -56,7 +56,6 @@ def _python(package: Path) -> dict[str, str]:
     return {
         path.relative_to(package).as_posix(): path.read_text(encoding="utf-8").replace(package.name, "PKG")
         for path in sorted(package.rglob("*.py"))
-        if "_runtime" not in path.parts
     }
 
 

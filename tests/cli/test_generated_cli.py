@@ -238,8 +238,8 @@ def test_find_takes_every_spelling_of_a_tool() -> None:
     from types import SimpleNamespace
     from typing import cast
 
-    from mcp_codegen.runtime.command_line.parsing import find
-    from mcp_codegen.runtime.command_line.table import CommandRow, UsageError
+    from mcp_codegen_runtime.command_line.parsing import find
+    from mcp_codegen_runtime.command_line.table import CommandRow, UsageError
 
     rows: list[CommandRow] = [
         ("search_objects", "search_objects", "", ()),

@@ -68,7 +68,6 @@ def test_one_tool_changed_rewrites_its_files_only_and_matches_a_fresh_generation
     module = f"models/{tool['name']}.py"
     assert module in rewritten and len(rewritten) <= 9, rewritten
     assert {"client.py", "temporal.py", "snapshot.json", "search_index.json", ".mcp-codegen.json"} <= set(rewritten)
-    assert not any(path.startswith("_runtime/") for path in rewritten)
 
     removed = copy.deepcopy(changed)
     gone = removed["tools"].pop(0)["name"]

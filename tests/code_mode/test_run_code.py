@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from mcp.server.mcpserver import MCPServer
 
-from mcp_codegen.runtime.calls.tracing import ToolCall
+from mcp_codegen_runtime.calls.tracing import ToolCall
 
 pytestmark = pytest.mark.anyio
 
@@ -235,14 +235,14 @@ async def test_without_pydantic_monty_run_code_names_the_extra(
 
 
 def test_each_client_error_reaches_the_code_as_a_builtin_naming_it() -> None:
-    from mcp_codegen.runtime.calls.errors import (
+    from mcp_codegen_runtime.calls.errors import (
         ArgumentsValidationError,
         OutcomeUnknownError,
         RequestTimeoutError,
         ToolError,
     )
-    from mcp_codegen.runtime.calls.results import ToolResult
-    from mcp_codegen.runtime.code_mode.sandbox import code_exception
+    from mcp_codegen_runtime.calls.results import ToolResult
+    from mcp_codegen_runtime.code_mode.sandbox import code_exception
 
     cases = [
         (ArgumentsValidationError([], tool="add"), ValueError),
@@ -261,7 +261,7 @@ def test_a_process_that_ran_code_exits_cleanly(code_packages_dir: Path, code_dem
     """pydantic-monty 1.4 aborted about one exit in five after ten runs (SIGABRT at interpreter shutdown)."""
     script = (
         "import asyncio\n"
-        "from code_demo_client._runtime.code_mode.sandbox import run_in_sandbox\n"
+        "from mcp_codegen_runtime.code_mode.sandbox import run_in_sandbox\n"
         "async def main():\n"
         "    for n in range(10):\n"
         "        assert (await run_in_sandbox('1 + 1', [])).value == 2\n"

@@ -17,8 +17,8 @@ pytestmark = pytest.mark.anyio
 
 
 def _agent_tool_module(pkg: ModuleType) -> ModuleType:
-    """The package's own copy of `code_mode.agent_tool` (its runtime is the package's `_runtime`)."""
-    return importlib.import_module(f"{pkg.__name__}._runtime.code_mode.agent_tool")
+    """The runtime's `code_mode.agent_tool`, which every package imports."""
+    return importlib.import_module("mcp_codegen_runtime.code_mode.agent_tool")
 
 
 def _use(code: str, block_id: str = "toolu_1") -> list[dict[str, object]]:

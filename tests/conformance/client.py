@@ -10,7 +10,7 @@ the scenario needs (elicitation, OAuth); beyond that only the auth method choice
 ``mcp-codegen generate --snapshot tests/conformance/snapshots[-next]/<server>.json`` writes
 (``conformance_<server>``, found on ``PYTHONPATH``), and uses only their public API: ``AsyncClient.http(url,
 ...)``, typed methods, ``call()``, ``tool_specs``, the listings, and the vendored runtime's OAuth
-(``<package>._runtime.auth``).
+(``mcp_codegen_runtime.auth``).
 
 Auth scenarios: the client configures OAuth from what the harness gives it, as a real client would from its
 settings. The context's credentials say which method to use (a private key: client credentials with a signed
@@ -129,7 +129,7 @@ async def _every_tool(client: Any) -> object:
 async def _every_tool_with_arguments(client: Any) -> object:
     """Call every tool the generated client offers, with arguments made to fit its input schema (the package's
     own fake-data synthesiser: required values included)."""
-    data = importlib.import_module(type(client).__module__.rpartition(".")[0] + "._runtime.serving.data")
+    data = importlib.import_module("mcp_codegen_runtime.serving.data")
     return await _each(
         client.call(name, data.synthesise(spec.input_schema)) for name, spec in sorted(client.tool_specs.items())
     )
@@ -210,7 +210,7 @@ def auth_method(scenario: str, context: dict[str, Any]) -> str:
 
 def auth_for(package: ModuleType, scenario: str, url: str, store_directory: str) -> object:
     """The ``auth=`` for ``AsyncClient.http``: the generated runtime's OAuth, configured from the context."""
-    auth = importlib.import_module(f"{package.__name__}._runtime.auth")
+    auth = importlib.import_module("mcp_codegen_runtime.auth")
     context = _harness_context()
     store = auth.TokenStore.for_url(url, backend="file", directory=store_directory)
     method = auth_method(scenario, context)

@@ -8,7 +8,7 @@ import pytest
 
 from mcp_codegen.drift.rules import RULES
 from mcp_codegen.errors import COMMAND_EXIT_CODES, EXIT_CODE_MEANINGS, ExitCode
-from mcp_codegen.runtime.command_line import EXIT_CODES as CLI_EXIT_CODES
+from mcp_codegen_runtime.command_line import EXIT_CODES as CLI_EXIT_CODES
 
 from .hooks import DOCS, HOOKS, render_docs_page
 

@@ -12,7 +12,7 @@ import mcp_types
 import pytest
 from drift_support import all_sources, source, tool
 
-from mcp_codegen.runtime.calls.drift import DriftSummary, check_drift, compare, fingerprints_of, tool_fingerprint
+from mcp_codegen_runtime.calls.drift import DriftSummary, check_drift, compare, fingerprints_of, tool_fingerprint
 
 
 def _documented(input_schema: Any, output_schema: Any) -> str:

@@ -20,10 +20,10 @@ from mcp.shared.message import SessionMessage
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.drift import diff_snapshots, exit_code
-from mcp_codegen.runtime.serving.data import synthesise
-from mcp_codegen.runtime.serving.fake import FakeServer
 from mcp_codegen.snapshot.fetch import snapshot_server
 from mcp_codegen.snapshot.model import Snapshot
+from mcp_codegen_runtime.serving.data import synthesise
+from mcp_codegen_runtime.serving.fake import FakeServer
 
 pytestmark = pytest.mark.anyio
 

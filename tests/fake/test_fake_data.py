@@ -7,7 +7,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcp_codegen.runtime.serving.data import synthesise
+from mcp_codegen_runtime.serving.data import synthesise
 
 SCHEMAS: dict[str, dict[str, Any]] = {
     "required only": {

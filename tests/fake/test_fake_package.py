@@ -157,7 +157,7 @@ async def test_agent_tools_work_against_the_fake(fake_demo_pkg: ModuleType) -> N
 async def test_every_typed_call_of_everything_validates(fake_everything_pkg: ModuleType) -> None:
     """Each tool, called through the generated client's typed path (output validated by the client)."""
     testing = __import__(f"{fake_everything_pkg.__name__}.testing", fromlist=["FakeServer"])
-    from mcp_codegen.runtime.serving.data import synthesise
+    from mcp_codegen_runtime.serving.data import synthesise
 
     fake = testing.FakeServer()
     async with fake_everything_pkg.AsyncClient.in_process(fake) as client:
@@ -176,7 +176,7 @@ def test_plain_import_does_not_load_the_testing_module(fake_demo_pkg: ModuleType
     name = fake_demo_pkg.__name__
     code = (
         f"import sys, {name}; "
-        f"print(sorted(m for m in sys.modules if m.endswith(('.testing', '._runtime.serving.fake', '._runtime.serving.answers', '._runtime.serving.task_requests', '._runtime.serving.hooks', '._runtime.serving.replies', '._runtime.serving.listing', '._runtime.serving.data'))))"
+        f"print(sorted(m for m in sys.modules if m.endswith('.testing') or m.startswith('mcp_codegen_runtime.serving.')))"
     )
     completed = subprocess.run(
         [sys.executable, "-c", code], cwd=fake_packages_dir, capture_output=True, text=True, check=True

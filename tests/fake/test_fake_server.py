@@ -11,8 +11,8 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from mcp_codegen.runtime.serving.fake import FakeServer
-from mcp_codegen.runtime.serving.hooks import FakeContext, FakeError
+from mcp_codegen_runtime.serving.fake import FakeServer
+from mcp_codegen_runtime.serving.hooks import FakeContext, FakeError
 
 pytestmark = pytest.mark.anyio
 

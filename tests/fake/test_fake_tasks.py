@@ -156,7 +156,7 @@ async def test_the_input_request_carries_the_related_task_meta() -> None:
     import mcp
     import mcp_types as types
 
-    from mcp_codegen.runtime.serving.fake import FakeServer
+    from mcp_codegen_runtime.serving.fake import FakeServer
 
     root = Path(__file__).resolve().parents[2]
     fake = FakeServer(root / "generated_examples" / "everything_client")

@@ -137,10 +137,11 @@ def test_partial_failure_generates_the_others_and_says_so(
     assert "snapshotted 3 of 4 servers (demo, everything, demo-http); 1 failed:" in generated.stderr
     assert "broken: command not found: mcp-codegen-no-such-command" in generated.stderr
     package = project / "mcp_clients"
-    assert sorted(p.name for p in package.iterdir() if p.is_dir()) == ["_runtime", "demo", "demo_http", "everything"]
-    # every subpackage shares the umbrella's runtime
+    assert sorted(p.name for p in package.iterdir() if p.is_dir()) == ["demo", "demo_http", "everything"]
+    # every subpackage shares the one installed runtime
     assert not (package / "demo" / "_runtime").exists()
-    assert "from .._runtime import" in (package / "demo" / "client.py").read_text()
+    assert "from mcp_codegen_runtime import" in (package / "demo" / "client.py").read_text()
+    assert "from mcp_codegen_runtime import" in (package / "__init__.py").read_text()
     # per-server options from the config apply
     assert not [p for p in (package / "everything" / "models").iterdir() if p.name.startswith("trigger")]
 
@@ -333,7 +334,8 @@ def test_mcp_json_with_one_server_writes_a_plain_package(tmp_path: Path, http_de
     )
     result = run("generate", "--mcp-json", "mcp.json", "--server", "remote", "-o", "remote_client", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "remote_client" / "_runtime").is_dir()  # a standalone package, not an umbrella
+    assert (tmp_path / "remote_client" / "client.py").is_file()  # a standalone package, not an umbrella
+    assert not (tmp_path / "remote_client" / "__init__.py").read_text().count("Toolkit")
     both = run("generate", "--mcp-json", "mcp.json", "-o", "clients", "--format", "json", cwd=tmp_path)
     assert both.returncode == 0, both.stderr
     report = json.loads(both.stdout)

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from mcp_codegen.runtime.auth import FileBackend, TokenStore, oauth, stored
+from mcp_codegen_runtime.auth import FileBackend, TokenStore, oauth, stored
 
 WAIT = 120  # seconds: a bound on a hang, not a budget
 KEY = "http://127.0.0.1:9/mcp"

@@ -23,7 +23,7 @@ from typing import Any
 
 import keyring.backend
 
-from mcp_codegen.runtime.auth import FileBackend, KeyringBackend, TokenBackend, TokenStore, stored
+from mcp_codegen_runtime.auth import FileBackend, KeyringBackend, TokenBackend, TokenStore, stored
 
 
 class FileKeyring(keyring.backend.KeyringBackend):

@@ -16,7 +16,7 @@ from mcp.server import Server
 from mcp.server.mcpserver import MCPServer
 from rt_server import build_server
 
-from mcp_codegen.runtime import AsyncClientBase, SnapshotData, ToolSpec
+from mcp_codegen_runtime import AsyncClientBase, SnapshotData, ToolSpec
 
 HERE = Path(__file__).resolve().parent
 SERVER_SCRIPT = str(HERE / "rt_server.py")

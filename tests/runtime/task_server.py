@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import anyio
@@ -42,7 +42,7 @@ RELATED = "io.modelcontextprotocol/related-task"
 
 
 def _iso(moment: float) -> str:
-    return datetime.fromtimestamp(moment, timezone.utc).isoformat().replace("+00:00", "Z")
+    return datetime.fromtimestamp(moment, UTC).isoformat().replace("+00:00", "Z")
 
 
 @dataclass

@@ -17,7 +17,7 @@ from mcp import Client as McpClient
 from mcp.server import Server
 from pydantic import BaseModel
 
-from mcp_codegen.runtime.calls.arguments import InvalidArguments, SchemaCheck, json_value
+from mcp_codegen_runtime.calls.arguments import InvalidArguments, SchemaCheck, json_value
 
 pytestmark = pytest.mark.anyio
 

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mcp_codegen.runtime import AsyncClientBase, SyncClientBase
-from mcp_codegen.runtime.client.blocking import BlockingCore
+from mcp_codegen_runtime import AsyncClientBase, SyncClientBase
+from mcp_codegen_runtime.client.blocking import BlockingCore
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Only meaningful on the event loop, or agent-tool plumbing (see scripts/gen_blocking.py).

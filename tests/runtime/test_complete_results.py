@@ -6,7 +6,7 @@ import anyio
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCNotification, JSONRPCResponse
 
-from mcp_codegen.runtime.connection.results import complete_results
+from mcp_codegen_runtime.connection.results import complete_results
 
 
 async def _through(*messages: SessionMessage) -> list[SessionMessage]:

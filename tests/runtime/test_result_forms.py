@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from rt_helpers import HERE, PYTHON
 
-from mcp_codegen.runtime.calls.result_forms import current_call_result
+from mcp_codegen_runtime.calls.result_forms import current_call_result
 
 SERVER = str(HERE / "old_forms_server.py")
 

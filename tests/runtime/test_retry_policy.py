@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from mcp_codegen.runtime.calls.retries import (
+from mcp_codegen_runtime.calls.retries import (
     DEFAULT_RETRIES,
     NO_RETRIES,
     Retries,
@@ -20,7 +20,7 @@ from mcp_codegen.runtime.calls.retries import (
 def test_retry_after_reads_seconds_and_http_dates() -> None:
     assert retry_after_seconds("0") == 0.0
     assert retry_after_seconds(" 7 ") == 7.0
-    now = datetime(2026, 11, 27, 12, 0, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 11, 27, 12, 0, 0, tzinfo=UTC)
     later = format_datetime(now + timedelta(seconds=30), usegmt=True)  # "Fri, 27 Nov 2026 12:00:30 GMT"
     assert retry_after_seconds(later, now=now.timestamp()) == pytest.approx(30.0)
     past = format_datetime(now - timedelta(seconds=30), usegmt=True)
@@ -86,7 +86,7 @@ def test_settings_and_their_errors() -> None:
 def test_the_status_rules_session_loss_503_and_the_servers_own_answer() -> None:
     from mcp_types import ErrorData
 
-    from mcp_codegen.runtime.connection.resilient_http import status_fault
+    from mcp_codegen_runtime.connection.resilient_http import status_fault
 
     stand_in = ErrorData(code=-32603, message="Server returned an error response")
     ts_404 = ErrorData(code=-32001, message="Session not found")  # the TypeScript SDK's transport

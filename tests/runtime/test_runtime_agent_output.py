@@ -13,8 +13,8 @@ import mcp_types as types
 import pytest
 from rt_helpers import LowClient, in_memory, lowlevel_server
 
-from mcp_codegen.runtime.agents.output import output_from_result
-from mcp_codegen.runtime.calls.results import ToolResult
+from mcp_codegen_runtime.agents.output import output_from_result
+from mcp_codegen_runtime.calls.results import ToolResult
 
 pytestmark = pytest.mark.anyio
 

@@ -21,8 +21,8 @@ from auth_helpers import Browser, Headless, MemoryKeyring, free_port, subprocess
 from fakepkg import AsyncClient, Client
 from servers.oauth_server import RunningServer, serve_oauth
 
-from mcp_codegen.runtime import AuthRequiredError, ConnectError, TokenStore, client_credentials, oauth, stored
-from mcp_codegen.runtime.auth import normalise_url
+from mcp_codegen_runtime import AuthRequiredError, ConnectError, TokenStore, client_credentials, oauth, stored
+from mcp_codegen_runtime.auth import normalise_url
 
 pytestmark = pytest.mark.anyio
 
@@ -100,7 +100,7 @@ async def test_stored_token_connects_a_new_process_without_login(server: Running
         f"""
         import anyio
         from fakepkg import AsyncClient
-        from mcp_codegen.runtime import stored
+        from mcp_codegen_runtime import stored
 
         async def main():
             async with AsyncClient.http({server.url!r}, auth=stored({server.url!r}), drift_check=False) as client:
@@ -630,7 +630,7 @@ REFRESH_AT_ONCE = textwrap.dedent(
 
     import anyio
     from fakepkg import AsyncClient
-    from mcp_codegen.runtime import stored
+    from mcp_codegen_runtime import stored
 
     import mcp.client.streamable_http  # imported before the barrier so neither process is held up by it
     import mcp.client.session

@@ -24,7 +24,7 @@ from fakepkg import AsyncClient
 from lock_workers import KEY, WAIT, call, enter, hold, update
 from servers.oauth_server import serve_oauth
 
-from mcp_codegen.runtime.auth import FileBackend, TokenStore, oauth
+from mcp_codegen_runtime.auth import FileBackend, TokenStore, oauth
 
 pytestmark = pytest.mark.anyio
 
@@ -108,7 +108,7 @@ async def test_a_waiter_for_the_lock_is_cancelled_while_another_process_holds_it
                 waiting.set()
 
     seen = Seen(logging.DEBUG)
-    backends_log = logging.getLogger("mcp_codegen.runtime.auth.backends")
+    backends_log = logging.getLogger("mcp_codegen_runtime.auth.backends")
     backends_log.addHandler(seen)
     level = backends_log.level
     backends_log.setLevel(logging.DEBUG)

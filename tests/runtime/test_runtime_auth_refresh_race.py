@@ -27,8 +27,8 @@ from mcp.shared.auth import OAuthToken
 from refresh_race import SqliteBackend, real_backend, worker
 from servers.oauth_server import RunningServer, buffered, serve_oauth
 
-from mcp_codegen.runtime import ConnectError
-from mcp_codegen.runtime.auth import TokenBackend, TokenStore, oauth
+from mcp_codegen_runtime import ConnectError
+from mcp_codegen_runtime.auth import TokenBackend, TokenStore, oauth
 
 pytestmark = pytest.mark.anyio
 

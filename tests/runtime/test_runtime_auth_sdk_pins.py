@@ -28,7 +28,7 @@ from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuth
 from mcp.client.auth.oauth2 import OAuthContext
 from mcp.shared.auth import OAuthClientMetadata
 
-from mcp_codegen.runtime.auth import TokenStore, providers
+from mcp_codegen_runtime.auth import TokenStore, providers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -196,9 +196,9 @@ def test_importing_auth_does_not_load_the_sdk_oauth() -> None:
     # `when_challenged()` (every plain HTTP connect) does not need it.
     code = (
         "import sys\n"
-        "from mcp_codegen.runtime import auth\n"
+        "from mcp_codegen_runtime import auth\n"
         "auth.when_challenged('http://127.0.0.1:9/mcp')\n"
-        "print('mcp.client.auth' in sys.modules, 'mcp_codegen.runtime.auth.providers' in sys.modules)\n"
+        "print('mcp.client.auth' in sys.modules, 'mcp_codegen_runtime.auth.providers' in sys.modules)\n"
         "auth.stored('http://127.0.0.1:9/mcp', store=object())\n"
         "print('mcp.client.auth' in sys.modules)\n"
     )

@@ -2,7 +2,7 @@
 
 Live against the npm server-everything over stdio, through a package generated into tmp from the committed
 everything snapshot. The server lists its trigger tools only for the capabilities a client advertised, so its
-tool list shows what was advertised. The answers here are built with `mcp_codegen.runtime`'s types while the
+tool list shows what was advertised. The answers here are built with `mcp_codegen_runtime`'s types while the
 package runs its own copy of the runtime: answers are recognised by shape, as with two generated packages.
 """
 
@@ -20,7 +20,8 @@ import pytest
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
-from mcp_codegen.runtime.server_requests import (
+import mcp_codegen_runtime
+from mcp_codegen_runtime.server_requests import (
     Accept,
     Cancel,
     Completion,
@@ -131,7 +132,7 @@ def test_ask_on_terminal_declines_and_cancels() -> None:
 
 
 def test_roots_accept_paths_uris_and_one_string(tmp_path: Path) -> None:
-    from mcp_codegen.runtime.server_requests import ServerRequests
+    from mcp_codegen_runtime.server_requests import ServerRequests
 
     assert ServerRequests(roots="file:///one").roots == (Root("file:///one"),)
     assert ServerRequests(roots=[tmp_path, Root("file:///x", "x")]).roots == (
@@ -287,7 +288,7 @@ async def test_from_session_with_server_requests(everything: ModuleType, everyth
     from mcp import Client as McpClient
     from mcp import StdioServerParameters
 
-    requests = everything._runtime.ServerRequests(roots=["file:///a"], elicitation=accept_defaults)
+    requests = mcp_codegen_runtime.ServerRequests(roots=["file:///a"], elicitation=accept_defaults)
     params = StdioServerParameters(command=everything_command[0], args=everything_command[1:])
     async with McpClient(params, mode="legacy", cache=None, **requests.sdk_options()) as session:
         client = everything.AsyncClient.from_session(session, server_requests=requests)

@@ -10,7 +10,7 @@ from fakepkg.models.get_weather import GetWeatherResult
 from rt_helpers import LowClient, in_memory, lowlevel_server
 from rt_server import build_server
 
-from mcp_codegen.runtime import (
+from mcp_codegen_runtime import (
     NOT_SENT,
     ArgumentsValidationError,
     ConnectionClosedError,

@@ -14,7 +14,7 @@ from rt_helpers import PYTHON, SERVER_SCRIPT, auth_app
 from rt_server import build_server
 from servers.helpers import HOST, serve_app, serve_sse
 
-from mcp_codegen.runtime import ConnectError, ConnectionClosedError, OutcomeUnknownError
+from mcp_codegen_runtime import ConnectError, ConnectionClosedError, OutcomeUnknownError
 
 pytestmark = pytest.mark.anyio
 

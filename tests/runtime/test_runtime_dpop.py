@@ -22,9 +22,9 @@ from fakepkg import AsyncClient
 from servers.dpop_gate import AS_NONCE, RS_NONCE, DPoPGate, thumbprint
 from servers.oauth_server import serve_oauth
 
-from mcp_codegen.runtime import AuthRequiredError, ConnectError, TokenStore, client_credentials, oauth, stored
-from mcp_codegen.runtime.auth import private_key_jwt
-from mcp_codegen.runtime.auth.dpop import DPoPKey
+from mcp_codegen_runtime import AuthRequiredError, ConnectError, TokenStore, client_credentials, oauth, stored
+from mcp_codegen_runtime.auth import private_key_jwt
+from mcp_codegen_runtime.auth.dpop import DPoPKey
 
 pytestmark = pytest.mark.anyio
 

@@ -24,6 +24,7 @@ from types import ModuleType
 
 import anyio
 import pytest
+from faults_server import build_server
 from helpers import imported_package
 from servers.fault_proxy import (
     FaultProxy,
@@ -36,7 +37,6 @@ from servers.fault_proxy import (
 )
 from servers.helpers import HOST, serve_app
 
-from faults_server import build_server
 from mcp_codegen.cli import cli
 
 pytestmark = pytest.mark.anyio

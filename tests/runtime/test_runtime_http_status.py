@@ -12,7 +12,7 @@ from mcp.server import Server
 from rt_server import build_server
 from servers.helpers import HOST, RevokeCredentials, serve_app
 
-from mcp_codegen.runtime import HttpStatusError, SchemaDriftError, ServerRequestError
+from mcp_codegen_runtime import HttpStatusError, SchemaDriftError, ServerRequestError
 
 pytestmark = pytest.mark.anyio
 

@@ -13,9 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import mcp_codegen.runtime as runtime
+import mcp_codegen_runtime as runtime
 
-RUNTIME = Path(__file__).resolve().parents[2] / "src" / "mcp_codegen" / "runtime"
+RUNTIME = Path(__file__).resolve().parents[2] / "runtime" / "src" / "mcp_codegen_runtime"
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -142,7 +142,8 @@ def test_every_name_of_the_package_is_imported_from_where_type_checkers_see_it()
         if isinstance(node, ast.ImportFrom) and node.module is not None
     }
     assert seen == {module: tuple(sorted(names)) for module, names in runtime._EXPORTS.items()}
-    assert set(runtime.__all__) == {*runtime._WHERE, "PACKAGE_EXPORTS", "PACKAGE_LAZY_EXPORTS"}
+    constants = {"PACKAGE_EXPORTS", "PACKAGE_LAZY_EXPORTS", "PUBLIC_MODULES", "__version__"}
+    assert set(runtime.__all__) == {*runtime._WHERE, *constants}
     for name in runtime.__all__:
         assert getattr(runtime, name) is not None, name
     assert set(runtime.PACKAGE_LAZY_EXPORTS.items()) <= set(runtime._WHERE.items())
@@ -152,11 +153,11 @@ def test_importing_a_light_runtime_module_loads_neither_pydantic_nor_the_sdk() -
     # The generator reads these in its main process; the package's `__init__` runs first and must stay light.
     code = (
         "import sys\n"
-        "import mcp_codegen.runtime.calls.drift, mcp_codegen.runtime.calls.uri, mcp_codegen.runtime.files\n"
-        "import mcp_codegen.runtime.text, mcp_codegen.runtime.command_line.table\n"
-        "from mcp_codegen.runtime import PACKAGE_EXPORTS\n"
+        "import mcp_codegen_runtime.calls.drift, mcp_codegen_runtime.calls.uri, mcp_codegen_runtime.files\n"
+        "import mcp_codegen_runtime.text, mcp_codegen_runtime.command_line.table\n"
+        "from mcp_codegen_runtime import PACKAGE_EXPORTS\n"
         "print(sorted(m for m in ('pydantic', 'mcp', 'mcp_types', 'anyio') if m in sys.modules))\n"
-        "from mcp_codegen.runtime import AsyncClientBase, SnapshotData\n"
+        "from mcp_codegen_runtime import AsyncClientBase, SnapshotData\n"
         "print('pydantic' in sys.modules)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

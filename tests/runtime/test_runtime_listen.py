@@ -18,7 +18,7 @@ from mcp import Client as McpClient
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.subscriptions import ResourceUpdated, ToolsListChanged
 
-from mcp_codegen.runtime import UnsupportedByServerError
+from mcp_codegen_runtime import UnsupportedByServerError
 
 pytestmark = pytest.mark.anyio
 

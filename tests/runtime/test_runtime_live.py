@@ -19,7 +19,7 @@ import pytest
 from helpers import imported_package
 
 from mcp_codegen.cli import cli
-from mcp_codegen.runtime.server_requests import ListChanged
+from mcp_codegen_runtime.server_requests import ListChanged
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,7 @@ from fakepkg import AsyncClient, Client
 from mcp import Client as McpClient
 from progress_server import Record, build_progress_server
 
-from mcp_codegen.runtime import CallOptions, RequestTimeoutError
+from mcp_codegen_runtime import CallOptions, RequestTimeoutError
 
 pytestmark = pytest.mark.anyio
 

@@ -21,7 +21,7 @@ from servers.modern_server import build
 
 from mcp_codegen.cli import cli
 from mcp_codegen.demo.server import build_server as build_demo
-from mcp_codegen.runtime.server_requests import Accept, Decline, ElicitationRequest
+from mcp_codegen_runtime.server_requests import Accept, Decline, ElicitationRequest
 
 pytestmark = pytest.mark.anyio
 

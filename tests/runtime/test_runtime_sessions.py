@@ -379,7 +379,7 @@ async def test_a_get_stream_closed_right_after_opening_is_reopened_with_backoff(
 
 
 def test_the_get_streams_backoff_doubles_up_to_its_cap_and_resets_after_a_stream_that_lived() -> None:
-    from mcp_codegen.runtime.connection.resilient_http import StreamBackoff
+    from mcp_codegen_runtime.connection.resilient_http import StreamBackoff
 
     backoff = StreamBackoff()
     assert [backoff.next_pause(0.0, None) for _ in range(8)] == [0.5, 1, 2, 4, 8, 16, 30, 30]

@@ -16,8 +16,8 @@ from mcp import Client as McpClient
 from rt_helpers import HERE, PYTHON
 from rt_server import build_server
 
-from mcp_codegen.runtime import ConnectError
-from mcp_codegen.runtime.client.toolkit import ToolkitBase
+from mcp_codegen_runtime import ConnectError
+from mcp_codegen_runtime.client.toolkit import ToolkitBase
 
 pytestmark = pytest.mark.anyio
 
@@ -62,11 +62,12 @@ async def test_stderr_discarded_is_still_drained(capfd: pytest.CaptureFixture[st
 async def test_stderr_goes_to_the_package_logger_by_default(
     capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.INFO, logger="mcp_codegen.server"):  # fakepkg runs the runtime in place
+    # The logger `<package>.server` of the client's package (fakepkg's), not the shared runtime's.
+    with caplog.at_level(logging.INFO, logger="fakepkg.server"):
         async with AsyncClient.stdio(PYTHON, [SCRIPT], timeout=30) as client:
             await client.call_raw("shout", {"text": "to the log, not the terminal"})
     assert "to the log, not the terminal" not in capfd.readouterr().err
-    lines = [(r.getMessage(), r.levelno) for r in caplog.records if r.name == "mcp_codegen.server"]
+    lines = [(r.getMessage(), r.levelno) for r in caplog.records if r.name == "fakepkg.server"]
     assert ("to the log, not the terminal", logging.INFO) in lines
 
 

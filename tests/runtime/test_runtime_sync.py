@@ -15,7 +15,7 @@ from fakepkg.models.get_weather import GetWeatherResult
 from rt_helpers import HERE, PYTHON, SERVER_SCRIPT, in_memory
 from rt_server import build_server
 
-from mcp_codegen.runtime import ConnectError, ConnectionClosedError, ResourceResult, ToolError, ToolResult
+from mcp_codegen_runtime import ConnectError, ConnectionClosedError, ResourceResult, ToolError, ToolResult
 
 SRC = str(HERE.parents[1] / "src")
 

@@ -21,9 +21,9 @@ import anyio
 import pytest
 from helpers import imported_package
 from servers.helpers import serve_app
+from task_server import TaskStore, build_server
 
 from mcp_codegen.cli import cli
-from task_server import TaskStore, build_server
 
 pytestmark = pytest.mark.anyio
 
@@ -283,8 +283,8 @@ def test_task_state_from_the_wire_and_the_poll_delay(tmp_path: Path) -> None:
 
     import mcp_types
 
-    from mcp_codegen.runtime import SnapshotData, TaskState, ToolSpec
-    from mcp_codegen.runtime.calls.tasks import MAX_POLL, MIN_POLL, poll_delay
+    from mcp_codegen_runtime import SnapshotData, TaskState, ToolSpec
+    from mcp_codegen_runtime.calls.tasks import MAX_POLL, MIN_POLL, poll_delay
 
     wire = mcp_types.Task(
         task_id="t1",

@@ -325,7 +325,7 @@ _WITHOUT_PROVIDER = """
 import json, sys, anyio
 from otel_server import build_server
 from otel_client import AsyncClient
-from mcp_codegen.runtime.calls import telemetry
+from mcp_codegen_runtime.calls import telemetry
 
 async def main():
     async with AsyncClient.in_process(build_server(), drift_check=False) as client:

@@ -1,4 +1,4 @@
-"""The runtime ships inside packages that promise `mypy --strict` and pyright strict: check both.
+"""The runtime (mcp-codegen-runtime, py.typed, which generated packages import) passes mypy --strict and pyright.
 
 The hand-written fakepkg is checked too, since it uses the runtime the way generated code does.
 """
@@ -14,14 +14,11 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-RUNTIME = HERE.parents[1] / "src" / "mcp_codegen" / "runtime"
+RUNTIME = HERE.parents[1] / "runtime" / "src" / "mcp_codegen_runtime"
 
 
 def _layout(root: Path) -> None:
-    (root / "mcp_codegen").mkdir()
-    (root / "mcp_codegen" / "__init__.py").write_text("")
-    (root / "mcp_codegen" / "py.typed").write_text("")
-    shutil.copytree(RUNTIME, root / "mcp_codegen" / "runtime", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(RUNTIME, root / "mcp_codegen_runtime", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(HERE / "fakepkg", root / "fakepkg", ignore=shutil.ignore_patterns("__pycache__", "*.json"))
 
 
@@ -37,7 +34,7 @@ def test_mypy_strict(tmp_path: Path) -> None:
             "--python-version",
             "3.11",
             "-p",
-            "mcp_codegen",
+            "mcp_codegen_runtime",
             "-p",
             "fakepkg",
         ],
@@ -54,7 +51,7 @@ def test_pyright_strict(tmp_path: Path) -> None:
     if pyright is None:  # pragma: no cover - pyright is a test dependency
         pytest.fail("pyright is not installed")
     _layout(tmp_path)
-    config = {"typeCheckingMode": "strict", "pythonVersion": "3.11", "include": ["mcp_codegen", "fakepkg"]}
+    config = {"typeCheckingMode": "strict", "pythonVersion": "3.11", "include": ["mcp_codegen_runtime", "fakepkg"]}
     (tmp_path / "pyrightconfig.json").write_text(json.dumps(config))
     result = subprocess.run([pyright, "--outputjson"], cwd=tmp_path, capture_output=True, text=True, check=False)
     report = json.loads(result.stdout)

@@ -14,7 +14,7 @@ import mcp_types as types
 import pytest
 from rt_helpers import HERE
 
-from mcp_codegen.runtime import (
+from mcp_codegen_runtime import (
     NOT_SENT,
     ArgumentsValidationError,
     ConnectionClosedError,
@@ -31,15 +31,15 @@ from mcp_codegen.runtime import (
     ToolResult,
     ToolSpec,
 )
-from mcp_codegen.runtime.calls.errors import translate_error, unwrap_exception_group
-from mcp_codegen.runtime.calls.uri import (  # pyright: ignore[reportPrivateUsage]
+from mcp_codegen_runtime.calls.errors import translate_error, unwrap_exception_group
+from mcp_codegen_runtime.calls.uri import (  # pyright: ignore[reportPrivateUsage]
     _expand_locally,  # pyright: ignore[reportPrivateUsage]
     expand_uri_template,
     match_uri_template,
     uri_template_expressions,
     uri_template_variables,
 )
-from mcp_codegen.runtime.text import one_line, printable
+from mcp_codegen_runtime.text import one_line, printable
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -276,7 +276,7 @@ def test_result_views() -> None:
 
 def test_importing_the_runtime_and_a_package_stays_light() -> None:
     code = (
-        "import sys, json; import fakepkg; import fakepkg.client; import mcp_codegen.runtime; "
+        "import sys, json; import fakepkg; import fakepkg.client; import mcp_codegen_runtime; "
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('mcp', 'mcp_types', 'jsonschema', 'httpx2', 'anyio', 'starlette', 'uvicorn'))))"
     )
@@ -307,7 +307,7 @@ def test_importing_the_runtime_and_a_package_stays_light() -> None:
 )
 def test_one_url_redactor_for_messages_and_records(url: str, shown: str, recorded: str) -> None:
     from mcp_codegen.inputs.launch import redact_url as recorded_url
-    from mcp_codegen.runtime.connection.urls import redact_url, safe_url
+    from mcp_codegen_runtime.connection.urls import redact_url, safe_url
 
     assert safe_url(url) == shown
     assert redact_url(url) == recorded
@@ -317,8 +317,8 @@ def test_one_url_redactor_for_messages_and_records(url: str, shown: str, recorde
 def test_one_env_expander_for_generator_and_runtime() -> None:
     from mcp_codegen.errors import UsageError
     from mcp_codegen.inputs.launch import expand_env
-    from mcp_codegen.runtime import ConnectError
-    from mcp_codegen.runtime.connection.launch import expand_header_template
+    from mcp_codegen_runtime import ConnectError
+    from mcp_codegen_runtime.connection.launch import expand_header_template
 
     environ = {"TOKEN": "t0k", "USER_ID": "7"}
     assert expand_env("Bearer ${TOKEN}/${USER_ID}", what="x", environ=environ) == "Bearer t0k/7"
@@ -330,7 +330,7 @@ def test_one_env_expander_for_generator_and_runtime() -> None:
 
 
 def test_drift_messages_cap_long_name_lists() -> None:
-    from mcp_codegen.runtime import DriftSummary, SchemaDriftError
+    from mcp_codegen_runtime import DriftSummary, SchemaDriftError
 
     summary = DriftSummary(removed=("gone",), added=tuple(f"tool_{i:03}" for i in range(171)))
     text = summary.describe()

@@ -19,8 +19,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from fakepkg import AsyncClient
 from servers.oauth_server import RunningServer, serve_oauth
 
-from mcp_codegen.runtime import ConnectError, TokenStore
-from mcp_codegen.runtime.auth import workload
+from mcp_codegen_runtime import ConnectError, TokenStore
+from mcp_codegen_runtime.auth import workload
 
 pytestmark = pytest.mark.anyio
 
@@ -143,7 +143,7 @@ async def test_the_platform_token_is_never_written(
 
 
 def test_workload_stays_the_builder_after_its_module_is_imported(tmp_path: Path) -> None:
-    from mcp_codegen.runtime import auth
+    from mcp_codegen_runtime import auth
 
     first = auth.workload("http://127.0.0.1:9/mcp", token_file=str(tmp_path / "t"))
     assert callable(auth.workload)  # importing the provider module must not shadow the function

@@ -18,8 +18,8 @@ from helpers import imported_package
 from rt_helpers import HERE, PYTHON
 
 from mcp_codegen.cli import cli
-from mcp_codegen.runtime.calls.drift import tool_fingerprint
-from mcp_codegen.runtime.connection.server_env import NETWORK_VARIABLES
+from mcp_codegen_runtime.calls.drift import tool_fingerprint
+from mcp_codegen_runtime.connection.server_env import NETWORK_VARIABLES
 
 pytestmark = pytest.mark.anyio
 

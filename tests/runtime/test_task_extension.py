@@ -19,9 +19,9 @@ import tasks_ext_server
 from mcp import Client
 from tasks_ext_server import Report
 
-from mcp_codegen.runtime.calls import task_extension as tasks
-from mcp_codegen.runtime.calls.errors import TaskCancelledError
-from mcp_codegen.runtime.calls.task_extension import (
+from mcp_codegen_runtime.calls import task_extension as tasks
+from mcp_codegen_runtime.calls.errors import TaskCancelledError
+from mcp_codegen_runtime.calls.task_extension import (
     TaskExtensionError,
     TasksExtension,
     TaskState,

@@ -23,7 +23,7 @@ import tasks_ext_server
 from helpers import imported_package
 
 from mcp_codegen.cli import cli
-from mcp_codegen.runtime.server_requests import Accept, ElicitationRequest
+from mcp_codegen_runtime.server_requests import Accept, ElicitationRequest
 
 pytestmark = pytest.mark.anyio
 

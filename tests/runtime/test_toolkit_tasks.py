@@ -18,10 +18,10 @@ import anyio
 import pytest
 from helpers import imported_package
 from servers.helpers import serve_app
+from task_server import TaskStore, build_server
 
 from mcp_codegen.cli import cli
-from mcp_codegen.runtime.client.toolkit import ToolkitBase
-from task_server import TaskStore, build_server
+from mcp_codegen_runtime.client.toolkit import ToolkitBase
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,7 @@ from auth_helpers import Browser, Headless, free_port  # noqa: E402
 from fakepkg import AsyncClient  # noqa: E402
 from servers.oauth_server import serve_oauth  # noqa: E402
 
-from mcp_codegen.runtime import (  # noqa: E402
+from mcp_codegen_runtime import (  # noqa: E402
     AuthRequiredError,
     ConnectError,
     TokenStore,

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli.test_cli import PYTHON, assert_fails, run
+
 from mcp_codegen.inputs.launch import parse_stdio
 from mcp_codegen.inputs.redaction import placeholder_args, upper_snake
 

@@ -62,9 +62,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.pipeline import generate_files
 from mcp_codegen.output.write import write_package
-from mcp_codegen.runtime.calls.uri import uri_template_variables as template_variables
 from mcp_codegen.snapshot.fetch import snapshot_server
 from mcp_codegen.snapshot.model import Snapshot
+from mcp_codegen_runtime.calls.uri import uri_template_variables as template_variables
 
 from . import adversarial
 from .adversarial import MARKER, injected_calls, listings, non_ascii_identifiers
@@ -109,24 +109,17 @@ def _call_keywords(node: ast.expr) -> dict[str, Any]:
 
 
 #: Runtime modules already checked, by content: they are copied verbatim, the same bytes in every package.
-_CHECKED_RUNTIME: set[bytes] = set()
-
-
 def check_files(listing: dict[str, Any], files: dict[str, bytes]) -> None:
     """Everything that can be checked without running the generated code."""
     for path, data in files.items():
         if not path.endswith(".py"):
             continue
-        if path.startswith("_runtime/"):
-            if data in _CHECKED_RUNTIME:
-                continue  # these exact bytes passed the checks below already
-            _CHECKED_RUNTIME.add(data)
         source = data.decode("utf-8")
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # an invalid escape sequence in a literal is a SyntaxWarning
             compile(source, path, "exec", dont_inherit=True)
         assert not injected_calls(source), f"{path}: {injected_calls(source)}"
-        if not path.startswith(("models/", "_runtime/")):
+        if not path.startswith("models/"):
             assert not non_ascii_identifiers(source), f"{path}: {non_ascii_identifiers(source)}"
 
     # The embedded snapshot is the listing, exactly.

@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli.test_cli import PYTHON, run
+
 from mcp_codegen.inputs.redaction import placeholder_args, upper_snake
 from security.public_values import PUBLIC_ARGUMENTS, SHEET_ID
 from security.test_command_secrets import SERVER, call_argv, everything_written

@@ -1,5 +1,5 @@
 """The `temporal` module stays optional: a package used without it never imports `temporalio`, and a generated
-project declares the extra in the range mcp-codegen's own `temporal` extra gives."""
+project declares its `temporal` extra as the runtime's, in the runtime's window."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from mcp_codegen.cli import cli
 from mcp_codegen.generate.project import extra_requirements
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "generated_examples"
-PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+ROOT = Path(__file__).resolve().parents[2]
 
 LOADED = "[m for m in sys.modules if m == 'temporalio' or m.startswith('temporalio.')]"
 
@@ -29,9 +29,13 @@ def test_a_package_used_without_its_temporal_module_never_imports_temporalio() -
 
 
 def test_a_generated_project_declares_the_temporal_extra(tmp_path: Path) -> None:
-    own = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["optional-dependencies"]
-    assert extra_requirements()["temporal"] == ("temporalio<2,>=1.35",)
-    assert own["temporal"] == ["temporalio>=1.35,<2"]
+    runtime = tomllib.loads((ROOT / "runtime" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    generator = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    # The runtime's extra is the one source; the generator's own `temporal` extra has the same range.
+    assert runtime["optional-dependencies"]["temporal"] == ["temporalio>=1.35,<2"]
+    assert generator["optional-dependencies"]["temporal"] == runtime["optional-dependencies"]["temporal"]
+    assert generator["optional-dependencies"]["keyring"] == runtime["optional-dependencies"]["keyring"]
+    assert extra_requirements()["temporal"] == ("mcp-codegen-runtime[temporal]>=0.2,<1",)
     target = tmp_path / "demo-project"
     snapshot = EXAMPLES / "demo_client" / "snapshot.json"
     arguments = ["generate", "--snapshot", str(snapshot), "-o", str(target), "--meta", "pyproject", "-q"]
@@ -39,7 +43,8 @@ def test_a_generated_project_declares_the_temporal_extra(tmp_path: Path) -> None
     project = tomllib.loads((target / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     # (and `code`, code mode's sandbox: tests/code_mode)
     assert project["optional-dependencies"] == {
-        "temporal": ["temporalio<2,>=1.35"],
-        "code": ["pydantic-monty<1.5,>=1.4"],
+        "temporal": ["mcp-codegen-runtime[temporal]>=0.2,<1"],
+        "code": ["mcp-codegen-runtime[code]>=0.2,<1"],
     }
+    assert "mcp-codegen-runtime>=0.2,<1" in project["dependencies"]
     assert [path.name for path in target.glob("src/*/temporal.py")] == ["temporal.py"]

@@ -14,9 +14,9 @@ from mcp_codegen.demo.server import build_server
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.drift import diff_snapshots
 from mcp_codegen.errors import SnapshotFormatError
-from mcp_codegen.runtime.calls.drift import tool_fingerprint
 from mcp_codegen.snapshot.fetch import snapshot_server
 from mcp_codegen.snapshot.model import FORMAT_VERSION, Snapshot
+from mcp_codegen_runtime.calls.drift import tool_fingerprint
 
 NESTED = {
     "type": "object",

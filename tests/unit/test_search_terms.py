@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcp_codegen.runtime.agents.search_index import build_index, document_from_listing, query_terms
+from mcp_codegen_runtime.agents.search_index import build_index, document_from_listing, query_terms
 
 
 def test_news_is_neither_new_nor_create() -> None:

@@ -84,7 +84,7 @@ def status_command(url: str | None, output_format: str) -> None:
     """
 
     def action() -> None:
-        from mcp_codegen.runtime import auth
+        from mcp_codegen_runtime import auth
 
         if url is not None:
             parse_http(url, (), "auto")  # the same URL checks as --url
@@ -111,7 +111,7 @@ def logout_command(url: str, store: str) -> None:
     """Forget the tokens and the client registration stored for URL."""
 
     def action() -> None:
-        from mcp_codegen.runtime import auth
+        from mcp_codegen_runtime import auth
 
         parse_http(url, (), "auto")
         had = auth.TokenStore.for_url(url, backend=_store(store)).clear()
@@ -122,7 +122,7 @@ def logout_command(url: str, store: str) -> None:
 
 
 def _status_of(url: str, store: str) -> dict[str, Any]:
-    from mcp_codegen.runtime import auth
+    from mcp_codegen_runtime import auth
 
     return _as_json(auth.TokenStore.for_url(url, backend=_store(store)).describe())
 

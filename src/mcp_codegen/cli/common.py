@@ -28,9 +28,9 @@ from mcp_codegen.inputs.launch import (
     parse_http,
     parse_stdio,
 )
-from mcp_codegen.runtime.text import one_line
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.wording import counts, plural
+from mcp_codegen_runtime.text import one_line
 
 DEFAULT_TIMEOUT = 30.0
 #: Seconds a browser login may take (`--login-timeout`).

@@ -134,6 +134,6 @@ def _can_redraw(stream: TextIO) -> bool:
 
 
 def _clean(text: str) -> str:
-    from mcp_codegen.runtime.text import one_line  # on use: the runtime costs ~0.2 s to import
+    from mcp_codegen_runtime.text import one_line  # on use: the runtime costs ~0.2 s to import
 
     return one_line(text, None)

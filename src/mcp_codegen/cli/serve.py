@@ -64,7 +64,7 @@ def serve_command(source: Path, address: str | None, handlers: str | None, unhan
 
 
 def _fake(source: Path, handlers: str | None, unhandled: str) -> Any:
-    from mcp_codegen.runtime.serving.fake import FakeServer
+    from mcp_codegen_runtime.serving.fake import FakeServer
 
     path = source / "snapshot.json" if source.is_dir() else source
     snapshot = read_snapshot(path)  # a malformed file is a one-line error (exit 2)
@@ -104,7 +104,7 @@ def _load(spec: str) -> Any:
 
 
 def _address(text: str) -> tuple[str, int]:
-    from mcp_codegen.runtime.serving.transport import parse_address
+    from mcp_codegen_runtime.serving.transport import parse_address
 
     try:
         return parse_address(text)
@@ -113,14 +113,14 @@ def _address(text: str) -> tuple[str, int]:
 
 
 def _serve_stdio(fake: Any) -> None:
-    from mcp_codegen.runtime.serving.transport import serve_stdio
+    from mcp_codegen_runtime.serving.transport import serve_stdio
 
     click.echo(f"mcp-codegen: serving {fake.name} over stdio", err=True)
     serve_stdio(fake)
 
 
 def _serve_http(fake: Any, host: str, port: int) -> None:
-    from mcp_codegen.runtime.serving.transport import AddressInUseError, serve_http
+    from mcp_codegen_runtime.serving.transport import AddressInUseError, serve_http
 
     try:
         serve_http(fake, host, port)  # announces itself on stderr once the address is bound

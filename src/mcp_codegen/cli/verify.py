@@ -75,7 +75,7 @@ def _packages(paths: tuple[Path, ...]) -> Iterator[Path]:
             directories[:] = sorted(d for d in directories if d not in _SKIPPED_DIRECTORIES)
             if MANIFEST in files:
                 yield Path(root).resolve()
-                directories[:] = []  # its own subfolders (models/, _runtime/) are part of it
+                directories[:] = []  # its own subfolders (models/) are part of it
 
 
 def _owning_package(path: Path, manifest: str) -> Path | None:

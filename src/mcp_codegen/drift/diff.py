@@ -29,8 +29,8 @@ from mcp_codegen.drift.normalize import (
 )
 from mcp_codegen.drift.schemas import SchemaWalker, describe_schema
 from mcp_codegen.errors import SnapshotFormatError
-from mcp_codegen.runtime.calls.ui import ToolUI, tool_ui
 from mcp_codegen.snapshot.model import Snapshot, read_snapshot
+from mcp_codegen_runtime.calls.ui import ToolUI, tool_ui
 
 __all__ = ["DriftReport", "Finding", "diff_snapshots", "load_side"]
 
@@ -417,7 +417,7 @@ def _diff_resources(old: dict[str, JsonObject], new: dict[str, JsonObject], out:
 
 def template_parts(template: str) -> tuple[str, list[str]]:
     """(the literal skeleton with each expression reduced to its operator, the variable names in order)."""
-    from mcp_codegen.runtime.calls.uri import uri_template_expressions  # on use: the runtime is slow to import
+    from mcp_codegen_runtime.calls.uri import uri_template_expressions  # on use: the runtime is slow to import
 
     skeleton: list[str] = []
     names: list[str] = []

@@ -10,7 +10,7 @@ from mcp_codegen.drift.normalize import (
     canonical_json,
 )
 from mcp_codegen.drift.rules import get_rule, render_reason
-from mcp_codegen.runtime.text import shortened
+from mcp_codegen_runtime.text import shortened
 
 #: The order of a report's sections.
 _SECTION_ORDER = {"server": 0, "tools": 1, "prompts": 2, "resources": 3, "resourceTemplates": 4}

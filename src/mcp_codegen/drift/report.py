@@ -73,7 +73,7 @@ def render(report: DriftReport, output_format: str = "text") -> str:
 
 
 def _one_line(text: str) -> str:
-    from mcp_codegen.runtime.text import one_line  # on use: the runtime costs ~0.2 s to import
+    from mcp_codegen_runtime.text import one_line  # on use: the runtime costs ~0.2 s to import
 
     return one_line(text, None)
 

@@ -34,12 +34,12 @@ from mcp_codegen.generate.schema_prep import (
     names_extra_keys,
 )
 from mcp_codegen.inputs.options import Selection
-from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
-from mcp_codegen.runtime.calls.drift import tool_fingerprint
-from mcp_codegen.runtime.calls.retries import DEFAULT_RETRIES
-from mcp_codegen.runtime.calls.ui import DEFAULT_VISIBILITY, tool_ui
-from mcp_codegen.runtime.calls.uri import uri_template_variables
 from mcp_codegen.snapshot.model import Snapshot
+from mcp_codegen_runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
+from mcp_codegen_runtime.calls.drift import tool_fingerprint
+from mcp_codegen_runtime.calls.retries import DEFAULT_RETRIES
+from mcp_codegen_runtime.calls.ui import DEFAULT_VISIBILITY, tool_ui
+from mcp_codegen_runtime.calls.uri import uri_template_variables
 
 #: Names at the top of the generated client and specs modules, which import model classes: a model
 #: class must not shadow them (a tool named `tool` would otherwise have a result class `ToolResult`).
@@ -56,7 +56,7 @@ _MODULE_NAMES = frozenset(
 #: and what its lazy model imports use.
 _PACKAGE_OWN_NAMES = frozenset(
     {"INSTRUCTIONS", "PROMPTS", "RESOURCES", "SERVER_NAME", "SERVER_VERSION", "TEMPLATES", "TOOLS",
-     "AsyncClient", "Client", "TYPE_CHECKING", "Any", "importlib", "__generator_version__"}
+     "AsyncClient", "Client", "TYPE_CHECKING", "Any", "importlib", "__generator_version__", "check_runtime_version"}
 )  # fmt: skip
 PACKAGE_NAMES = _PACKAGE_OWN_NAMES | frozenset(PACKAGE_EXPORTS) | frozenset(PACKAGE_LAZY_EXPORTS)
 _CLASS_NAMES_TAKEN = _MODULE_NAMES | PACKAGE_NAMES

@@ -111,7 +111,7 @@ class ResultCache:
             return None
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
-        from mcp_codegen.runtime.files import write_atomically  # light: the runtime package imports its names on use
+        from mcp_codegen_runtime.files import write_atomically  # light: the runtime package imports its names on use
 
         try:
             write_atomically(self._path(key), encode_entry(entry))

@@ -55,7 +55,7 @@ def read_class_members() -> ClassMembers:
     """The members, read from the classes (imports pydantic and the runtime's clients)."""
     from pydantic import BaseModel
 
-    from mcp_codegen import runtime
+    import mcp_codegen_runtime as runtime
 
     return ClassMembers(
         pydantic_model=frozenset(dir(BaseModel)) | frozenset(dir(type(BaseModel))),

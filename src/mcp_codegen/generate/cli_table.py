@@ -13,8 +13,8 @@ from typing import Any
 
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.pysource import string_literal
-from mcp_codegen.runtime.command_line.table import Choice, Command, Option
-from mcp_codegen.runtime.text import one_line
+from mcp_codegen_runtime.command_line.table import Choice, Command, Option
+from mcp_codegen_runtime.text import one_line
 
 #: Command names of the groups beside the tools; a tool whose name would be one of these gets `-tool` appended.
 GROUP_COMMANDS = frozenset({"resources", "prompts", "tasks"})

@@ -38,15 +38,17 @@ def templates_dir() -> Path:
 
 @cache
 def generator_fingerprint() -> str:
-    """A hash of this generator's own code and templates.
+    """A hash of this generator's own code and templates, and of the runtime's (whose tables the generator
+    reads: the names a package re-exports, the search index, the command-line table).
 
-    Part of the input hash, so the "already up to date" shortcut never survives a change of the
-    generator (an upgrade, or an edit in a source checkout). The dependencies that shape the output
-    are pinned to a minor range instead, so the hash is the same on every machine.
+    Part of the input hash (recorded in the manifest only), so the "already up to date" shortcut never
+    survives a change of the generator (an upgrade, or an edit in a source checkout). The dependencies that
+    shape the output are pinned to a minor range instead, so the hash is the same on every machine.
     """
-    package = Path(str(resources.files("mcp_codegen")))
+    packages = [Path(str(resources.files(name))) for name in ("mcp_codegen", "mcp_codegen_runtime")]
     digest = hashlib.sha256(__version__.encode())
-    sources = sorted(package.rglob("*.py")) + sorted(templates_dir().rglob("*.jinja"))
+    sources = [path for package in packages for path in sorted(package.rglob("*.py"))]
+    sources += sorted(templates_dir().rglob("*.jinja"))
     for path in sources:
         if "demo" not in path.parts:
             digest.update(path.name.encode() + b"\0" + path.read_bytes())

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.models import names_in
 from mcp_codegen.generate.pysource import docstring, string_literal
-from mcp_codegen.runtime.text import shortened
+from mcp_codegen_runtime.text import shortened
 
 EXTRA_ARGUMENTS = ir.EXTRA_ARGUMENTS
 _EXTRA_ARGUMENTS_LINE = "Arguments beyond the listed ones, by wire name, sent as given (the schema allows them)."
@@ -58,8 +58,15 @@ def qualified(type_source: str, model_names: frozenset[str]) -> str:
     return ast.unparse(_QualifiedNames(model_names).visit(ast.parse(type_source, mode="eval")))
 
 
-#: The errors every request can end with, after the call-specific ones (runtime/errors.py).
-_REQUEST_RAISES = (
+#: What the methods may raise, said once in the client classes' docstrings (and docs/reference/generated-package.md)
+#: instead of in each method's: (error, when). The runtime's errors (`mcp_codegen_runtime.calls.errors`).
+CLIENT_RAISES = (
+    ("ArgumentsValidationError", "The arguments do not match the tool's (prompt's, template's) schema; nothing was sent."),
+    ("ToolError", "The tool ran and reported failure (`isError`)."),
+    ("ResultValidationError", "The result does not match the tool's output schema."),
+    ("ServerRequestError", "The server answered with a JSON-RPC error (or refused to start a task)."),
+    ("PromptError", "A prompt's server answered with an error (unknown prompt, bad argument)."),
+    ("ResourceError", "A resource's server answered with an error (for example: no such resource)."),
     ("RequestTimeoutError", "The server did not answer in time."),
     ("ConnectionClosedError", "The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run)."),
 )
@@ -87,8 +94,9 @@ def _args_section(lines: list[str | None]) -> list[str]:
     return ["", "Args:", *kept] if kept else []
 
 
-def _raises_section(errors: list[tuple[str, str]]) -> list[str]:
-    return ["", "Raises:", *(f"    {name}: {text}" for name, text in [*errors, *_REQUEST_RAISES])]
+def raises_section() -> str:
+    """The `Raises:` section of the client classes' docstrings: what every method may raise."""
+    return "\n".join(["Raises:", *(f"    {name}: {text}" for name, text in CLIENT_RAISES)])
 
 
 #: What a method's docstring says of a tool the server runs as an MCP task (its `execution.taskSupport`).
@@ -121,14 +129,7 @@ def tool_docstring(tool: ir.Tool, indent: int) -> str:
     lines += _tool_args_section(tool)
     if tool.return_type != "ToolResult":
         lines += ["", "Returns:", f"    {tool.return_type}: The tool's structured result, validated."]
-    errors = []
-    if tool.parameters or tool.extra_arguments:
-        errors.append(("ArgumentsValidationError", "The arguments do not match the tool's schema; nothing was sent."))
-    errors.append(("ToolError", "The tool ran and reported failure (`isError`)."))
-    if tool.result_class is not None:
-        errors.append(("ResultValidationError", "The result does not match the tool's output schema."))
-    errors.append(("ServerRequestError", "The server answered with a JSON-RPC error."))
-    return _named_docstring(lines, errors, tool.wire_name, tool.python_name, indent)
+    return _named_docstring(lines, tool.wire_name, tool.python_name, indent)
 
 
 def _tool_args_section(tool: ir.Tool) -> list[str]:
@@ -147,11 +148,7 @@ def task_docstring(tool: ir.Tool, indent: int) -> str:
         " later, from any connection or process.",
         *_tool_args_section(tool),
     ]
-    errors = []
-    if tool.parameters or tool.extra_arguments:
-        errors.append(("ArgumentsValidationError", "The arguments do not match the tool's schema; nothing was sent."))
-    errors.append(("ServerRequestError", "The server refused the call."))
-    return _named_docstring(lines, errors, tool.wire_name, tool.python_name, indent)
+    return _named_docstring(lines, tool.wire_name, tool.python_name, indent)
 
 
 def tool_call_arguments(tool: ir.Tool) -> str:
@@ -185,18 +182,12 @@ def prompt_signature(prompt: ir.Prompt, with_self: bool = True) -> str:
 def prompt_docstring(prompt: ir.Prompt, indent: int) -> str:
     lines = [prompt.description or prompt.title or f"Get the `{prompt.wire_name}` prompt."]
     lines += _args_section([_argument_line(a.python_name, a.description, None) for a in prompt.arguments])
-    errors = []
-    if prompt.arguments:
-        errors.append(("ArgumentsValidationError", "A required argument is missing or not a string; nothing was sent."))
-    errors.append(("PromptError", "The server answered with an error (unknown prompt, bad argument)."))
-    return _named_docstring(lines, errors, prompt.wire_name, prompt.python_name, indent)
+    return _named_docstring(lines, prompt.wire_name, prompt.python_name, indent)
 
 
-def _named_docstring(
-    lines: list[str], errors: list[tuple[str, str]], wire_name: str, python_name: str, indent: int
-) -> str:
-    """`lines`, the Raises section, and the wire name where the Python name differs from it, as a docstring."""
-    lines = [*lines, *_raises_section(errors)]
+def _named_docstring(lines: list[str], wire_name: str, python_name: str, indent: int) -> str:
+    """`lines` and the wire name where the Python name differs from it, as a docstring (what the method may
+    raise is in the client class's docstring: `raises_section`)."""
     if wire_name != python_name:
         lines += ["", f"Wire name: {wire_name}"]
     return docstring("\n".join(lines), indent)
@@ -209,7 +200,6 @@ def prompt_arguments_dict(prompt: ir.Prompt) -> str:
 def resource_docstring(resource: ir.Resource, indent: int) -> str:
     lines = [resource.description or f"Read the `{resource.name}` resource."]
     lines += ["", f"URI: {resource.uri}"] + ([f"MIME type: {resource.mime_type}"] if resource.mime_type else [])
-    lines += _raises_section([("ResourceError", "The server answered with an error (for example: no such resource).")])
     return docstring("\n".join(lines), indent)
 
 
@@ -222,13 +212,6 @@ def template_signature(template: ir.ResourceTemplate) -> str:
 def template_docstring(template: ir.ResourceTemplate, indent: int) -> str:
     lines = [template.description or f"Read a `{template.name}` resource."]
     lines += ["", f"URI template: {template.uri_template}"]
-    errors = []
-    if template.variables:
-        errors.append(
-            ("ArgumentsValidationError", "A value is not a string, number or list of them; nothing was sent.")
-        )
-    errors.append(("ResourceError", "The server answered with an error (for example: no such resource)."))
-    lines += _raises_section(errors)
     return docstring("\n".join(lines), indent)
 
 

@@ -22,7 +22,7 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.class_members import class_members
 from mcp_codegen.generate.model_defaults import hold_object_defaults
 from mcp_codegen.generate.naming import NameRegistry, reserved_parameters
-from mcp_codegen.runtime.text import shortened
+from mcp_codegen_runtime.text import shortened
 
 SHARED_MODULE = "_shared"
 

@@ -11,8 +11,6 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 
 from mcp_codegen import __version__
 from mcp_codegen.diagnostics import Diagnostics
@@ -33,7 +31,8 @@ from mcp_codegen.generate.render import header_line, render_cli, render_package,
 from mcp_codegen.generate.snapshot_text import snapshot_text as snapshot_text_of
 from mcp_codegen.generate.tool_models import tool_models
 from mcp_codegen.inputs.options import GenerateOptions, validate_package_name
-from mcp_codegen.runtime.agents.search_index import (
+from mcp_codegen.snapshot.model import Snapshot
+from mcp_codegen_runtime.agents.search_index import (
     INDEX_FILE,
     TermCounts,
     count_index,
@@ -41,7 +40,6 @@ from mcp_codegen.runtime.agents.search_index import (
     document_terms,
     index_json,
 )
-from mcp_codegen.snapshot.model import Snapshot
 
 
 def generate_files(
@@ -105,7 +103,7 @@ def generate_files(
         tool_irs=[irs[plan.wire_name] for plan in plans],
         server_key=package_name,
     )
-    header = header_line(__version__, snapshot.server_name, snapshot.server_version)
+    header = header_line(snapshot.server_name, snapshot.server_version)
     rendered = render_package(
         spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime, cli=options.cli
     )
@@ -117,9 +115,6 @@ def generate_files(
         )
     rendered[CODE_API_FILE] = code_api_text(spec, {plan.wire_name: plan.raw for plan in plans}, header)
     texts = format_python(rendered, options.formatting(), server=snapshot.server_name)
-    if not options.shared_runtime:
-        # Copied verbatim (its sources are kept black-clean at the default line length).
-        texts |= runtime_files()
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
     files[INDEX_FILE] = search_index(plans, snapshot.server_name).encode("utf-8")
@@ -204,11 +199,3 @@ def _server_package(
         handlers.stubs = texts["handlers.py"].encode("utf-8")
     return files
 
-
-def runtime_files() -> dict[str, str]:
-    """The runtime support, copied verbatim (its whole tree of subpackages) as the `_runtime` subpackage."""
-    runtime = Path(str(resources.files("mcp_codegen"))) / "runtime"
-    return {
-        f"_runtime/{path.relative_to(runtime).as_posix()}": path.read_text(encoding="utf-8")
-        for path in sorted(runtime.rglob("*.py"))
-    }

@@ -30,6 +30,7 @@ from mcp_codegen.generate.method_source import (
     prompt_docstring,
     prompt_signature,
     qualified,
+    raises_section,
     resource_docstring,
     task_docstring,
     template_docstring,
@@ -45,9 +46,9 @@ from mcp_codegen.generate.pieces import Piece, PieceFile, slot_line
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
 from mcp_codegen.generate.skill import skill_context
 from mcp_codegen.generate.temporal_source import temporal_context
-from mcp_codegen.runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
-from mcp_codegen.runtime.command_line.table import Command
-from mcp_codegen.runtime.text import shortened
+from mcp_codegen_runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS, runtime_window
+from mcp_codegen_runtime.command_line.table import Command
+from mcp_codegen_runtime.text import shortened
 
 
 def _template_cache() -> jinja2.BytecodeCache | None:
@@ -102,9 +103,13 @@ def _environment() -> jinja2.Environment:
 _PACKAGE_SPEC_NAMES = ("INSTRUCTIONS", "PROMPTS", "RESOURCES", "SERVER_NAME", "SERVER_VERSION", "TEMPLATES", "TOOLS")
 
 
-def _lazy_exports(spec: ir.ClientSpec, runtime: str) -> list[tuple[str, str]]:
-    """What the package imports on first use, as (name, module relative to the package)."""
-    lazy = sorted((name, f"{runtime}.{module}") for name, module in PACKAGE_LAZY_EXPORTS.items())
+#: The runtime every generated package imports (the distribution mcp-codegen-runtime), by its public names only.
+RUNTIME_PACKAGE = "mcp_codegen_runtime"
+
+
+def _lazy_exports(spec: ir.ClientSpec) -> list[tuple[str, str]]:
+    """What the package imports on first use, as (name, module: the runtime's, or relative to the package)."""
+    lazy = sorted((name, RUNTIME_PACKAGE) for name in PACKAGE_LAZY_EXPORTS)
     return lazy + [(name, f".models.{module}") for name, module in spec.signature_models]
 
 
@@ -220,12 +225,11 @@ def render_package(
     """Every generated Python and Markdown file of the package, by relative path (runtime excluded); the client
     and specs modules as their pieces (`pieces.py`).
 
-    `shared_runtime`: the package is a subpackage of an umbrella and imports the umbrella's `_runtime`.
+    `shared_runtime`: the package is a subpackage of an umbrella (both import the one installed runtime).
     """
     environment = _environment()
     label = _server_label(spec)
-    runtime = ".._runtime" if shared_runtime else "._runtime"
-    context: dict[str, Any] = {"spec": spec, "header": header, "server_label": label, "runtime": runtime}
+    context: dict[str, Any] = {"spec": spec, "header": header, "server_label": label, "runtime": RUNTIME_PACKAGE}
     model_names = frozenset(name for name, _module in spec.signature_models)
     pieces = _tool_pieces(spec.tools, model_names)
     spec_imports = _spec_imports(spec, models)
@@ -235,7 +239,8 @@ def render_package(
             context,
             module_docstring=docstring(_package_description(spec), 0),
             runtime_exports=PACKAGE_EXPORTS,
-            lazy_exports=_lazy_exports(spec, runtime),
+            lazy_exports=_lazy_exports(spec),
+            runtime_window=runtime_window(spec.generator_version),
             package_all=_package_all(spec),
         ),
         "client.py": _piece_file(
@@ -278,7 +283,6 @@ def render_package(
         "README.md": environment.get_template("README.md.jinja").render(
             context,
             package_name=spec.package_name,
-            generator_version=spec.generator_version,
             server_label_md=_md_text(label),
             tool_prefix=tool_prefix,
             cli=cli,
@@ -349,13 +353,12 @@ def render_cli(
     """`generate --cli`: the package's `__main__.py` (the command line, its tools as a table) and `SKILL.md`.
 
     `parent_package`: the umbrella package a subpackage sits in (its command line is `python -m PARENT.PKG`)."""
-    from mcp_codegen.runtime.command_line import EXIT_CODES
+    from mcp_codegen_runtime.command_line import EXIT_CODES
 
     environment = _environment()
     label = _server_label(spec)
-    runtime = ".._runtime" if shared_runtime else "._runtime"
     package = f"{parent_package}.{spec.package_name}" if parent_package else spec.package_name
-    context: dict[str, Any] = {"spec": spec, "header": header, "runtime": runtime, "package_name": package}
+    context: dict[str, Any] = {"spec": spec, "header": header, "runtime": RUNTIME_PACKAGE, "package_name": package}
     main = environment.get_template("cli/main.py.jinja").render(
         context,
         module_docstring=docstring(f"`python -m {package}`: call the tools of the {label} MCP server.", 0),
@@ -366,7 +369,6 @@ def render_cli(
     )
     skill = environment.get_template("cli/SKILL.md.jinja").render(
         context,
-        generator_version=spec.generator_version,
         server_label_md=_md_text(label),
         exit_codes=[(code, meaning) for code, meaning in EXIT_CODES.items()],
         **skill_context(spec, package, label, commands),
@@ -387,7 +389,8 @@ def render_umbrella(spec: ir.UmbrellaSpec) -> dict[str, str]:
     environment = _environment()
     context: dict[str, Any] = {
         "spec": spec,
-        "header": f"# @generated by mcp-codegen {spec.generator_version}. Do not edit.",
+        "header": "# @generated by mcp-codegen. Do not edit.",
+        "runtime": RUNTIME_PACKAGE,
         "module_docstring": docstring(_umbrella_description(spec), 0),
     }
     return {
@@ -423,7 +426,8 @@ def _client_description(spec: ir.ClientSpec, *, blocking: bool) -> str:
     ]
     return (
         f"{what} for the {_server_label(spec)} MCP server.\n\n"
-        f"{', '.join(counts)}. One method per tool; `prompts` and `resources` hold the others."
+        f"{', '.join(counts)}. One method per tool; `prompts` and `resources` hold the others.\n\n"
+        f"{raises_section()}"
     )
 
 
@@ -545,10 +549,12 @@ def _md_text(text: str) -> str:
 _PLAIN_LABEL = re.compile(r"[A-Za-z0-9@._/+-]{1,100}")
 
 
-def header_line(generator_version: str, server_name: str, server_version: str | None) -> str:
+def header_line(server_name: str, server_version: str | None) -> str:
+    """The first line of every generated file. No version: a runtime-only release changes one literal, in
+    `__init__.py` (`__generator_version__`), not every file."""
     server = " ".join(
         text if _PLAIN_LABEL.fullmatch(text) else comment_text(text)
         for text in (server_name, server_version)
         if text is not None
     )
-    return f"# @generated by mcp-codegen {generator_version} from {server}. Do not edit."
+    return f"# @generated by mcp-codegen from {server}. Do not edit."

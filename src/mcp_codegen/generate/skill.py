@@ -12,7 +12,7 @@ from typing import Any
 
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.cli_table import cli_line
-from mcp_codegen.runtime.command_line.table import Command
+from mcp_codegen_runtime.command_line.table import Command
 
 
 def skill_context(spec: ir.ClientSpec, package: str, label: str, commands: Sequence[Command]) -> dict[str, Any]:

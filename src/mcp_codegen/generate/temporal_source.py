@@ -7,7 +7,7 @@ from typing import Any
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.models import names_in
 from mcp_codegen.generate.pysource import docstring
-from mcp_codegen.runtime.durable.names import LISTINGS, listing_activity
+from mcp_codegen_runtime.durable.names import LISTINGS, listing_activity
 
 
 def temporal_context(context: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp_codegen.errors import UsageError
-from mcp_codegen.runtime.text import shortened
+from mcp_codegen_runtime.text import shortened
 
 # The `${VAR}` expander and the URL redactor are the runtime's (`runtime/connection/`), imported where they are
 # used: importing the runtime package costs ~0.15 s (pydantic, the client bases), which the offline up-to-date
@@ -36,7 +36,7 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def expand_env(text: str, *, what: str, environ: Mapping[str, str] | None = None) -> str:
     """Replace every `${VAR}` in `text` from the environment; a missing variable is a usage error."""
-    from mcp_codegen.runtime.connection.environment import expand_env_references
+    from mcp_codegen_runtime.connection.environment import expand_env_references
 
     return expand_env_references(
         text,
@@ -46,20 +46,20 @@ def expand_env(text: str, *, what: str, environ: Mapping[str, str] | None = None
 
 
 def env_references(text: str) -> list[str]:
-    from mcp_codegen.runtime.connection.environment import ENV_REFERENCE
+    from mcp_codegen_runtime.connection.environment import ENV_REFERENCE
 
     return ENV_REFERENCE.findall(text)
 
 
 def without_env_references(text: str) -> str:
-    from mcp_codegen.runtime.connection.environment import ENV_REFERENCE
+    from mcp_codegen_runtime.connection.environment import ENV_REFERENCE
 
     return ENV_REFERENCE.sub("", text)
 
 
 def redact_url(url: str) -> str:
     """The URL without userinfo and token-like query values (the runtime's one URL redactor)."""
-    from mcp_codegen.runtime.connection.urls import redact_url as runtime_redact_url
+    from mcp_codegen_runtime.connection.urls import redact_url as runtime_redact_url
 
     return runtime_redact_url(url)
 
@@ -172,7 +172,7 @@ class AuthSpec:
 def no_login_reason(no_browser: bool) -> str | None:
     """Why a command (other than `auth login`) must not start a browser login (None: it may): a person must be
     there to finish it, so --no-browser, the environment variable CI, or stdin not a terminal rule it out."""
-    from mcp_codegen.runtime.auth.loopback import ci_is_set, stdin_is_terminal
+    from mcp_codegen_runtime.auth.loopback import ci_is_set, stdin_is_terminal
 
     if no_browser:
         return "--no-browser"

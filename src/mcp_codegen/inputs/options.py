@@ -47,7 +47,7 @@ class GenerateOptions:
     selection: Selection = field(default_factory=Selection)
     #: Prefix of the tool names agents see.
     tool_prefix: str = ""
-    #: A subpackage of an umbrella package: import the umbrella's `_runtime` instead of shipping one.
+    #: A subpackage of an umbrella package (its command line is `python -m UMBRELLA.PKG`).
     shared_runtime: bool = False
     #: "pyproject": write a project (`pyproject.toml`, the package under `src/`) instead of a bare package.
     meta: str = "none"

@@ -24,7 +24,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 from mcp_codegen.inputs.credentials import find_credentials, id_name, secret_name, upper_snake
 from mcp_codegen.inputs.token_shapes import public_identifier
-from mcp_codegen.runtime.connection.urls import SECRET_QUERY_KEY
+from mcp_codegen_runtime.connection.urls import SECRET_QUERY_KEY
 
 __all__ = [
     "Replace",

@@ -30,7 +30,7 @@ from typing import Any
 
 from mcp_codegen.errors import ServerError, UsageError
 from mcp_codegen.inputs.launch import HttpLaunch, RegistryRecord, ServerLaunch, StdioLaunch, redact_url
-from mcp_codegen.runtime.text import one_line, shortened
+from mcp_codegen_runtime.text import one_line, shortened
 
 DEFAULT_REGISTRY_URL = "https://registry.modelcontextprotocol.io"
 #: API versions tried in order: `v0.1` is the stable one, `v0` the original (older registries serve only it).

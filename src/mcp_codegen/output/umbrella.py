@@ -1,11 +1,12 @@
-"""Several servers in one package: a subpackage per server, one shared `_runtime`, and a `Toolkit`.
+"""Several servers in one package: a subpackage per server and a `Toolkit`, all on the one installed runtime.
 
     mcp_clients/                 # the umbrella (its own manifest marks it as generated)
         __init__.py              # Toolkit, SERVERS
         README.md
-        _runtime/                # shared by every subpackage (one copy of each class: one set of types)
-        github/                  # a complete client package, as a single server gets, minus `_runtime`
+        github/                  # a complete client package, as a single server gets
         demo/
+
+Every subpackage imports the installed `mcp_codegen_runtime` (one copy of each class: one set of types).
 
 Subpackages are written one at a time, each atomically, so a server that fails keeps its previous
 subpackage; the umbrella's own files are rewritten last from the subpackages present on disk.
@@ -28,7 +29,6 @@ from mcp_codegen.generate import ir
 from mcp_codegen.generate.fingerprint import generator_fingerprint
 from mcp_codegen.generate.formatting import format_python
 from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes, read_manifest
-from mcp_codegen.generate.pipeline import runtime_files
 from mcp_codegen.generate.render import render_umbrella
 from mcp_codegen.inputs.options import validate_package_name
 from mcp_codegen.interrupts import deferred_interrupts, record_written
@@ -37,7 +37,6 @@ from mcp_codegen.output.write import (
     generated_paths,
     user_files,
     write_bytes_atomically,
-    write_package,
 )
 from mcp_codegen.snapshot.model import read_snapshot
 
@@ -75,7 +74,6 @@ def umbrella_files(package_name: str, members: Sequence[ir.UmbrellaMember]) -> d
     rendered = render_umbrella(spec)
     texts = format_python({"__init__.py": rendered["__init__.py"]})
     texts["README.md"] = rendered["README.md"]
-    texts |= runtime_files()
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["py.typed"] = b""
     key = json.dumps([generator_fingerprint(), package_name, [m.__dict__ for m in members]], sort_keys=True)
@@ -95,13 +93,16 @@ def check_umbrella_ownership(directory: Path, packages: Sequence[str], *, overwr
 
 
 def write_umbrella_files(directory: Path, files: Mapping[str, bytes]) -> None:
-    """Replace the umbrella's own files: `_runtime/` swapped as a whole, the others one by one, manifest last."""
+    """Replace the umbrella's own files one by one, manifest last; the `_runtime/` copy an umbrella generated before
+    0.2 held (its manifest lists it) is removed: the subpackages import the installed runtime now."""
     directory.mkdir(parents=True, exist_ok=True)
-    runtime = {path.removeprefix("_runtime/"): data for path, data in files.items() if path.startswith("_runtime/")}
-    write_package(directory / "_runtime", runtime, overwrite=True)
+    previous = read_manifest(directory) or {}
     for path, data in files.items():
-        if not path.startswith("_runtime/") and path != MANIFEST:
+        if path != MANIFEST:
             write_bytes_atomically(directory / path, data)
+    old_runtime = directory / "_runtime"
+    if any(str(path).startswith("_runtime/") for path in previous.get("files", {})) and old_runtime.is_dir():
+        shutil.rmtree(old_runtime)
     write_bytes_atomically(directory / MANIFEST, files[MANIFEST])
 
 

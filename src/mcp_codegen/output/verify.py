@@ -5,7 +5,7 @@ Every kind of package mcp-codegen writes is covered, offline, from what its mani
 - a client package, a project (`--meta pyproject`, the package under `src/`) and a server skeleton
   (`--server-skeleton`, its client under `_generated/`): regenerated from the `snapshot.json` they carry;
 - an umbrella package: each server's subpackage regenerated from its own snapshot, and the umbrella's own files
-  (`__init__.py`, `README.md`, the shared `_runtime/`) rendered again from the servers its manifest lists;
+  (`__init__.py`, `README.md`) rendered again from the servers its manifest lists;
 - a subpackage given alone (a file of it, as pre-commit passes): checked as part of its umbrella.
 
 Connect-time warnings are not part of a package's manifest (`generate.pipeline`), so a package a live run wrote

@@ -271,7 +271,7 @@ def write_bytes_atomically(path: Path, data: bytes, *, mode: int = 0o644, keep_e
     file that is there (a file the user owns from now on). Returns whether `path` was written.
     """
     # Imported on use: loading the runtime package costs ~0.06 s, which an up-to-date run never pays.
-    from mcp_codegen.runtime.files import write_atomically
+    from mcp_codegen_runtime.files import write_atomically
 
     with deferred_interrupts():  # its staged file is removed whatever happens, and the file recorded once in place
         done = write_atomically(path, data, mode=mode, keep_existing=keep_existing)

@@ -25,7 +25,7 @@ Show = Callable[[str], None]
 
 def provider(url: str, spec: AuthSpec, show: Show | None = None) -> Any:
     """An `httpx2.Auth` for `url` as `spec` says (the runtime's `oauth` or `client_credentials`)."""
-    from mcp_codegen.runtime import auth
+    from mcp_codegen_runtime import auth
 
     store = auth.TokenStore.for_url(url, backend=spec.store)
     if spec.kind == "client-credentials":
@@ -81,7 +81,7 @@ def no_login_message(url: str, reason: str) -> str:
 
 def stored_token(url: str) -> Any:
     """Without --auth: the token stored for `url`, used once the server asks for one; None when none is stored."""
-    from mcp_codegen.runtime import auth
+    from mcp_codegen_runtime import auth
 
     try:
         if not auth.TokenStore.for_url(url).has_tokens():

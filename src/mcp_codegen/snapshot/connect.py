@@ -1,6 +1,6 @@
 """Connecting to a server for a snapshot: the generator's side of the one connection stack.
 
-The transports are the ones every generated client ships (`mcp_codegen.runtime.connection`): the
+The transports are the ones every generated client ships (`mcp_codegen_runtime.connection`): the
 stdio transport (`stdio_transport`: own process group, exit code, stderr tail, non-JSON stdout
 skipped and counted, stdin EOF then SIGTERM then SIGKILL, always reaped, shielded from
 cancellation), streamable HTTP and legacy SSE with the status-recording response hook
@@ -47,13 +47,13 @@ from mcp.shared.message import SessionMessage
 
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
-from mcp_codegen.runtime.calls.errors import unwrap_exception_group
-from mcp_codegen.runtime.connection.attempt import MODERN_OPTIONS, sdk_client, speaks_only_modern
-from mcp_codegen.runtime.connection.http import HttpWatch, http_transport
-from mcp_codegen.runtime.connection.stdio import ProcessWatch, stdio_transport
-from mcp_codegen.runtime.text import one_line
 from mcp_codegen.snapshot.failures import is_interrupt, root_cause, to_server_error
 from mcp_codegen.snapshot.probe import AUTH_STATUSES, HttpFailure, Probe, Scrubber, SpawnError
+from mcp_codegen_runtime.calls.errors import unwrap_exception_group
+from mcp_codegen_runtime.connection.attempt import MODERN_OPTIONS, sdk_client, speaks_only_modern
+from mcp_codegen_runtime.connection.http import HttpWatch, http_transport
+from mcp_codegen_runtime.connection.stdio import ProcessWatch, stdio_transport
+from mcp_codegen_runtime.text import one_line
 
 Progress = Callable[[str], None]
 

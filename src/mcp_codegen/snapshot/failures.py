@@ -15,8 +15,8 @@ from mcp.shared.exceptions import MCPError
 
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, ServerLaunch, redact_url
-from mcp_codegen.runtime.text import one_line
 from mcp_codegen.snapshot.probe import AUTH_STATUSES, LINE_LIMIT, Probe, Scrubber, SpawnError
+from mcp_codegen_runtime.text import one_line
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -178,7 +178,7 @@ def _is_oauth_failure(error: BaseException) -> bool:
     so a runtime `ConnectError` can only come from its OAuth."""
     from mcp.client.auth import OAuthFlowError
 
-    from mcp_codegen.runtime.calls.errors import ConnectError
+    from mcp_codegen_runtime.calls.errors import ConnectError
 
     return isinstance(error, (OAuthFlowError, ConnectError))
 

@@ -22,9 +22,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import ServerLaunch, StdioLaunch
-from mcp_codegen.runtime.text import one_line, shortened
 from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
 from mcp_codegen.snapshot.model import JsonObject, Snapshot
+from mcp_codegen_runtime.text import one_line, shortened
 
 #: More items than this in one listing is a runaway server, not an API.
 MAX_ITEMS = 100_000

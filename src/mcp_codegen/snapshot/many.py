@@ -24,9 +24,9 @@ import anyio
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import CodegenError, ServerError, one_line
 from mcp_codegen.inputs.launch import ServerLaunch
-from mcp_codegen.runtime.text import one_line as shortened_line
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.wording import counts
+from mcp_codegen_runtime.text import one_line as shortened_line
 
 #: Per-server progress: (server name, message).
 MultiProgress = Callable[[str, str], None]

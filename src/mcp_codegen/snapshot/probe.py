@@ -10,10 +10,10 @@ import anyio
 import anyio.abc
 
 from mcp_codegen.inputs.launch import HttpLaunch, ServerLaunch, StdioLaunch
-from mcp_codegen.runtime.connection.http import HttpWatch
-from mcp_codegen.runtime.connection.server_env import proxy_passwords
-from mcp_codegen.runtime.connection.stdio import ProcessWatch
-from mcp_codegen.runtime.text import one_line
+from mcp_codegen_runtime.connection.http import HttpWatch
+from mcp_codegen_runtime.connection.server_env import proxy_passwords
+from mcp_codegen_runtime.connection.stdio import ProcessWatch
+from mcp_codegen_runtime.text import one_line
 
 _STDERR_TAIL_LINES = 5
 

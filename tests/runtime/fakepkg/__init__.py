@@ -1,4 +1,4 @@
-"""A hand-written stand-in for a generated client package, built on mcp_codegen.runtime."""
+"""A hand-written stand-in for a generated client package, built on mcp_codegen_runtime."""
 
 from __future__ import annotations
 

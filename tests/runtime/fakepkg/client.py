@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from mcp_codegen.runtime import (
+from mcp_codegen_runtime import (
     NOT_SENT,
     AsyncClientBase,
     AsyncPromptsBase,

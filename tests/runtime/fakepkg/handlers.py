@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcp_codegen.runtime import (
+from mcp_codegen_runtime import (
     Accept,
     Cancel,
     Completion,
@@ -17,7 +17,7 @@ from mcp_codegen.runtime import (
     accept_defaults,
     ask_on_terminal,
 )
-from mcp_codegen.runtime.connection.session import AsyncConnection
+from mcp_codegen_runtime.connection.session import AsyncConnection
 
 from .client import AsyncClient, Client
 

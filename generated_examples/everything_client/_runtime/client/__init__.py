@@ -1,1 +1,0 @@
-"""The clients generated packages extend: the async client built from parts, its blocking twin, and toolkits."""

@@ -1,1 +1,0 @@
-"""Opening and owning a connection: transports (stdio, streamable HTTP, SSE, in-process) and the session task."""
