@@ -167,8 +167,12 @@ _collect_at_exit: list[bool] = []
 
 
 def _monty() -> Any:
+    """The `pydantic_monty` module, imported by name: an optional extra, so a type checker of a package
+    installed without it has nothing to look for."""
+    import importlib
+
     try:
-        import pydantic_monty
+        pydantic_monty = importlib.import_module("pydantic_monty")
     except ImportError as error:
         raise ImportError(
             "code mode needs pydantic-monty, which is not installed: "
