@@ -3,7 +3,7 @@
 Each script runs in its own process (its full report is streamed through), writes its rows as JSON,
 and the rows are collected into a single table: benchmark, ours, baseline, ratio, target, result.
 
-    python benchmarks/run_all.py [--only generate,real,import,call,drift,adapters,multi,handshake,toolkit,fake,search]
+    python benchmarks/run_all.py [--only generate,real,import,call,drift,adapters,multi,handshake,toolkit,fake,search,code]
         [--output FILE.md] [--no-profile]
 
 A script that misses a target still reports its rows (some exit non-zero then); a script is listed as failed
@@ -40,6 +40,7 @@ SCRIPTS = {
     "telemetry": "bench_telemetry.py",
     "search": "bench_search.py",
     "temporal": "bench_temporal.py",
+    "code": "bench_code_mode.py",
 }
 
 

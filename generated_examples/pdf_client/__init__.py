@@ -73,6 +73,12 @@ from .specs import (  # noqa: E402
 )
 
 if TYPE_CHECKING:
+    from mcp_codegen_runtime import CodeCall as CodeCall
+    from mcp_codegen_runtime import CodeError as CodeError
+    from mcp_codegen_runtime import CodeLimitError as CodeLimitError
+    from mcp_codegen_runtime import CodeResult as CodeResult
+    from mcp_codegen_runtime import CodeRunError as CodeRunError
+    from mcp_codegen_runtime import CodeTypeError as CodeTypeError
     from mcp_codegen_runtime import TokenStore as TokenStore
     from mcp_codegen_runtime import ToolSet as ToolSet
     from mcp_codegen_runtime import client_credentials as client_credentials
@@ -99,6 +105,12 @@ if TYPE_CHECKING:
 #: Imported on first use (a plain import stays cheap): the runtime's OAuth helpers, and the model
 #: classes the methods take and return.
 _LAZY: dict[str, str] = {
+    "CodeCall": "mcp_codegen_runtime",
+    "CodeError": "mcp_codegen_runtime",
+    "CodeLimitError": "mcp_codegen_runtime",
+    "CodeResult": "mcp_codegen_runtime",
+    "CodeRunError": "mcp_codegen_runtime",
+    "CodeTypeError": "mcp_codegen_runtime",
     "TokenStore": "mcp_codegen_runtime",
     "ToolSet": "mcp_codegen_runtime",
     "client_credentials": "mcp_codegen_runtime",
@@ -141,6 +153,12 @@ __all__ = [
     "CallOptions",
     "Cancel",
     "Client",
+    "CodeCall",
+    "CodeError",
+    "CodeLimitError",
+    "CodeResult",
+    "CodeRunError",
+    "CodeTypeError",
     "Completion",
     "ConnectError",
     "ConnectionClosedError",

@@ -41,6 +41,10 @@ def test_a_generated_project_declares_the_temporal_extra(tmp_path: Path) -> None
     arguments = ["generate", "--snapshot", str(snapshot), "-o", str(target), "--meta", "pyproject", "-q"]
     assert cli.main(args=arguments, standalone_mode=False) in (None, 0)
     project = tomllib.loads((target / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert project["optional-dependencies"] == {"temporal": ["mcp-codegen-runtime[temporal]>=0.2,<1"]}
+    # (and `code`, code mode's sandbox: tests/code_mode)
+    assert project["optional-dependencies"] == {
+        "temporal": ["mcp-codegen-runtime[temporal]>=0.2,<1"],
+        "code": ["mcp-codegen-runtime[code]>=0.2,<1"],
+    }
     assert "mcp-codegen-runtime>=0.2,<1" in project["dependencies"]
     assert [path.name for path in target.glob("src/*/temporal.py")] == ["temporal.py"]

@@ -71,6 +71,14 @@ if TYPE_CHECKING:
         ServerUnavailableError,
         ToolkitBase,
     )
+    from .code_mode import (
+        CodeCall,
+        CodeError,
+        CodeLimitError,
+        CodeResult,
+        CodeRunError,
+        CodeTypeError,
+    )
     from .compat import check_runtime_version, runtime_window
     from .connection.session import AsyncConnection
     from .server_requests import (
@@ -157,6 +165,12 @@ PACKAGE_EXPORTS: tuple[str, ...] = (
 
 #: What every generated package also re-exports, imported on first use: name -> runtime module.
 PACKAGE_LAZY_EXPORTS: dict[str, str] = {
+    "CodeCall": "code_mode",
+    "CodeError": "code_mode",
+    "CodeLimitError": "code_mode",
+    "CodeResult": "code_mode",
+    "CodeRunError": "code_mode",
+    "CodeTypeError": "code_mode",
     "ToolSet": "agents",
     "TokenStore": "auth",
     "client_credentials": "auth",
@@ -174,6 +188,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolSet",
     ),
     "agents.names": ("agent_tool_names",),
+    "code_mode": (
+        "CodeCall",
+        "CodeError",
+        "CodeLimitError",
+        "CodeResult",
+        "CodeRunError",
+        "CodeTypeError",
+    ),
     "auth": (
         "TokenStore",
         "client_credentials",
@@ -318,6 +340,12 @@ __all__ = [
     "ToolkitBase",
     "Accept",
     "Cancel",
+    "CodeCall",
+    "CodeError",
+    "CodeLimitError",
+    "CodeResult",
+    "CodeRunError",
+    "CodeTypeError",
     "Completion",
     "Decline",
     "ElicitationRequest",

@@ -102,12 +102,12 @@ def _run_formatter(python: Mapping[str, str], settings: FormatterSettings, skele
             tidied = (root / path).read_text(encoding="utf-8")
             (root / path).write_text(tidied[: tidied.rstrip("\n").rfind("\n") + 1], encoding="utf-8")
         if settings.name == "black":
-            return {path: _black((root / path).read_text(encoding="utf-8"), settings) for path in python}
+            return {path: _black((root / path).read_text(encoding="utf-8"), settings, path) for path in python}
         _ruff(["format", *arguments, "."], directory)
         return {path: (root / path).read_text(encoding="utf-8") for path in python}
 
 
-def _black(text: str, settings: FormatterSettings) -> str:
+def _black(text: str, settings: FormatterSettings, path: str = "") -> str:
     from black import format_str
     from black.mode import Mode, TargetVersion
     from black.parsing import InvalidInput
@@ -117,6 +117,7 @@ def _black(text: str, settings: FormatterSettings) -> str:
         line_length=settings.line_length,
         string_normalization=not settings.get("skip-string-normalization", False),
         magic_trailing_comma=not settings.get("skip-magic-trailing-comma", False),
+        is_pyi=path.endswith(".pyi"),
     )
     try:
         return format_str(text, mode=mode)
@@ -127,7 +128,7 @@ def _black(text: str, settings: FormatterSettings) -> str:
 def format_python(
     files: Mapping[str, str | PieceFile], settings: FormatterSettings = _DEFAULT, *, server: str = ""
 ) -> dict[str, str]:
-    """Format every `.py` file of `files` (by relative path); other files pass through unchanged.
+    """Format every `.py` and `.pyi` file of `files` (by relative path); other files pass through unchanged.
 
     A `PieceFile`'s skeleton and its pieces are formatted apart (`pieces.py`), each tool's formatted pieces taken
     from (and added to) the cache, under the name of its `server`: only the pieces of changed tools are rendered
@@ -139,7 +140,7 @@ def format_python(
         texts = dict(plain)
         skeletons = {path: f.skeleton for path, f in piece_files.items()}
     else:
-        python = {path: text for path, text in plain.items() if path.endswith(".py")}
+        python = {path: text for path, text in plain.items() if path.endswith((".py", ".pyi"))}
         with_uses = {path: f.skeleton + _uses_line(pieces.names_used(f.pieces)) for path, f in piece_files.items()}
         formatted = _formatted_files(
             python | with_uses, settings, frozenset(with_uses), pieces.rendered_missing(), server

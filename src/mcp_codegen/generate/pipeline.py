@@ -19,6 +19,7 @@ from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, build_client_spec, plan_tools
 from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.cli_table import cli_commands
+from mcp_codegen.generate.code_api import CODE_API_FILE, code_api_text
 from mcp_codegen.generate.fingerprint import generator_fingerprint, input_hash
 from mcp_codegen.generate.formatting import format_python, open_stores
 from mcp_codegen.generate.ir_cache import open_store as open_ir_store
@@ -112,6 +113,7 @@ def generate_files(
         rendered |= render_cli(
             spec, commands, header, shared_runtime=options.shared_runtime, parent_package=options.parent_package
         )
+    rendered[CODE_API_FILE] = code_api_text(spec, {plan.wire_name: plan.raw for plan in plans}, header)
     texts = format_python(rendered, options.formatting(), server=snapshot.server_name)
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")

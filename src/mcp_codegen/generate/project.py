@@ -24,7 +24,7 @@ _DISTRIBUTION = "mcp-client-codegen"
 
 
 #: The extras of a generated project: the runtime's extra of the same name.
-PROJECT_EXTRAS = ("temporal",)
+PROJECT_EXTRAS = ("temporal", "code")
 #: The distribution every generated package imports (`mcp_codegen_runtime`).
 RUNTIME_DISTRIBUTION = "mcp-codegen-runtime"
 

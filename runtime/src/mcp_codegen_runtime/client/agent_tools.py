@@ -35,6 +35,7 @@ class AgentTools(ToolCalls):
         resources: bool = False,
         prompts: bool = False,
         search: bool = False,
+        code: bool = False,
     ) -> ToolSet:
         """This client's tools as framework-neutral agent tools, bound to this client.
 
@@ -52,6 +53,9 @@ class AgentTools(ToolCalls):
         `search=True` gives the model two tools instead, `search_tools(query)` and
         `call_tool(name, arguments)`, over the tools chosen (`ToolSet.searching()`): a first turn
         of a few kilobytes however large the server.
+
+        `code=True` gives the model one tool instead, `run_python(code)`: its Python runs against the
+        chosen tools' typed code API in a sandbox (`run_code()`; see `code_mode.agent_tool`).
         """
         toolset = type(self).toolset_for(
             self,
@@ -66,6 +70,11 @@ class AgentTools(ToolCalls):
         )
         if search:
             toolset = toolset.searching()
+        elif code:
+            from ..code_mode.agent_tool import code_toolset
+            from .code_calls import package_code_api
+
+            toolset = code_toolset(toolset, package_code_api(type(self)))
         self._register_agent_tools(toolset.values())
         return toolset
 

@@ -2,12 +2,13 @@
 
 Built from parts, one job each: `core` (the session and sending requests), `server_features`
 (listings, resources, prompts, roots), `tool_calls` (typed `tools/call`), `agent_tools` (agent
-tools and model tool calls) and `connectors` (`stdio()`, `http()`, `connect()`, ...).
+tools and model tool calls), `code_calls` (code mode) and `connectors` (`stdio()`, `http()`, `connect()`, ...).
 """
 
 from __future__ import annotations
 
 from .agent_tools import AgentTools
+from .code_calls import CodeCalls
 from .connectors import Connectors
 from .core import ClientCore
 from .namespaces import (
@@ -28,7 +29,9 @@ __all__ = [
 ]
 
 
-class AsyncClientBase(Connectors, AgentTools, ToolCalls, ServerFeatures, ClientCore):
+class AsyncClientBase(
+    Connectors, AgentTools, CodeCalls, ToolCalls, ServerFeatures, ClientCore
+):
     """An MCP client session with typed calls; the generated `AsyncClient` adds one method per tool.
 
     Create one with `stdio()`, `http()` or `connect()` (async context managers that own the

@@ -388,9 +388,10 @@ class BlockingCore(Generic[AsyncT]):
         resources: bool = False,
         prompts: bool = False,
         search: bool = False,
+        code: bool = False,
     ) -> ToolSet:
         """This client's tools as agent tools (see `AsyncClient.tools`, also for `resources`,
-        `prompts` and `search`).
+        `prompts`, `search` and `code`).
 
         Their calls run on the client's event-loop thread: `tool.call_sync()`/`tool.run_sync()`
         block, `await tool.call()`/`await tool.run()` work from any other event loop, and
@@ -408,6 +409,7 @@ class BlockingCore(Generic[AsyncT]):
             resources=resources,
             prompts=prompts,
             search=search,
+            code=code,
         )
         return async_tools.bind(self, timeout=timeout)
 

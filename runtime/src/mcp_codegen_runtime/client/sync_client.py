@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ..calls.specs import ToolSpec
     from ..calls.tracing import CallHook
     from ..calls.ui import UIResource
+    from ..code_mode.sandbox import CodeResult
     from ..connection.cache import CacheSetting
     from ..connection.stdio import StderrTarget
     from ..server_requests import (
@@ -514,3 +515,34 @@ class SyncClientBase(BlockingCore[AsyncT]):
         return self._run(
             self._async.handle_anthropic_tool_use, content, timeout=timeout
         )
+
+    def code_api(self) -> str:
+        """The `.pyi` stub of the module code sees in `run_code()`: one typed `async def` per tool a model
+        may call (app-only MCP Apps tools left out), named and typed as this client's methods, objects as
+        `TypedDict`s, the tool's description as its docstring. Generated with the package (`code_api.pyi`).
+        """
+        return self._async.code_api()
+
+    def run_code(
+        self, code: str, *, timeout: float = 10.0, memory: int = 128 * 1024 * 1024
+    ) -> CodeResult:
+        """Run Python `code` against the code API (`code_api()`) in a sandbox; return its `CodeResult`.
+
+        The code imports the package's module (`import demo_client`) and awaits its functions
+        (`demo_client.add(a=1, b=2)`); each is this client's typed call (argument checks,
+        retries by safety, `on_call` hooks, tracing), and a failed one raises in the code as a
+        built-in exception it may catch (ValueError, RuntimeError, TimeoutError, ConnectionError).
+        The result's `value` is the code's last expression, `stdout` what it printed, `calls` its
+        tool calls in order. The code is type-checked first and has no file, network, subprocess or
+        environment access.
+
+        `timeout`: seconds the code itself may run (waiting on tool calls is not counted; default
+        10, `code_mode.DEFAULT_TIMEOUT`); `memory`: bytes of heap (default 128 MiB, `DEFAULT_MEMORY`).
+
+        Raises:
+            CodeTypeError: The code does not parse or type-check (its line named); nothing ran.
+            CodeError: The code raised (its line named), e.g. a tool call's error it did not catch.
+            CodeLimitError: The code hit `timeout` or `memory`; the client stays usable.
+            ImportError: pydantic-monty is not installed (the `code` extra).
+        """
+        return self._run(self._async.run_code, code, timeout=timeout, memory=memory)

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from ..agents.tool import AgentTool
     from ..agents.toolset import ToolSet
     from ..calls.retries import Retries
+    from ..code_mode.sandbox import CodeResult, SandboxModule
     from ..connection.stdio import StderrTarget
     from ..server_requests import (
         ElicitationHandler,
@@ -470,6 +471,38 @@ class ToolkitBase:
             )
         toolset = ToolSet(collected)
         return toolset.searching() if search else toolset
+
+    # ---------------------------------------------------------------------------------- code mode
+
+    def code_api(self) -> dict[str, str]:
+        """Each server's code API by module name (its subpackage's name): what `run_code()` imports."""
+        from .code_calls import package_code_api
+
+        apis = (package_code_api(cls) for cls in self.CLIENTS.values())
+        return {api.module: api.text for api in apis}
+
+    async def run_code(
+        self,
+        code: str,
+        *,
+        timeout: float = 10.0,
+        memory: int = 128 * 1024 * 1024,
+    ) -> CodeResult:
+        """Run `code` with one module per server (`import github, jira`), so one program can join
+        results across servers; see `AsyncClient.run_code`. A lazy server connects first; a
+        disabled or failed one has no module (importing it is a type error).
+        """
+        from ..code_mode.sandbox import run_in_sandbox
+
+        modules: list[SandboxModule] = []
+        for name in self._slots:
+            try:
+                client = await self.connected(name)
+            except ServerUnavailableError:
+                continue
+            module: SandboxModule = client._sandbox_module()  # noqa: SLF001 - its own
+            modules.append(module)
+        return await run_in_sandbox(code, modules, timeout=timeout, memory=memory)
 
     def _slot(self, name: str) -> _Slot:
         slot = self._slots.get(name)
