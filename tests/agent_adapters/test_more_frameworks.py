@@ -416,6 +416,7 @@ def test_every_corpus_tool_converts_for_every_new_framework(
 def test_frameworks_are_imported_only_when_converting(demo_pkg: ModuleType) -> None:
     code = (
         "import sys, json, importlib\n"
+        "import mcp_codegen_runtime\n"
         f"pkg = importlib.import_module({demo_pkg.__name__!r})\n"
         "tools = mcp_codegen_runtime.ToolSet.from_specs(pkg.TOOLS.values())\n"
         "tools.to_anthropic(cache_control=True)\n"
