@@ -221,7 +221,11 @@ def test_a_server_that_lists_no_task_support_at_2026_07_28(snapshot_file: Path, 
     _run("generate", "--snapshot", str(modern), "-o", str(target))
     with imported_package(target) as package:
         options = package.AsyncClient._handshake_options()
-        assert [extension.identifier for extension in options["extensions"]] == ["io.modelcontextprotocol/tasks"]
+        # Every 2026-07-28 client also declares the skills extension (harmless where the server has none).
+        assert sorted(extension.identifier for extension in options["extensions"]) == [
+            "io.modelcontextprotocol/skills",
+            "io.modelcontextprotocol/tasks",
+        ]
         with package.Client.http(url, timeout=30) as client:
             assert client.export_all(fmt="xml") == "exported as xml"
             task = client.tasks.start("slow_count", {"run": f"modern-{time.monotonic_ns()}", "steps": 2})
@@ -231,4 +235,5 @@ def test_a_server_that_lists_no_task_support_at_2026_07_28(snapshot_file: Path, 
     plain = modern.parent / "tasky_plain"
     _run("generate", "--snapshot", str(modern), "-o", str(plain))
     with imported_package(plain) as package:
-        assert "extensions" not in package.AsyncClient._handshake_options()
+        declared = package.AsyncClient._handshake_options().get("extensions", [])
+        assert [extension.identifier for extension in declared] == ["io.modelcontextprotocol/skills"]  # no tasks

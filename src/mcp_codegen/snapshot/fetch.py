@@ -91,29 +91,29 @@ async def take_snapshot(
     `show_stderr`: a stdio server's stderr goes to ours as it comes (`-v`); else only its last
     lines, in a failure's message.
     """
-    first = Diagnostics()
+    first_diagnostics = Diagnostics()
     async with connect(launch, timeout=timeout, progress=progress, show_stderr=show_stderr) as connection:
-        snapshot = await _list_everything(connection, first, progress)
+        snapshot = await _list_everything(connection, first_diagnostics, progress)
     if _may_offer_skills(snapshot):
         # Skills exist only at 2026-07-28, which the legacy handshake never reaches: ask again with
         # `server/discover` (answered at once by a server that speaks it) and keep that snapshot if it does.
         _say(progress, "the server lists skill:// resources; connecting again at MCP 2026-07-28 for its skills")
-        second = Diagnostics()
+        second_diagnostics = Diagnostics()
         try:
             async with connect(
                 launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=True
             ) as connection:
-                modern = await _list_everything(connection, second, progress)
+                modern = await _list_everything(connection, second_diagnostics, progress)
         except ServerError as error:  # the first snapshot stands; its skills are not recorded
-            first.warn(
+            first_diagnostics.warn(
                 "skills",
                 f"the server lists skill:// resources, but connecting at 2026-07-28 failed ({one_line(str(error), 200)})",
                 code="skills-not-listed",
             )
         else:
             if modern.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                snapshot, first = modern, second
-    diagnostics.extend(first)
+                snapshot, first_diagnostics = modern, second_diagnostics
+    diagnostics.extend(first_diagnostics)
     if launch.registry is not None:
         snapshot = replace(snapshot, registry=launch.registry)
     if isinstance(launch, StdioLaunch):
