@@ -94,7 +94,7 @@ async def test_the_drift_warning_names_the_401(caplog: pytest.LogCaptureFixture)
 
 
 def _off_spec_server() -> Server[Any]:
-    """Lists one tool whose schema has no "type": the SDK client rejects the whole listing."""
+    """Lists tools as a string: no reader can use the listing (a schema without "type" is read as an object)."""
 
     async def unreachable(ctx: Any, params: Any) -> Any:
         raise AssertionError("answered by the middleware")
@@ -103,7 +103,7 @@ def _off_spec_server() -> Server[Any]:
 
     async def middleware(ctx: Any, call_next: Any) -> Any:
         if ctx.method == "tools/list":  # a middleware's own result is sent as written
-            return {"tools": [{"name": "add", "inputSchema": {}}]}
+            return {"tools": "add"}
         return await call_next(ctx)
 
     server.middleware.append(middleware)
