@@ -75,7 +75,8 @@ def test_old_result_forms_are_read_as_their_content_on_every_path(package: Path)
     assert "old-forms" not in ran.stderr
     compat_logs = [line for line in lines if "2024-10-07 toolResult form" in line]
     assert len(compat_logs) == 4  # one DEBUG line per result read in that form (typed, text, raw, agent)
-    assert all(line.startswith("log old_forms_client DEBUG") for line in compat_logs)
+    # The runtime is a library now: its lines go to its own module's logger.
+    assert all(line.startswith("log mcp_codegen_runtime.calls.result_forms DEBUG") for line in compat_logs)
 
 
 def test_a_chatty_server_stays_off_the_terminal_of_a_script_using_the_client(package: Path) -> None:
