@@ -22,6 +22,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from pydantic import BaseModel
 
+from mcp_codegen_runtime.connection.server_env import inherited_environment
+
 from .conftest import EXAMPLES, ROOT, tree, unique_name
 
 pytestmark = pytest.mark.anyio
@@ -116,7 +118,8 @@ def everything(
 
 @asynccontextmanager
 async def raw_client(command: list[str]) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=command[0], args=command[1:], env=SERVER_ENV)
+    # The environment a generated client gives its server (the SDK's defaults plus the TLS and proxy variables).
+    params = StdioServerParameters(command=command[0], args=command[1:], env=inherited_environment() | SERVER_ENV)
     async with Client(params, mode="legacy", cache=None, read_timeout_seconds=60) as client:
         yield client
 
