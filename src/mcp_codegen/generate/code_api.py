@@ -19,6 +19,7 @@ from mcp_codegen.casing import pascal_case
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.naming import pascal_from_snake
 from mcp_codegen.generate.pysource import docstring, string_literal
+from mcp_codegen.generate.schema_prep import beyond_literal_range
 
 __all__ = ["CODE_API_FILE", "code_api_text"]
 
@@ -204,7 +205,7 @@ class _StubWriter:
 
     def _literal(self, values: list[Any]) -> str | None:
         plain = [value for value in values if isinstance(value, str | int | bool) or value is None]
-        if len(plain) != len(values) or not plain or any(_beyond_64_bits(value) for value in plain):
+        if len(plain) != len(values) or not plain or any(beyond_literal_range(value) for value in plain):
             return None  # widened: an integer beyond 64 bits cannot stand in `Literal[...]`
         self._used.add("Literal")
         return "Literal[" + ", ".join(_literal_source(value) for value in plain) + "]"
@@ -250,8 +251,3 @@ def _object(value: object) -> _JsonObject:
 
 def _literal_source(value: str | int | bool | None) -> str:
     return string_literal(value) if isinstance(value, str) else repr(value)
-
-
-def _beyond_64_bits(value: object) -> bool:
-    """An integer no type checker takes in `Literal[...]` (as `schema_prep` drops such values from models)."""
-    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**63 - 1

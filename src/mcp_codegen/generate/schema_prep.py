@@ -466,9 +466,12 @@ def _compiles(pattern: str) -> bool:
 
 def _has_wide_int(values: object) -> bool:
     """Whether `values` (an enum's list) holds an integer mypy rejects in `Literal[...]`."""
-    return isinstance(values, list) and any(
-        isinstance(value, int) and not isinstance(value, bool) and abs(value) > _LITERAL_INT_MAX for value in values
-    )
+    return isinstance(values, list) and any(beyond_literal_range(value) for value in values)
+
+
+def beyond_literal_range(value: object) -> bool:
+    """Whether `value` is an integer beyond 64 bits, which mypy rejects in `Literal[...]`."""
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > _LITERAL_INT_MAX
 
 
 def _is_object(schema: JsonSchema) -> bool:
