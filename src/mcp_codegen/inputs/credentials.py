@@ -17,10 +17,10 @@ counts, strongest first:
 * the value of a `key=value` pair whose key looks secret (`api_key=...`, `AccountKey=...`), named after the key;
 * an AWS secret access key or Azure storage key by its shape (40 base64 characters; 88 ending in `==`), whole
   though it holds `/` and `+`;
-* a random-looking token (`inputs.token_shapes.looks_random`, the length-aware rule, or 20+ characters over
+* a random-looking token (`mcp_codegen_runtime.secret_shapes.looks_random`, the length-aware rule, or 20+ characters over
   detect-secrets' base64 entropy limit), named after the flag it follows (`context`), else `SECRET`.
 
-Public identifiers are never hidden by shape (`token_shapes.public_identifier`: SHAs and digests, SSH public
+Public identifiers are never hidden by shape (`mcp_codegen_runtime.secret_shapes.public_identifier`: SHAs and digests, SSH public
 keys, Stripe object ids), nor values in an id-like place (`public_context`: after `--sheet-id`, `page_id=`,
 a URL's `/d/` segment). Text inside `${...}` references and values listed in `keep` (`--no-redact`) are never
 touched.
@@ -34,7 +34,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from mcp_codegen.casing import words
-from mcp_codegen.inputs.token_shapes import (
+from mcp_codegen_runtime.secret_shapes import (
     aws_secret_shape,
     azure_key_shape,
     looks_random,

@@ -1,4 +1,7 @@
-"""What one token of a command argument looks like: random (a secret's shape) or a public identifier.
+"""What one token looks like: random (a secret's shape) or a public identifier; pure, for generator and runtime.
+
+The generator's launch redaction (`mcp_codegen.inputs.credentials`) and the runtime's own redaction read the
+same shapes, so the rules live here, in the runtime, which imports nothing of the generator.
 
 `looks_random` is the length-aware rule for tokens no known format names: detect-secrets' entropy limits (4.5
 bits for base64) cannot be reached by a token shorter than about 23 characters (a string of n characters
