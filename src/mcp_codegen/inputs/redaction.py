@@ -23,8 +23,8 @@ import urllib.parse
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from mcp_codegen.inputs.credentials import find_credentials, id_name, secret_name, upper_snake
-from mcp_codegen_runtime.secret_shapes import public_identifier
 from mcp_codegen_runtime.connection.urls import SECRET_QUERY_KEY
+from mcp_codegen_runtime.secret_shapes import public_identifier
 
 __all__ = [
     "Replace",
