@@ -177,7 +177,9 @@ def _host_function(
                 module.api.module,
                 lambda: module.call(spec, kwargs),
             )
-        except Exception as error:  # noqa: BLE001 - handed to the code, which may catch it
+        except (
+            Exception
+        ) as error:  # noqa: BLE001 - handed to the code, which may catch it
             raise code_exception(error) from None
         return plain_value(result)
 
@@ -270,7 +272,9 @@ async def run_in_sandbox(
                     return True, await session.feed_run(
                         code, print_callback=run.printed
                     )
-        except Exception as error:  # noqa: BLE001 - a MontyError, or the sandbox failing: a CodeRunError
+        except (
+            Exception
+        ) as error:  # noqa: BLE001 - a MontyError, or the sandbox failing: a CodeRunError
             return False, error
 
     ended = await run.run(feed, timeout)
