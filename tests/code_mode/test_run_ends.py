@@ -132,7 +132,7 @@ async def _one_run(pkg: ModuleType, ending: str, quick: int, held: int, gathered
 
 @pytest.mark.parametrize("gathered", [False, True], ids=["in-flight", "gathered"])
 @pytest.mark.parametrize("ending", ENDINGS)
-@settings(max_examples=3, deadline=None)
+@settings(max_examples=3, deadline=None, derandomize=True)
 @given(quick=st.integers(0, 3), held=st.integers(1, 4))
 def test_no_call_outlives_its_run(code_ledger: ModuleType, ending: str, gathered: bool, quick: int, held: int) -> None:
     anyio.run(_one_run, code_ledger, ending, quick, held, gathered)
