@@ -93,3 +93,18 @@ def test_app_only_tools_are_left_out() -> None:
     files = generate_files(snapshot_of(tools), package_name="apps_api", diagnostics=Diagnostics())
     names = [n.name for n in ast.parse(files[CODE_API_FILE].decode()).body if isinstance(n, ast.AsyncFunctionDef)]
     assert names == ["shown"]
+
+
+def test_extra_arguments_do_not_exist_in_code_mode() -> None:
+    """The typed method takes `extra_arguments` where the schema names other keys; the code API never does."""
+    open_schema = {"type": "object", "properties": {"q": {"type": "string"}}, "additionalProperties": {"type": "string"}}
+    tools = [
+        {"name": "search", "inputSchema": open_schema},
+        {"name": "anything", "inputSchema": {"type": "object", "additionalProperties": True}},
+    ]
+    files = generate_files(snapshot_of(tools), package_name="open_api", diagnostics=Diagnostics())
+    assert "extra_arguments" in files["client.py"].decode()
+    tree = ast.parse(files[CODE_API_FILE].decode())
+    signatures = {n.name: n.args for n in tree.body if isinstance(n, ast.AsyncFunctionDef)}
+    assert [a.arg for a in signatures["search"].kwonlyargs] == ["q"] and signatures["search"].kwarg is None
+    assert [a.arg for a in signatures["anything"].kwonlyargs] == []

@@ -83,9 +83,9 @@ async def test_two_steps_on_server_everything_reach_the_server_typed(
         seen = _recorder(client)
         result = await client.run_code(code)
     assert result.value == {"total": 42, "echoed": "Echo: total=42"}
-    assert [(call.tool, call.arguments, call.error) for call in result.calls] == [
-        ("get-sum", {"a": 19, "b": 23}, None),
-        ("echo", {"message": "total=42"}, None),
+    assert [(call.tool, call.arguments, call.error, call.status) for call in result.calls] == [
+        ("get-sum", {"a": 19, "b": 23}, None, "succeeded"),
+        ("echo", {"message": "total=42"}, None, "succeeded"),
     ]
     # The typed path: the client's hooks saw both calls, with their results.
     assert [call.tool for call in seen] == ["get-sum", "echo"]
@@ -151,7 +151,7 @@ async def test_an_endless_loop_hits_the_time_limit_and_the_client_calls_on(
     async with code_everything.AsyncClient.stdio(everything_command[0], everything_command[1:]) as client:
         with pytest.raises(code_everything.CodeLimitError) as raised:
             await client.run_code("while True:\n    pass\n", timeout=0.5)
-        assert "time limit" in str(raised.value)
+        assert "time limit" in str(raised.value) and raised.value.limit == "time"
         with pytest.raises(code_everything.CodeLimitError):
             # Catching the limit's TimeoutError does not escape it.
             await client.run_code("while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n", timeout=0.5)
@@ -165,7 +165,7 @@ async def test_the_memory_limit(code_demo: ModuleType, demo_server: MCPServer) -
     async with code_demo.AsyncClient.in_process(demo_server) as client:
         with pytest.raises(code_demo.CodeLimitError) as raised:
             await client.run_code(code, memory=20 * 1024 * 1024, timeout=60)
-        assert "memory limit" in str(raised.value)
+        assert "memory limit" in str(raised.value) and raised.value.limit == "memory"
         assert await client.add(a=2, b=2) == 4
 
 
@@ -184,6 +184,7 @@ async def test_a_tools_error_is_catchable_and_uncaught_names_its_line(
         result = await client.run_code(caught)
         assert "ToolError" in result.value["failed"] and "missing" in result.value["failed"]
         assert result.calls[0].tool == "get_note" and (result.calls[0].error or "").startswith("ToolError")
+        assert result.calls[0].status == "failed"
         with pytest.raises(code_demo.CodeError) as raised:
             await client.run_code("import code_demo_client as api\n\nawait api.get_note(note_id='missing')\n")
         assert raised.value.line == 3

@@ -81,7 +81,7 @@ class _StubWriter:
         if tool.permissive:
             self._used.add("Any")
             parts.append("**arguments: Any")
-        elif tool.parameters or tool.extra_arguments:
+        elif tool.parameters:  # no `extra_arguments`: code reaches only the parameters the schema names
             parts.append("*")
             for parameter in tool.parameters:
                 schema = properties.get(parameter.wire_name)
@@ -89,9 +89,6 @@ class _StubWriter:
                 type_source = self._type(schema, context, stem + pascal_case(parameter.wire_name, fallback="Value"), 0)
                 default = "" if parameter.required else " = ..."
                 parts.append(f"{parameter.python_name}: {type_source}{default}")
-            if tool.extra_arguments:
-                self._used.add("Any")
-                parts.append(f"{ir.EXTRA_ARGUMENTS}: dict[str, Any] | None = ...")
         returns = self._returns(tool, stem, _object(listing.get("outputSchema")))
         text = tool.description or tool.title or f"Call the `{tool.wire_name}` tool."
         return f"async def {tool.python_name}({', '.join(parts)}) -> {returns}:\n    {docstring(text, 4)}"

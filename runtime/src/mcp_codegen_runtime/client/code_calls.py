@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .tool_calls import ToolCalls
 
@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..calls.specs import ToolSpec
     from ..code_mode.api import CodeApi
     from ..code_mode.sandbox import CodeResult, SandboxModule
+    from .agent_tools import AgentTools
 
 
 def package_code_api(client_class: type) -> CodeApi:
@@ -63,17 +64,24 @@ class CodeCalls(ToolCalls):
         (`await demo_client.add(a=1, b=2)`); each is this client's typed call (argument checks,
         retries by safety, `on_call` hooks, tracing), and a failed one raises in the code as a
         built-in exception it may catch (ValueError, RuntimeError, TimeoutError, ConnectionError).
-        The result's `value` is the code's last expression, `stdout` what it printed, `calls` its
-        tool calls in order. The code is type-checked first and has no file, network, subprocess or
-        environment access.
+        The module also has `search_api(query, limit=5)`: the stubs of the functions best matching
+        `query`. The result's `value` is the code's last expression, `stdout` what it printed,
+        `calls` its tool calls in order, each with how it ended (`status`). The code is
+        type-checked first and has no file, network, subprocess or environment access.
 
-        `timeout`: seconds the code itself may run (waiting on tool calls is not counted; default
-        10, `code_mode.DEFAULT_TIMEOUT`); `memory`: bytes of heap (default 128 MiB, `DEFAULT_MEMORY`).
+        No call outlives the run: when the code returns, raises, hits a limit or this call is
+        cancelled, the calls still in flight are cancelled (the server is told) and awaited first.
+
+        `timeout`: seconds the whole run may take, wall-clock (the code, its sleeps and the calls
+        it awaits; default 10, `code_mode.DEFAULT_TIMEOUT`); `memory`: bytes of heap (default
+        128 MiB, `DEFAULT_MEMORY`). A run also stops past 1000 tool calls (`DEFAULT_MAX_CALLS`)
+        and past 1 MiB printed (`DEFAULT_MAX_OUTPUT`, which also bounds the value's JSON).
 
         Raises:
             CodeTypeError: The code does not parse or type-check (its line named); nothing ran.
-            CodeError: The code raised (its line named), e.g. a tool call's error it did not catch.
-            CodeLimitError: The code hit `timeout` or `memory`; the client stays usable.
+            CodeError: The code raised (its line named), e.g. a tool call's error it did not
+                catch, or its value has no JSON form.
+            CodeLimitError: The run hit a limit (`limit` names it); the client stays usable.
             ImportError: pydantic-monty is not installed (the `code` extra).
         """
         return await self._run_code_with(
@@ -87,7 +95,7 @@ class CodeCalls(ToolCalls):
         names: Collection[str] | None,
         timeout: float,
         memory: int,
-        search_api: Callable[[str, int], str] | None = None,
+        search_api: Callable[[str, int], str] | bool = True,
     ) -> CodeResult:
         """Run `code` with the functions of `api` (only those in `names`, when given)."""
         from ..code_mode.sandbox import run_in_sandbox
@@ -99,9 +107,11 @@ class CodeCalls(ToolCalls):
         self,
         api: CodeApi | None = None,
         names: Collection[str] | None = None,
-        search_api: Callable[[str, int], str] | None = None,
+        search_api: Callable[[str, int], str] | bool = True,
     ) -> SandboxModule:
-        """Internal: this client's module for the sandbox (the package's code API by default)."""
+        """Internal: this client's module for the sandbox (the package's code API by default), with
+        `search_api` (True: over the module's functions, by this client's search; False: none).
+        """
         from ..code_mode.sandbox import SandboxModule
 
         api = self._code_api_of() if api is None else api
@@ -117,10 +127,17 @@ class CodeCalls(ToolCalls):
         }
 
         async def call(
-            spec: ToolSpec[Any, Any],
-            arguments: Mapping[str, object],
-            extra: Mapping[str, object] | None,
+            spec: ToolSpec[Any, Any], arguments: Mapping[str, object]
         ) -> Any:
-            return await self._call_tool(spec, arguments, extra=extra)
+            return await self._call_tool(spec, arguments)
 
-        return SandboxModule(api, specs, call, search_api)
+        if search_api is True:
+            from ..code_mode.agent_tool import stub_search
+
+            client = cast("AgentTools", self)
+            search: Callable[[str, int], str] | None = stub_search(
+                api, frozenset(specs), lambda: type(client).toolset_for(client)
+            )
+        else:
+            search = search_api if callable(search_api) else None
+        return SandboxModule(api, specs, call, search)

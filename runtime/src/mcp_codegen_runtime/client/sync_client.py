@@ -529,20 +529,14 @@ class SyncClientBase(BlockingCore[AsyncT]):
         """Run Python `code` against the code API (`code_api()`) in a sandbox; return its `CodeResult`.
 
         The code imports the package's module (`import demo_client`) and awaits its functions
-        (`demo_client.add(a=1, b=2)`); each is this client's typed call (argument checks,
-        retries by safety, `on_call` hooks, tracing), and a failed one raises in the code as a
-        built-in exception it may catch (ValueError, RuntimeError, TimeoutError, ConnectionError).
-        The result's `value` is the code's last expression, `stdout` what it printed, `calls` its
-        tool calls in order. The code is type-checked first and has no file, network, subprocess or
-        environment access.
-
-        `timeout`: seconds the code itself may run (waiting on tool calls is not counted; default
-        10, `code_mode.DEFAULT_TIMEOUT`); `memory`: bytes of heap (default 128 MiB, `DEFAULT_MEMORY`).
+        (`await demo_client.add(a=1, b=2)`); each is this client's typed call, and a failed one
+        raises in the code as a built-in exception it may catch. `timeout` bounds the whole run,
+        wall-clock; no call outlives the run. See `AsyncClient.run_code` for the limits.
 
         Raises:
             CodeTypeError: The code does not parse or type-check (its line named); nothing ran.
-            CodeError: The code raised (its line named), e.g. a tool call's error it did not catch.
-            CodeLimitError: The code hit `timeout` or `memory`; the client stays usable.
+            CodeError: The code raised (its line named), or its value has no JSON form.
+            CodeLimitError: The run hit a limit (`limit` names it); the client stays usable.
             ImportError: pydantic-monty is not installed (the `code` extra).
         """
         return self._run(self._async.run_code, code, timeout=timeout, memory=memory)

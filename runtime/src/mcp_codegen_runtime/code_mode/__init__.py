@@ -2,6 +2,7 @@
 
 * `api`: the shipped `code_api.pyi` read as functions and classes (the whole stub, a subset, an index);
 * `errors`: `CodeTypeError`, `CodeError`, `CodeLimitError` (all `CodeRunError`);
+* `host`: one run's host side: its calls in a task group it owns (none outlives the run), its limits;
 * `sandbox`: one run in `pydantic-monty` (the `code` extra), each call of the code a typed tool call;
 * `agent_tool`: `run_python`, the one agent tool of `client.tools(code=True)`.
 
@@ -11,15 +12,27 @@ Nothing here imports `pydantic_monty` until code runs, so a package without the 
 from __future__ import annotations
 
 from .errors import CodeError, CodeLimitError, CodeRunError, CodeTypeError
-from .sandbox import DEFAULT_MEMORY, DEFAULT_TIMEOUT, CodeCall, CodeResult
+from .host import CallStatus, LimitName
+from .sandbox import (
+    DEFAULT_MAX_CALLS,
+    DEFAULT_MAX_OUTPUT,
+    DEFAULT_MEMORY,
+    DEFAULT_TIMEOUT,
+    CodeCall,
+    CodeResult,
+)
 
 __all__ = [
+    "DEFAULT_MAX_CALLS",
+    "DEFAULT_MAX_OUTPUT",
     "DEFAULT_MEMORY",
     "DEFAULT_TIMEOUT",
+    "CallStatus",
     "CodeCall",
     "CodeError",
     "CodeLimitError",
     "CodeResult",
     "CodeRunError",
     "CodeTypeError",
+    "LimitName",
 ]

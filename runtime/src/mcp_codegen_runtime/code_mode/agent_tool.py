@@ -11,7 +11,7 @@ type checker's diagnostics, the traceback, the limit) says what to fix.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..agents.extras import ExtraSpec
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..agents.toolset import ToolSet
     from .api import CodeApi
 
-__all__ = ["STUBS_LIMIT", "code_toolset", "run_python_spec"]
+__all__ = ["STUBS_LIMIT", "code_toolset", "run_python_spec", "stub_search"]
 
 #: The largest stub (bytes of UTF-8) the description carries whole; past it, an index and `search_api`.
 STUBS_LIMIT = 20_000
@@ -48,6 +48,26 @@ def _description(api: CodeApi, names: list[str], searching: bool) -> str:
         "typed stubs of the functions matching a query; read them (print or return them) before "
         f"calling a function.\n\n{api.index(names)}"
     )
+
+
+def stub_search(
+    api: CodeApi, names: Collection[str], toolset: Callable[[], ToolSet]
+) -> Callable[[str, int], str]:
+    """The sandbox module's `search_api(query, limit)`: the stubs of the best matches among the
+    functions `names`, ranked by `toolset()`'s search (the package's shipped index; made on first use).
+    """
+    made: list[ToolSet] = []
+
+    def search_api(query: str, limit: int) -> str:
+        if not made:
+            made.append(toolset())
+        found = made[0].search(query, limit=max(1, min(int(limit), 20)))
+        matched = [tool.python_name for tool in found if tool.python_name in names]
+        return (
+            api.stubs(matched) if matched else "No function matches; try other words."
+        )
+
+    return search_api
 
 
 class _RunPythonSpec(ExtraSpec):
@@ -87,13 +107,7 @@ def run_python_spec(
         if tool.python_name in api.functions
     ]
     searching = len(api.stubs(names).encode("utf-8")) > STUBS_LIMIT
-
-    def search_api(query: str, limit: int) -> str:
-        found = toolset.search(query, limit=max(1, min(int(limit), 20)))
-        matched = [tool.python_name for tool in found if tool.python_name in names]
-        return (
-            api.stubs(matched) if matched else "No function matches; try other words."
-        )
+    search_api = stub_search(api, frozenset(names), lambda: toolset)
 
     async def invoke(
         client: Any, arguments: Mapping[str, Any], timeout: float | None
@@ -110,7 +124,7 @@ def run_python_spec(
                 names,
                 DEFAULT_TIMEOUT if timeout is None else timeout,
                 memory,
-                search_api if searching else None,
+                search_api if searching else False,
             )
         except CodeRunError as error:
             text = str(error)

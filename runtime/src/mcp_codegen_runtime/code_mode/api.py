@@ -31,6 +31,8 @@ class _Definition:
     source: str
     references: frozenset[str]
     summary: str = ""
+    #: A function's keywords (None: it takes any, `**arguments`).
+    parameters: frozenset[str] | None = frozenset()
 
 
 class CodeApi:
@@ -52,7 +54,7 @@ class CodeApi:
             source = "".join(lines[node.lineno - 1 : node.end_lineno]).rstrip("\n")
             if isinstance(node, ast.AsyncFunctionDef):
                 self._functions[node.name] = _Definition(
-                    source, _names(node), _summary(node)
+                    source, _names(node), _summary(node), _parameters(node)
                 )
             elif isinstance(node, ast.ClassDef):
                 self._classes[node.name] = _Definition(source, _names(node))
@@ -68,6 +70,11 @@ class CodeApi:
     def functions(self) -> list[str]:
         """The functions' names (the tools' Python names), in order."""
         return list(self._functions)
+
+    def parameters(self, name: str) -> frozenset[str] | None:
+        """The keywords function `name` declares (None when it takes any: `**arguments`)."""
+        definition = self._functions.get(name)
+        return definition.parameters if definition is not None else frozenset()
 
     def stubs(self, names: Iterable[str] | None = None, *, extra: str = "") -> str:
         """The stub of the functions `names` (all when None) and the classes they need, then `extra`."""
@@ -109,6 +116,15 @@ class CodeApi:
 def _names(node: ast.AST) -> frozenset[str]:
     return frozenset(
         child.id for child in ast.walk(node) if isinstance(child, ast.Name)
+    )
+
+
+def _parameters(node: ast.AsyncFunctionDef) -> frozenset[str] | None:
+    arguments = node.args
+    if arguments.kwarg is not None:
+        return None
+    return frozenset(
+        argument.arg for argument in [*arguments.args, *arguments.kwonlyargs]
     )
 
 

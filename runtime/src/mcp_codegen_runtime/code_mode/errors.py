@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..calls.errors import McpClientError
 
 if TYPE_CHECKING:
+    from .host import LimitName
     from .sandbox import CodeCall
 
 __all__ = ["CodeError", "CodeLimitError", "CodeRunError", "CodeTypeError"]
@@ -14,7 +15,8 @@ __all__ = ["CodeError", "CodeLimitError", "CodeRunError", "CodeTypeError"]
 
 class CodeRunError(McpClientError):
     """Code given to `run_code()` failed. `line` is the line of the code it names (1-based; None if
-    none), `stdout` what the code printed and `calls` the tool calls it made before it failed.
+    none), `stdout` what the code printed and `calls` the tool calls it made, each with its `status`
+    (none is still in flight: the run's unfinished calls were cancelled before this was raised).
     """
 
     line: int | None
@@ -40,8 +42,26 @@ class CodeTypeError(CodeRunError):
 
 
 class CodeError(CodeRunError):
-    """The code raised an exception it did not catch (a failed tool call among them); `line` is where."""
+    """The code raised an exception it did not catch (a failed tool call among them; `line` is where),
+    or its value has no JSON form."""
 
 
 class CodeLimitError(CodeRunError):
-    """The code hit its time or memory limit and was stopped; the client is unaffected."""
+    """The run hit a limit and was stopped; the client is unaffected. `limit` names it: `"time"`
+    (wall-clock over the whole run), `"memory"`, `"calls"` (tool calls per run), `"output"` (bytes
+    printed, or of the value as JSON), `"suspensions"` (the sandbox's pauses: tool calls, sleeps,
+    waits) or `"worker"` (the sandbox's worker stopped)."""
+
+    limit: LimitName
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        limit: LimitName,
+        line: int | None = None,
+        stdout: str = "",
+        calls: tuple[CodeCall, ...] = (),
+    ) -> None:
+        super().__init__(message, line=line, stdout=stdout, calls=calls)
+        self.limit = limit
