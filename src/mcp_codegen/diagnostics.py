@@ -22,6 +22,12 @@ CODES: dict[str, str] = {
     ),
     "server-stdout-noise": "a stdio server wrote lines that are not JSON-RPC to stdout; they were skipped",
     "listing-not-implemented": "the server declares a capability but does not implement its list method",
+    "listing-failed": (
+        "the server answered resources/list, resources/templates/list or prompts/list with an error, or not within"
+        " --timeout: the package is written without them and the snapshot records the listing as not taken"
+        " (`notListed`), which drift does not read as removals; `--skip resources|templates|prompts` (config:"
+        " `skip`) stops asking. A failing tools/list still fails the run"
+    ),
     "item-not-object": "a listed tool, resource or prompt is not a JSON object; left out",
     "item-without-name": "a listed item has no string name (or uri); left out",
     "duplicate-item": "two listed items share a name; the later one is left out",

@@ -75,6 +75,8 @@ class Connection:
     #: The secret-free launch record (`None` for an in-process server).
     record: LaunchRecord | None
     _probe: Probe = field(repr=False)
+    #: Replaces the launch's secret values in text meant for the user (a server's error message).
+    scrub: Callable[[str], str] = field(default=lambda text: text, repr=False)
 
     def set_phase(self, phase: str) -> None:
         """Name what is being done (e.g. "tools/list (page 2)"), for error messages."""
@@ -270,7 +272,7 @@ async def _attempt(
                     record = launch.record()
                 elif isinstance(launch, HttpLaunch):
                     record = launch.record(transport="sse" if kind == "sse" else "http")
-                yield Connection(client, timeout, _init_result(client, probe), record, probe)
+                yield Connection(client, timeout, _init_result(client, probe), record, probe, scrub)
         if scope.cancelled_caught:
             raise TimeoutError
     except BaseException as exc:  # translated, or re-raised when it is an interrupt
