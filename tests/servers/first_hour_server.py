@@ -1,12 +1,13 @@
 """A low-level MCP server that fails the way real servers did in a new user's first hour (issue 57).
 
-    python first_hour_server.py [--fail LISTING]... [--hang LISTING]... [--hold FILE]
+    python first_hour_server.py [--fail LISTING]... [--hang LISTING]... [--hold FILE [--hold-at LISTING]]
 
 - `--fail resources|templates|prompts|tools`: that listing answers a JSON-RPC error, as google-drive-mcp's
   `resources/list` did without its OAuth keys;
 - `--hang LISTING`: that listing never answers (a timeout of that one request);
 - `--hold FILE`: the server reads nothing (so answers no `initialize`) until FILE exists: a server slower than
-  `--timeout`, released by the test when it sees what it waits for (no timing in the test);
+  `--timeout`, released by the test when it sees what it waits for (no timing in the test); with `--hold-at
+  LISTING`, that listing is what waits for FILE;
 - the tool `list_contexts` declares an output schema and answers `{"success": false, "error": ...}`, as
   kubectl-mcp-server's does without a kubeconfig: a structured result that breaks its schema while saying why;
 - the tools carry the annotations the generated README's example call is chosen by: `add_asset` (not read-only,
@@ -62,12 +63,16 @@ TOOLS = [
 ]
 
 
-def build_server(*, fail: Collection[str] = (), hang: Collection[str] = ()) -> Server[Any]:
+def build_server(
+    *, fail: Collection[str] = (), hang: Collection[str] = (), hold: tuple[str, str] | None = None
+) -> Server[Any]:
     async def trouble(listing: str) -> None:
         if listing in fail:
             raise MCPError(code=types.INTERNAL_ERROR, message=OAUTH_ERROR)
         if listing in hang:
             await anyio.sleep_forever()
+        while hold is not None and hold[0] == listing and not os.path.exists(hold[1]):
+            await anyio.sleep(0.05)  # released by the test
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         await trouble("tools")
@@ -108,10 +113,10 @@ def build_server(*, fail: Collection[str] = (), hang: Collection[str] = ()) -> S
     )
 
 
-async def _main(fail: list[str], hang: list[str]) -> None:
+async def _main(fail: list[str], hang: list[str], hold: tuple[str, str] | None) -> None:
     from mcp.server.stdio import stdio_server
 
-    server = build_server(fail=fail, hang=hang)
+    server = build_server(fail=fail, hang=hang, hold=hold)
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
@@ -121,7 +126,9 @@ if __name__ == "__main__":
     parser.add_argument("--fail", action="append", default=[])
     parser.add_argument("--hang", action="append", default=[])
     parser.add_argument("--hold")
+    parser.add_argument("--hold-at", default="initialize")
     options = parser.parse_args()
-    while options.hold is not None and not os.path.exists(options.hold):
+    while options.hold is not None and options.hold_at == "initialize" and not os.path.exists(options.hold):
         time.sleep(0.05)  # the test releases the server; it never waits on this
-    anyio.run(_main, options.fail, options.hang)
+    held = (options.hold_at, options.hold) if options.hold is not None else None
+    anyio.run(_main, options.fail, options.hang, held)

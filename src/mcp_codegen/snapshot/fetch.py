@@ -30,6 +30,7 @@ from mcp_codegen.inputs.options import SKIPPABLE
 from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
 from mcp_codegen.snapshot.model import OPTIONAL_LISTINGS, JsonObject, Snapshot
 from mcp_codegen.snapshot.skills import list_skills
+from mcp_codegen.snapshot.waits import FIRST_NOTICE
 from mcp_codegen_runtime.calls.errors import sdk_connection_closed, sdk_request_timeout
 from mcp_codegen_runtime.calls.skills import SKILLS_EXTENSION
 from mcp_codegen_runtime.text import one_line, shortened
@@ -98,6 +99,7 @@ async def take_snapshot(
     progress: Callable[[str], None] | None = None,
     show_stderr: bool = False,
     skip: Collection[str] = (),
+    patience: float = FIRST_NOTICE,
 ) -> Snapshot:
     """Start or reach the server described by `launch`, list everything it offers, and return the snapshot.
 
@@ -105,10 +107,12 @@ async def take_snapshot(
     `ServerError` without secrets; items that cannot be kept become warnings in `diagnostics`.
     `show_stderr`: a stdio server's stderr goes to ours as it comes (`-v`); else only its last
     lines, in a failure's message. `skip`: the optional listings (snapshot keys, `OPTIONAL_LISTINGS`)
-    not to ask for.
+    not to ask for. `patience`: seconds a request may go unanswered before `progress` says what is awaited.
     """
     first_diagnostics = Diagnostics()
-    async with connect(launch, timeout=timeout, progress=progress, show_stderr=show_stderr) as connection:
+    async with connect(
+        launch, timeout=timeout, progress=progress, show_stderr=show_stderr, patience=patience
+    ) as connection:
         snapshot = await _list_everything(connection, first_diagnostics, progress, skip)
     if _may_offer_skills(snapshot):
         # Skills exist only at 2026-07-28, which the legacy handshake never reaches: ask again with
@@ -117,7 +121,7 @@ async def take_snapshot(
         second_diagnostics = Diagnostics()
         try:
             async with connect(
-                launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=True
+                launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=True, patience=patience
             ) as connection:
                 modern = await _list_everything(connection, second_diagnostics, progress, skip)
         except ServerError as error:  # the first snapshot stands; its skills are not recorded
