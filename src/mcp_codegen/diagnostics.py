@@ -60,7 +60,10 @@ CODES: dict[str, str] = {
     ),
     "description-override-unused": "--descriptions names a tool that is not generated",
     "server-handler-missing": "generate --server: handlers.py has no handler for a tool (it answers an error)",
-    "package-version-defaulted": "--meta pyproject: the server's version is not a PEP 440 version; 0.0.0 is used",
+    "package-version-defaulted": (
+        "(a note, never fails --strict) --meta pyproject without --package-version or package_version: the project"
+        " is version 0.1.0; the server's reported version is not used (FastMCP servers report FastMCP's own)"
+    ),
     # Errors (a bug of ours if seen: report it)
     "parameter-name-mismatch": "the model generator named a parameter differently than expected",
     "model-class-missing": "the model generator did not produce an expected class",
