@@ -266,7 +266,7 @@ class AuthOptions:
 
 #: Where the server is, how long to wait, how much to print: the options of every command that reaches one.
 SERVER_OPTIONS = [
-    click.option("--url", help="Streamable HTTP (or legacy SSE) endpoint of the server."),
+    click.option("--url", metavar="URL", help="Streamable HTTP (or legacy SSE) endpoint of the server."),
     click.option(
         "--transport",
         type=click.Choice(["auto", "http", "sse"]),
@@ -288,7 +288,7 @@ SERVER_OPTIONS = [
     click.option(
         "-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."
     ),
-    click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for --stdio."),
+    click.option("--cwd", type=click.Path(file_okay=False), metavar="DIR", help="Working directory for --stdio."),
     click.option(
         "--no-redact",
         "no_redact",
@@ -311,7 +311,8 @@ SERVER_OPTIONS = [
         type=click.FloatRange(min=0.1),
         default=DEFAULT_TIMEOUT,
         show_default=True,
-        help="Seconds allowed for connecting and for each request.",
+        metavar="SECONDS",
+        help="Seconds allowed for connecting and for each request (a line says what is awaited after 5 s).",
     ),
     click.option(
         "--skip",
