@@ -19,13 +19,13 @@ import ast
 import json
 import re
 import shlex
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import codegen
 from servers import install
 
 from mcp_codegen.generate.render import RUNTIME_IMPORTS
@@ -36,15 +36,7 @@ FIRST_HOUR = [sys.executable, str(ROOT / "tests" / "servers" / "first_hour_serve
 
 
 def generate(output: Path, *args: str) -> Path:
-    result = subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", "generate", "-q", *args, "-o", str(output)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    result = codegen("generate", "-q", *args, "-o", str(output))
     assert result.returncode == 0, result.stderr
     return output
 

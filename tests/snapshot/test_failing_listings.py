@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import codegen as run
 from servers.first_hour_server import OAUTH_ERROR, build_server
 
 from mcp_codegen.diagnostics import Diagnostics
@@ -32,18 +32,6 @@ ITEMS = {"resources": "resources", "resourceTemplates": "resource_templates", "p
 
 def command(*options: str) -> str:
     return shlex.join([sys.executable, str(SERVER), *options])
-
-
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
 
 
 def held_items(snapshot: Snapshot) -> dict[str, int]:
