@@ -50,6 +50,19 @@ def generate_into(directory: Path, snapshot: Snapshot, package_name: str) -> Dia
     return diagnostics
 
 
+def codegen(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`python -m mcp_codegen *args` as users run it: its exit code and captured stdout/stderr, stdin closed."""
+    return subprocess.run(
+        [sys.executable, "-m", "mcp_codegen", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
 def run_checker(arguments: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(arguments, cwd=cwd, capture_output=True, text=True, check=False)
 

@@ -22,6 +22,12 @@ CODES: dict[str, str] = {
     ),
     "server-stdout-noise": "a stdio server wrote lines that are not JSON-RPC to stdout; they were skipped",
     "listing-not-implemented": "the server declares a capability but does not implement its list method",
+    "listing-failed": (
+        "the server answered resources/list, resources/templates/list or prompts/list with an error, or not within"
+        " --timeout: the package is written without them and the snapshot records the listing as not taken"
+        " (`notListed`), which drift does not read as removals; `--skip resources|templates|prompts` (config:"
+        " `skip`) stops asking. A failing tools/list still fails the run"
+    ),
     "item-not-object": "a listed tool, resource or prompt is not a JSON object; left out",
     "item-without-name": "a listed item has no string name (or uri); left out",
     "duplicate-item": "two listed items share a name; the later one is left out",
@@ -54,7 +60,10 @@ CODES: dict[str, str] = {
     ),
     "description-override-unused": "--descriptions names a tool that is not generated",
     "server-handler-missing": "generate --server: handlers.py has no handler for a tool (it answers an error)",
-    "package-version-defaulted": "--meta pyproject: the server's version is not a PEP 440 version; 0.0.0 is used",
+    "package-version-defaulted": (
+        "(a note, never fails --strict) --meta pyproject without --package-version or package_version: the project"
+        " is version 0.1.0; the server's reported version is not used (FastMCP servers report FastMCP's own)"
+    ),
     # Errors (a bug of ours if seen: report it)
     "parameter-name-mismatch": "the model generator named a parameter differently than expected",
     "model-class-missing": "the model generator did not produce an expected class",

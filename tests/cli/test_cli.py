@@ -206,7 +206,7 @@ def test_malformed_snapshot(tmp_path: Path, text: str, fragment: str) -> None:
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("version", [0, 3, 99, "1"])
+@pytest.mark.parametrize("version", [0, 4, 99, "1"])
 def test_wrong_format_version(tmp_path: Path, version: object) -> None:
     snapshot = write_json(tmp_path / "v.json", {**TINY_SNAPSHOT, "formatVersion": version})
     assert_fails(run("generate", "--snapshot", str(snapshot), "-o", str(tmp_path / "out")), 2, "formatVersion")

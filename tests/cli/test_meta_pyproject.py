@@ -35,7 +35,11 @@ def test_the_project_layout_and_its_regeneration_rules(tmp_path: Path) -> None:
         project / "src" / "demo_client" / ".mcp-codegen.json"
     ).exists()
     meta = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert meta["name"] == "demo-client" and meta["version"] == "1.0.0"
+    # Not the server's reported version (1.0.0): a FastMCP server reports FastMCP's; the project says so.
+    assert meta["name"] == "demo-client" and meta["version"] == "0.1.0"
+    pyproject = (project / "pyproject.toml").read_text(encoding="utf-8")
+    assert "# The version: mcp-codegen's default: set yours with --package-version" in pyproject
+    assert "Version 0.1.0 (mcp-codegen's default" in (project / "README.md").read_text(encoding="utf-8")
     # The generator's own dependencies (hatch_build.py adds the runtime to them).
     own = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["hatch"]["metadata"]
     own = own["hooks"]["custom"]["dependencies"]
@@ -52,7 +56,8 @@ def test_the_project_layout_and_its_regeneration_rules(tmp_path: Path) -> None:
     assert _run(sys.executable, "-m", "mcp_codegen", "diff", str(project), str(DEMO_SNAPSHOT)).returncode == 0
     versioned = _generate(project, "--package-version", "2.1")
     assert versioned.returncode == 0
-    assert 'version = "2.1"' in (project / "pyproject.toml").read_text(encoding="utf-8")
+    pyproject = (project / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'version = "2.1"' in pyproject and "# The version: the version given to mcp-codegen" in pyproject
     assert _run(sys.executable, "-m", "mcp_codegen", "verify", str(project)).returncode == 0  # options recorded
     (project / "src" / "demo_client" / "client.py").write_text("# edited\n", encoding="utf-8")
     stale = _generate(project, "--package-version", "2.1", "--check")
@@ -73,3 +78,24 @@ def test_the_config_key_writes_a_project_and_an_umbrella_refuses_it(tmp_path: Pa
     assert 'version = "3.0"' in (tmp_path / "demo-client" / "pyproject.toml").read_text(encoding="utf-8")
     umbrella = _run(sys.executable, "-m", "mcp_codegen", "generate", "-q", cwd=tmp_path)
     assert umbrella.returncode == 2 and "needs one server written with -o" in umbrella.stderr
+
+
+def test_a_frameworks_version_is_never_the_projects(tmp_path: Path) -> None:
+    """wikipedia-mcp 2.0.1 on FastMCP reports serverInfo.version 4.2.3 (FastMCP's): the project is 0.1.0, a note
+    (not a warning: --strict passes) says how to set it, and the reported version is named as not used."""
+    import json
+
+    snapshot = json.loads(DEMO_SNAPSHOT.read_text(encoding="utf-8"))
+    snapshot["serverInfo"] = {"name": "Wikipedia", "version": "4.2.3"}
+    source = tmp_path / "wikipedia.json"
+    source.write_text(json.dumps(snapshot), encoding="utf-8")
+    project = tmp_path / "wikipedia-client"
+    command = ["generate", "--snapshot", str(source), "-o", str(project), "--meta", "pyproject", "--strict", "-v"]
+    result = _run(sys.executable, "-m", "mcp_codegen", *command)
+    assert result.returncode == 0, result.stderr
+    assert tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"] == "0.1.0"
+    note = next(line for line in result.stderr.splitlines() if "[package-version-defaulted]" in line)
+    assert note.startswith(
+        "mcp-codegen: info[package-version-defaulted]: project.version: the project is version 0.1.0"
+    )
+    assert "'4.2.3' is not used" in note

@@ -75,7 +75,7 @@ def test_a_project_wheel_installs_with_the_runtime_wheel_and_calls_the_demo_serv
     assert generated.returncode == 0, generated.stderr
     built = _run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", plain.dist, project)
     assert built.returncode == 0, built.stderr
-    (wheel,) = plain.dist.glob("demo_client-1.0.0-*.whl")
+    (wheel,) = plain.dist.glob("demo_client-0.1.0-*.whl")  # the default project version
     # Only the runtime's wheel is offered beside the index: the project needs nothing of this repository else.
     installed = _run(plain.python, "-m", "pip", "install", "-q", "--find-links", plain.dist, wheel)
     assert installed.returncode == 0, installed.stderr

@@ -885,6 +885,33 @@ def _(d: Data) -> None:
     del d["skills"]
 
 
+# ---- listings a snapshot lacks (notListed): not compared, never read as everything removed or added -------------
+
+
+@case("resources/list failed now", "everything", ("listing-not-compared", D, "resources"))
+def _(d: Data) -> None:
+    d["resources"] = []
+    d["notListed"] = {"resources": "failed"}
+
+
+@case("prompts/list timed out before", "demo", ("listing-not-compared", D, "prompts"), reverse=True)
+def _(d: Data) -> None:
+    d["prompts"] = []
+    d["notListed"] = {"prompts": "timed-out"}
+
+
+@case("templates skipped now", "demo", ("listing-not-compared", D, "resourceTemplates"))
+def _(d: Data) -> None:
+    d["resourceTemplates"] = []
+    d["notListed"] = {"resourceTemplates": "skipped"}
+
+
+@case("skipped on both sides, listed items differ", "demo", before=lambda d: d.update(notListed={"prompts": "skipped"}))
+def _(d: Data) -> None:
+    d["prompts"] = []
+    d["notListed"] = {"prompts": "skipped"}
+
+
 # ---- the tests -------------------------------------------------------------------------------------------------
 
 

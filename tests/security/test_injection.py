@@ -165,8 +165,9 @@ def check_files(listing: dict[str, Any], files: dict[str, bytes]) -> None:
     lines = re.split(r"\r\n|\r|\n", readme)
     tools_part, _, models_part = readme.partition("\n## Argument models")
     headings = [line for line in re.split(r"\r\n|\r|\n", tools_part) if line.startswith("#")]
-    # Title, "Testing your code against a fake server", Tools, Prompts, Resources, Resource templates.
-    assert len(headings) == 6 + len(listing["tools"]), headings
+    # Title, "Testing your code against a fake server", Tools, and Prompts, Resources, Resource templates when listed.
+    sections = sum(bool(listing.get(key)) for key in ("prompts", "resources", "resourceTemplates"))
+    assert len(headings) == 3 + sections + len(listing["tools"]), headings
     model_headings = [line for line in re.split(r"\r\n|\r|\n", models_part) if line.startswith("#")]
     assert all(re.fullmatch(r"### `[A-Za-z_][A-Za-z0-9_]*`", line) for line in model_headings), model_headings
     assert not [line for line in lines if line.lstrip().startswith("<")]

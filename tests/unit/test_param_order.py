@@ -76,7 +76,7 @@ def test_version_1_snapshots_still_read() -> None:
     data = json.loads(snapshot_of([tool()]).to_text())
     data["formatVersion"] = 1
     assert Snapshot.from_json(data).tools == snapshot_of([tool()]).tools
-    for version in (0, 3, "2", True):
+    for version in (0, 4, "2", True):
         with pytest.raises(SnapshotFormatError, match="formatVersion"):
             Snapshot.from_json({**data, "formatVersion": version})
 

@@ -28,6 +28,7 @@ from mcp_codegen.inputs.launch import (
     parse_http,
     parse_stdio,
 )
+from mcp_codegen.inputs.options import SKIPPABLE
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.wording import counts, plural
 from mcp_codegen_runtime.text import one_line
@@ -265,7 +266,7 @@ class AuthOptions:
 
 #: Where the server is, how long to wait, how much to print: the options of every command that reaches one.
 SERVER_OPTIONS = [
-    click.option("--url", help="Streamable HTTP (or legacy SSE) endpoint of the server."),
+    click.option("--url", metavar="URL", help="Streamable HTTP (or legacy SSE) endpoint of the server."),
     click.option(
         "--transport",
         type=click.Choice(["auto", "http", "sse"]),
@@ -287,7 +288,7 @@ SERVER_OPTIONS = [
     click.option(
         "-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."
     ),
-    click.option("--cwd", type=click.Path(file_okay=False), help="Working directory for --stdio."),
+    click.option("--cwd", type=click.Path(file_okay=False), metavar="DIR", help="Working directory for --stdio."),
     click.option(
         "--no-redact",
         "no_redact",
@@ -310,7 +311,15 @@ SERVER_OPTIONS = [
         type=click.FloatRange(min=0.1),
         default=DEFAULT_TIMEOUT,
         show_default=True,
-        help="Seconds allowed for connecting and for each request.",
+        metavar="SECONDS",
+        help="Seconds allowed for connecting and for each request (a line says what is awaited after 5 s).",
+    ),
+    click.option(
+        "--skip",
+        multiple=True,
+        type=click.Choice(list(SKIPPABLE)),
+        help="Do not ask the server for this listing (repeatable): the package has none of them, and the snapshot"
+        " says so. A resources, templates or prompts listing that fails is left out with a warning anyway.",
     ),
     click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors."),
     click.option(
@@ -336,9 +345,15 @@ class ServerArguments:
     registry: str | None
     registry_url: str | None
     timeout: float
+    skip: tuple[str, ...]
     quiet: bool
     verbose: bool
     auth: AuthOptions
+
+    @property
+    def skipped(self) -> frozenset[str]:
+        """The listings `--skip` names, by their key in the snapshot."""
+        return skip_keys(self.skip)
 
     def launch(self) -> ServerLaunch | None:
         """The server these options name (checked), or None when none is named."""
@@ -441,7 +456,19 @@ def launch_from_options(
     return None
 
 
-def take_snapshot(launch: ServerLaunch, timeout: float, reporter: Reporter, diagnostics: Diagnostics) -> Snapshot:
+def skip_keys(names: Iterable[str]) -> frozenset[str]:
+    """`--skip` names (`resources`, `templates`, `prompts`) as the snapshot's listing keys."""
+    return frozenset(SKIPPABLE[name] for name in names)
+
+
+def take_snapshot(
+    launch: ServerLaunch,
+    timeout: float,
+    reporter: Reporter,
+    diagnostics: Diagnostics,
+    skip: frozenset[str] = frozenset(),
+) -> Snapshot:
+    """The server's snapshot (`skip`: listing keys not to ask for)."""
     from mcp_codegen.snapshot.fetch import take_snapshot as fetch
 
     async def run() -> Snapshot:
@@ -451,6 +478,7 @@ def take_snapshot(launch: ServerLaunch, timeout: float, reporter: Reporter, diag
             diagnostics=diagnostics,
             progress=reporter.progress,
             show_stderr=reporter.verbose,
+            skip=skip,
         )
 
     return anyio.run(run)

@@ -211,6 +211,7 @@ def generate_command(
                 server=server_package,
                 formatter=formatter or "ruff",
                 cli=with_cli,
+                skip=server.skipped,
             )
             source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=server.timeout)
             _generate_one(source, output, package_name, options, reporter, flags)
@@ -238,6 +239,8 @@ def generate_command(
             overrides["formatter"] = formatter
         if with_cli:
             overrides["cli"] = True
+        if server.skip:
+            overrides["skip"] = sorted(set(server.skip))
         names = select_servers(cfg, server_names)
         cfg = apply_overrides(
             cfg,
@@ -306,7 +309,7 @@ def _generate_one(
                 taken = read_snapshot(source.snapshot_file, item_texts=item_texts)
             else:
                 assert source.launch is not None
-                taken = take_snapshot(source.launch, source.timeout, reporter, diagnostics)
+                taken = take_snapshot(source.launch, source.timeout, reporter, diagnostics, options.skip)
             reporter.progress(f"generating {name} from {taken.server_name}")
             result = run_job(
                 taken,

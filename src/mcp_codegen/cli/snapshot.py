@@ -43,7 +43,7 @@ def snapshot_command(
         if not to_stdout:
             check_location(output)
         diagnostics = Diagnostics()
-        taken = take_snapshot(launch, server.timeout, reporter, diagnostics)
+        taken = take_snapshot(launch, server.timeout, reporter, diagnostics, server.skipped)
         text = taken.to_text()
         if to_stdout:
             click.echo(text, nl=False)

@@ -82,13 +82,32 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> DriftReport:
     out = Findings()
     _diff_server(old, new, out)
     _diff_tools(index_items(old.tools, "name"), index_items(new.tools, "name"), out)
-    _diff_prompts(index_items(old.prompts, "name"), index_items(new.prompts, "name"), out)
-    _diff_resources(index_items(old.resources, "uri"), index_items(new.resources, "uri"), out)
-    _diff_templates(
-        index_items(old.resource_templates, "uriTemplate"), index_items(new.resource_templates, "uriTemplate"), out
-    )
+    if _compared(old, new, "prompts", out):
+        _diff_prompts(index_items(old.prompts, "name"), index_items(new.prompts, "name"), out)
+    if _compared(old, new, "resources", out):
+        _diff_resources(index_items(old.resources, "uri"), index_items(new.resources, "uri"), out)
+    if _compared(old, new, "resourceTemplates", out):
+        _diff_templates(
+            index_items(old.resource_templates, "uriTemplate"), index_items(new.resource_templates, "uriTemplate"), out
+        )
     diff_skills(old.skills, new.skills, out)
     return DriftReport(findings=out.sorted())
+
+
+def _compared(old: Snapshot, new: Snapshot, key: str, out: Findings) -> bool:
+    """Whether both snapshots hold listing `key`, so its items can be compared. A listing one of them lacks
+    (`not_listed`: failed, timed out or skipped) is not compared, which would read as everything removed or
+    added: one `listing-not-compared` finding says so instead (none when both skipped it on purpose)."""
+    was, now = old.not_listed.get(key), new.not_listed.get(key)
+    if was is None and now is None:
+        return True
+    if was == now == "skipped":
+        return False
+    sides = [
+        f"{reason.replace('-', ' ')} in the {side} snapshot" for side, reason in (("old", was), ("new", now)) if reason
+    ]
+    out.emit("listing-not-compared", key, was or "listed", now or "listed", name=key, detail=" and ".join(sides))
+    return False
 
 
 # ---- server ----------------------------------------------------------------------------------------------------

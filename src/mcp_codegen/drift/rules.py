@@ -485,6 +485,15 @@ _TABLE: tuple[Rule, ...] = (
         DOCS_SOURCE,
     ),
     Rule(
+        "listing-not-compared",
+        D,
+        "server",
+        "extension: a listing one snapshot lacks (failed, timed out or --skip): its items are not compared",
+        "{name} not compared: the listing {detail}",
+        "unknown: what the server offers there was not listed",
+        "unknown; the package has none of them while the listing fails or is skipped",
+    ),
+    Rule(
         "instructions-changed",
         S,
         "server",

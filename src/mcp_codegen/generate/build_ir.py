@@ -238,7 +238,16 @@ def build_client_spec(
         argument_models=tuple(argument_models[name] for name in sorted(argument_models)),
         skills=_skills(snapshot),
         server_key=server_key or package_name,
+        not_listed=tuple((_LIST_METHODS[key], why) for key, why in snapshot.not_listed.items()),
     )
+
+
+#: A snapshot's listing key -> its list method (for the README's word on a listing the snapshot lacks).
+_LIST_METHODS = {
+    "resources": "resources/list",
+    "resourceTemplates": "resources/templates/list",
+    "prompts": "prompts/list",
+}
 
 
 def _skills(snapshot: Snapshot) -> tuple[ir.Skill, ...] | None:
@@ -352,6 +361,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         return_type = result_class or "ToolResult"
     annotations = plan.raw.get("annotations")
     read_only = annotations.get("readOnlyHint") if isinstance(annotations, dict) else None
+    destructive = annotations.get("destructiveHint") if isinstance(annotations, dict) else None
     title = plan.raw.get("title")
     description = plan.raw.get("description")
     ui = tool_ui(plan.raw.get("_meta"))
@@ -375,6 +385,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         fingerprint=tool_fingerprint(plan.raw.get("inputSchema"), plan.raw.get("outputSchema")),
         ui_resource_uri=ui.resource_uri if ui is not None else None,
         ui_visibility=ui.visibility if ui is not None and ui.visibility != DEFAULT_VISIBILITY else None,
+        destructive=destructive if isinstance(destructive, bool) else None,
         repeatable=DEFAULT_RETRIES.may_repeat(
             "tools/call", None, annotations if isinstance(annotations, dict) else None
         ),

@@ -63,6 +63,8 @@ class Tool:
     ui_resource_uri: str | None = None
     #: MCP Apps: the listed `_meta.ui.visibility` when it is not the default ("model" and "app"), else None.
     ui_visibility: tuple[str, ...] | None = None
+    #: The listed `destructiveHint`, None when the tool gives none.
+    destructive: bool | None = None
 
     @property
     def app_only(self) -> bool:
@@ -174,6 +176,8 @@ class ClientSpec:
     #: The package's own name for its server (its import name; a config's server key names a subpackage):
     #: Temporal activities are named with it, so a server reporting another `serverInfo.name` renames none.
     server_key: str = ""
+    #: The listings the snapshot lacks, as (method, why): ("resources/list", "failed"), ... (`Snapshot.not_listed`).
+    not_listed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from mcp_codegen.generate.models import ModelsOutput, names_in
 from mcp_codegen.generate.naming import suffixed_class_names
 from mcp_codegen.generate.pieces import Piece, PieceFile, slot_line
 from mcp_codegen.generate.pysource import comment_text, docstring, string_literal, toml_string
-from mcp_codegen.generate.skill import skill_context
+from mcp_codegen.generate.skill import example_tool, skill_context
 from mcp_codegen.generate.temporal_source import temporal_context
 from mcp_codegen_runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS, runtime_window
 from mcp_codegen_runtime.command_line.table import Command
@@ -204,6 +204,32 @@ def _skeleton_stubs(spec: ir.ClientSpec, classes: dict[str, dict[str, str]]) -> 
     return stubs
 
 
+#: What a generated package may import at run time beyond the standard library (module -> its distribution): the
+#: runtime always, pydantic in its models. The README says which (a test reads every module's imports against it).
+RUNTIME_IMPORTS = {"mcp_codegen_runtime": "mcp-codegen-runtime", "pydantic": "pydantic"}
+
+
+def _runtime_imports_md(models: ModelsOutput) -> str:
+    """The README's sentence on what the package imports at run time (pydantic only in model modules)."""
+    named = [
+        f"`{module}`" + (f" (the `{distribution}` distribution)" if distribution != module else "")
+        for module, distribution in RUNTIME_IMPORTS.items()
+        if module != "pydantic" or models.modules
+    ]
+    return (
+        f"At run time it imports {' and '.join(named)}, nothing else: the runtime brings the MCP SDK (`mcp`), and"
+        " `__init__.py` checks the runtime's version."
+    )
+
+
+#: How the README says why a listing is missing (`ClientSpec.not_listed`).
+_NOT_LISTED_WORDS = {
+    "failed": "answered with an error",
+    "timed-out": "did not answer in time",
+    "skipped": "was skipped (`--skip`)",
+}
+
+
 def render_project(context: dict[str, Any]) -> dict[str, str]:
     """`--meta pyproject`: the project's own files (`pyproject.toml`, `README.md`) around the package."""
     environment = _environment()
@@ -287,6 +313,9 @@ def render_package(
             tool_prefix=tool_prefix,
             cli=cli,
             variables=launch_variables(spec.launch),
+            example=example_tool(spec.tools),
+            runtime_imports_md=_runtime_imports_md(models),
+            not_listed_words=_NOT_LISTED_WORDS,
         ),
     }
     module_template = environment.get_template("models/module.py.jinja")

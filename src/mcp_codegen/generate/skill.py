@@ -27,10 +27,21 @@ def skill_context(spec: ir.ClientSpec, package: str, label: str, commands: Seque
             f"(python -m {package}): {len(for_agents)} tool{'' if len(for_agents) == 1 else 's'}, "
             "results as JSON. Use it to list the tools, read their parameters and call them."
         ),
-        "example": _cli_example(package, for_agents),
+        "example": _cli_example(package, for_agents, example_tool(spec.tools)),
         "tool_groups": _tool_groups(for_agents, {tool.wire_name: tool.read_only for tool in spec.tools}),
         "task_commands": [command for command in for_agents if command.wire_name in task_tools],
     }
+
+
+def example_tool(tools: Sequence[ir.Tool]) -> ir.Tool | None:
+    """The tool an example calls: one a model may call (not app-only), read-only first, then one marked not
+    destructive, then one without the hint, then a destructive one; alphabetical within each."""
+
+    def rank(tool: ir.Tool) -> tuple[bool, int, str]:
+        safety = 0 if tool.read_only is True else {False: 1, None: 2, True: 3}[tool.destructive]
+        return (tool.app_only, safety, tool.python_name)
+
+    return min(tools, key=rank, default=None)
 
 
 def _skill_name(package: str) -> str:
@@ -59,11 +70,12 @@ def _tool_groups(commands: Sequence[Command], read_only: Mapping[str, bool | Non
 _PLACEHOLDERS = {"str": "TEXT", "int": "1", "float": "1.5", "bool": "", "json": "'{...}'", "value": "VALUE"}
 
 
-def _cli_example(package: str, commands: Sequence[Command]) -> str | None:
-    """`python -m PKG TOOL --required PLACEHOLDER ...` for the first tool (placeholders only: no server text)."""
+def _cli_example(package: str, commands: Sequence[Command], tool: ir.Tool | None) -> str | None:
+    """`python -m PKG TOOL --required PLACEHOLDER ...` for `tool`'s command, else the first (placeholders only: no
+    server text)."""
     if not commands:
         return None
-    command = commands[0]
+    command = next((c for c in commands if tool is not None and c.wire_name == tool.wire_name), commands[0])
     words = ["python", "-m", package, command.name]
     for option in command.options:
         if option.required:

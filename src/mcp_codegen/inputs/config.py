@@ -181,6 +181,8 @@ class ServerConfig(BaseModel):
     formatter: Literal["ruff", "black", "none"] = "ruff"
     #: A command line (`python -m PKG`) and an agent skill (`SKILL.md`) in the package (see `generate --cli`).
     cli: bool = False
+    #: Listings not to ask the server for (see `generate --skip`).
+    skip: list[Literal["resources", "templates", "prompts"]] = Field(default_factory=list)
     enabled: bool = True
 
     @field_validator("command")
@@ -461,7 +463,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
 
     Raises `UsageError` for an unknown server, an unset variable or an unreadable `env_file`.
     """
-    from mcp_codegen.inputs.options import GenerateOptions, Selection
+    from mcp_codegen.inputs.options import SKIPPABLE, GenerateOptions, Selection
 
     server = _server(cfg, name)
     where = f"servers.{dotted_location([name])}"
@@ -481,6 +483,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
         package_version=server.package_version,
         formatter=server.formatter,
         cli=server.cli,
+        skip=frozenset(SKIPPABLE[name] for name in server.skip),
     )
     package = server.package_name or subpackage_name(name)
     if server.registry is not None:

@@ -17,6 +17,9 @@ from pathlib import Path
 from mcp_codegen.errors import UsageError
 from mcp_codegen.inputs.formatter import DEFAULT_FORMATTER, FORMATTERS, FormatterSettings, formatter_settings
 
+#: `--skip` names (and a config's `skip`) -> the key of the optional listing they leave out of a snapshot.
+SKIPPABLE = {"resources": "resources", "templates": "resourceTemplates", "prompts": "prompts"}
+
 
 def validate_package_name(name: str) -> str:
     if not name.isidentifier() or keyword.iskeyword(name) or not name.isascii():
@@ -63,6 +66,9 @@ class GenerateOptions:
     cli: bool = False
     #: A subpackage of an umbrella package: the umbrella's import name (the command line is `python -m PARENT.PKG`).
     parent_package: str = ""
+    #: The optional listings not asked for (`--skip`, a config's `skip`), by snapshot key: what the snapshot is
+    #: taken with, not generated from (the snapshot records them), so not part of the key.
+    skip: frozenset[str] = frozenset()
 
     def with_shared_runtime(self, parent_package: str = "") -> GenerateOptions:
         return replace(self, shared_runtime=True, parent_package=parent_package)

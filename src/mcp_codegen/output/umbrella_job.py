@@ -113,7 +113,13 @@ def generate_umbrella(
         options[name] = server_options.with_shared_runtime(package_name)
     per_server: dict[str, Diagnostics] = {}
     snapshots = anyio.run(
-        lambda: snapshot_many(launches, timeout=cfg.timeout, progress=progress, diagnostics=per_server)
+        lambda: snapshot_many(
+            launches,
+            timeout=cfg.timeout,
+            progress=progress,
+            diagnostics=per_server,
+            skip={name: server_options.skip for name, server_options in options.items()},
+        )
     )
     prepared: dict[str, Prepared] = {}
     for name in names:

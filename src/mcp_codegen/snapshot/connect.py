@@ -50,6 +50,7 @@ from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, LaunchRecord, ServerLaunch, StdioLaunch, redact_url
 from mcp_codegen.snapshot.failures import is_interrupt, root_cause, to_server_error
 from mcp_codegen.snapshot.probe import AUTH_STATUSES, HttpFailure, Probe, Scrubber, SpawnError
+from mcp_codegen.snapshot.waits import FIRST_NOTICE, Waits
 from mcp_codegen_runtime.calls.errors import unwrap_exception_group
 from mcp_codegen_runtime.calls.skills import SKILLS_EXTENSION
 from mcp_codegen_runtime.connection.attempt import MODERN_OPTIONS, sdk_client, speaks_only_modern
@@ -75,12 +76,18 @@ class Connection:
     #: The secret-free launch record (`None` for an in-process server).
     record: LaunchRecord | None
     _probe: Probe = field(repr=False)
+    #: Replaces the launch's secret values in text meant for the user (a server's error message).
+    scrub: Callable[[str], str] = field(default=lambda text: text, repr=False)
+    #: Says what is awaited when a request takes long (None: no progress lines).
+    _waits: Waits | None = field(default=None, repr=False)
 
     def set_phase(self, phase: str) -> None:
-        """Name what is being done (e.g. "tools/list (page 2)"), for error messages."""
+        """Name the request being sent (e.g. "tools/list (page 2)"), for error messages and "still waiting" lines."""
         self._probe.phase = phase
         if self._probe.http is not None:
             self._probe.http.reset()
+        if self._waits is not None:
+            self._waits.waiting_for(phase)
 
     @property
     def stdout_garbage(self) -> tuple[int, str | None]:
@@ -143,6 +150,7 @@ async def connect(
     progress: Progress | None = None,
     show_stderr: bool = False,
     modern: bool = False,
+    patience: float = FIRST_NOTICE,
 ) -> AsyncIterator[Connection]:
     """Start or reach the server, initialize, and yield the connection.
 
@@ -151,18 +159,46 @@ async def connect(
     block raises itself passes through). Cancellation and KeyboardInterrupt propagate unchanged
     after the server process is gone. `show_stderr`: a stdio server's stderr is copied to ours (else
     kept for messages only). `modern`: start with `server/discover` (MCP 2026-07-28, declaring the skills
-    extension) instead of the legacy handshake.
+    extension) instead of the legacy handshake. With `progress`, a request (initialize included) unanswered
+    for `patience` seconds gets a "still waiting" line (`waits.Waits`), except while a person may be logging in.
     """
     with _quiet_unconfigured_sdk_logging():
-        async with _connect(
-            launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=modern
-        ) as connection:
-            yield connection
+        if progress is None or _may_log_in(launch):
+            async with _connect(
+                launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=modern
+            ) as connection:
+                yield connection
+            return
+        waits = Waits(progress, timeout, launch, first=patience)
+        waits.waiting_for("initialize")
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(waits.run)
+                async with _connect(
+                    launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=modern, waits=waits
+                ) as connection:
+                    yield connection
+                group.cancel_scope.cancel()
+        except BaseExceptionGroup as group_error:  # the watcher never fails: the one error is the connection's
+            if len(group_error.exceptions) == 1:
+                raise group_error.exceptions[0] from None
+            raise
+
+
+def _may_log_in(launch: ServerLaunch) -> bool:
+    """Whether a browser login may happen while initializing (a wait that is the person's, not the server's)."""
+    return isinstance(launch, HttpLaunch) and launch.auth is not None and launch.auth.no_login is None
 
 
 @asynccontextmanager
 async def _connect(
-    launch: ServerLaunch, *, timeout: float, progress: Progress | None, show_stderr: bool = False, modern: bool = False
+    launch: ServerLaunch,
+    *,
+    timeout: float,
+    progress: Progress | None,
+    show_stderr: bool = False,
+    modern: bool = False,
+    waits: Waits | None = None,
 ) -> AsyncIterator[Connection]:
     scrub = Scrubber.for_launch(launch)
     deadline = anyio.current_time() + timeout
@@ -178,6 +214,7 @@ async def _connect(
             deadline,
             scrub,
             modern,
+            waits,
         ) as c:
             yield c
         return
@@ -212,6 +249,7 @@ async def _connect(
                 deadline,
                 scrub,
                 modern,
+                waits,
             ) as c:
                 entered = True
                 yield c
@@ -257,12 +295,15 @@ async def _attempt(
     deadline: float,
     scrub: Scrubber,
     modern: bool = False,
+    waits: Waits | None = None,
 ) -> AsyncIterator[Connection]:
     try:
         with anyio.CancelScope(deadline=deadline) as scope:
             async with _handshake(make_target, probe, timeout, modern) as client:
                 scope.deadline = math.inf  # the handshake is done: from now on each request has its own timeout
                 probe.phase = "listing"
+                if waits is not None:
+                    waits.waiting_for(None)
                 if probe.watch is not None:
                     probe.watch.mark_initialized()
                 record: LaunchRecord | None = None
@@ -270,7 +311,7 @@ async def _attempt(
                     record = launch.record()
                 elif isinstance(launch, HttpLaunch):
                     record = launch.record(transport="sse" if kind == "sse" else "http")
-                yield Connection(client, timeout, _init_result(client, probe), record, probe)
+                yield Connection(client, timeout, _init_result(client, probe), record, probe, scrub, waits)
         if scope.cancelled_caught:
             raise TimeoutError
     except BaseException as exc:  # translated, or re-raised when it is an interrupt

@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, ServerLaunch, redact_url
 from mcp_codegen.snapshot.probe import AUTH_STATUSES, LINE_LIMIT, Probe, Scrubber, SpawnError
+from mcp_codegen.snapshot.waits import timeout_hint
 from mcp_codegen_runtime.text import one_line
 
 
@@ -76,7 +77,8 @@ def _describe(cause: BaseException, probe: Probe, launch: ServerLaunch | None, t
             if probe.initializing
             else f"timed out after {timeout:g} s waiting for {probe.phase}"
         )
-        return text + _stdio_context(probe, scrub)
+        hint = timeout_hint(launch, timeout, initializing=probe.initializing)
+        return f"{text}; {hint}{_stdio_context(probe, scrub)}"
     if isinstance(cause, MCPError):
         if cause.code == mcp_types.CONNECTION_CLOSED:
             return _describe_closed(probe, where, scrub)
@@ -145,7 +147,8 @@ def _describe_http(cause: BaseException, probe: Probe, launch: HttpLaunch, timeo
             text += "; is this the server's MCP endpoint?"
         return text
     if isinstance(cause, httpx2.TimeoutException):
-        return f"timed out after {timeout:g} s {'connecting to' if probe.initializing else 'talking to'} {url}"
+        hint = timeout_hint(launch, timeout, initializing=probe.initializing)
+        return f"timed out after {timeout:g} s {'connecting to' if probe.initializing else 'talking to'} {url}; {hint}"
     if isinstance(cause, httpx2.TransportError):
         if probe.initializing and isinstance(cause, httpx2.ConnectError):
             return f"cannot connect to {url}: {_connect_reason(cause)}"

@@ -5,11 +5,15 @@ The SDK's typed `list_tools()` is not used: it validates a whole page strictly (
 `raw_request()`, the one function that touches SDK internals, and each item is kept exactly as
 received. Items without an identity (`name`, `uri`, `uriTemplate`) are left out with a warning;
 everything else, off-spec schemas included, is kept for later stages to judge.
+
+Tools are required: a `tools/list` that fails fails the snapshot. Resources, resource templates and prompts
+are not: one answered with a JSON-RPC error or not in time is a `listing-failed` warning, and one given in
+`skip` is not asked for; either way the snapshot names it in `not_listed` (empty is not the same as unknown).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,9 +26,12 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import ServerLaunch, StdioLaunch
+from mcp_codegen.inputs.options import SKIPPABLE
 from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
-from mcp_codegen.snapshot.model import JsonObject, Snapshot
+from mcp_codegen.snapshot.model import OPTIONAL_LISTINGS, JsonObject, Snapshot
 from mcp_codegen.snapshot.skills import list_skills
+from mcp_codegen.snapshot.waits import FIRST_NOTICE
+from mcp_codegen_runtime.calls.errors import sdk_connection_closed, sdk_request_timeout
 from mcp_codegen_runtime.calls.skills import SKILLS_EXTENSION
 from mcp_codegen_runtime.text import one_line, shortened
 
@@ -55,6 +62,14 @@ _LISTINGS = (
 )
 
 
+class _ListingFailed(Exception):
+    """An optional listing the server answered with an error, or not in time: the snapshot goes on without it."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 async def raw_request(client: Client, method: str, params: JsonObject | None, *, timeout: float) -> JsonObject:
     """Send one JSON-RPC request and return its `result` as the raw dict the server sent.
 
@@ -83,17 +98,22 @@ async def take_snapshot(
     diagnostics: Diagnostics,
     progress: Callable[[str], None] | None = None,
     show_stderr: bool = False,
+    skip: Collection[str] = (),
+    patience: float = FIRST_NOTICE,
 ) -> Snapshot:
     """Start or reach the server described by `launch`, list everything it offers, and return the snapshot.
 
     `timeout` bounds connecting (initialize) and each request. Every failure is a one-line
     `ServerError` without secrets; items that cannot be kept become warnings in `diagnostics`.
     `show_stderr`: a stdio server's stderr goes to ours as it comes (`-v`); else only its last
-    lines, in a failure's message.
+    lines, in a failure's message. `skip`: the optional listings (snapshot keys, `OPTIONAL_LISTINGS`)
+    not to ask for. `patience`: seconds a request may go unanswered before `progress` says what is awaited.
     """
     first_diagnostics = Diagnostics()
-    async with connect(launch, timeout=timeout, progress=progress, show_stderr=show_stderr) as connection:
-        snapshot = await _list_everything(connection, first_diagnostics, progress)
+    async with connect(
+        launch, timeout=timeout, progress=progress, show_stderr=show_stderr, patience=patience
+    ) as connection:
+        snapshot = await _list_everything(connection, first_diagnostics, progress, skip)
     if _may_offer_skills(snapshot):
         # Skills exist only at 2026-07-28, which the legacy handshake never reaches: ask again with
         # `server/discover` (answered at once by a server that speaks it) and keep that snapshot if it does.
@@ -101,9 +121,9 @@ async def take_snapshot(
         second_diagnostics = Diagnostics()
         try:
             async with connect(
-                launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=True
+                launch, timeout=timeout, progress=progress, show_stderr=show_stderr, modern=True, patience=patience
             ) as connection:
-                modern = await _list_everything(connection, second_diagnostics, progress)
+                modern = await _list_everything(connection, second_diagnostics, progress, skip)
         except ServerError as error:  # the first snapshot stands; its skills are not recorded
             first_diagnostics.warn(
                 "skills",
@@ -128,18 +148,22 @@ async def take_snapshot(
     return snapshot
 
 
-async def snapshot_server(server: object, *, timeout: float = 30.0, diagnostics: Diagnostics) -> Snapshot:
+async def snapshot_server(
+    server: object, *, timeout: float = 30.0, diagnostics: Diagnostics, skip: Collection[str] = ()
+) -> Snapshot:
     """`take_snapshot()` for an in-process `MCPServer` or low-level `mcp.server.Server` (tests, demos).
 
     The launch record is `None`, and `serverInfo` comes from the SDK's model of the initialize result
     (the in-memory transport cannot be tapped for the raw one).
     """
     async with connect_in_process(server, timeout=timeout) as connection:
-        snapshot = await _list_everything(connection, diagnostics, None)
+        snapshot = await _list_everything(connection, diagnostics, None, skip)
     return snapshot
 
 
-async def _list_everything(connection: Connection, diagnostics: Diagnostics, progress: Progress | None) -> Snapshot:
+async def _list_everything(
+    connection: Connection, diagnostics: Diagnostics, progress: Progress | None, skip: Collection[str] = ()
+) -> Snapshot:
     init = connection.init_result
     server_info = init.get("serverInfo")
     server_info = dict(server_info) if isinstance(server_info, dict) else {}
@@ -162,11 +186,24 @@ async def _list_everything(connection: Connection, diagnostics: Diagnostics, pro
         )
 
     listed: dict[str, tuple[JsonObject, ...]] = {}
+    not_listed: dict[str, str] = {}
     for listing in _LISTINGS:
+        listed[listing.key] = ()
         if capabilities.get(listing.capability) is None:
-            listed[listing.key] = ()
             continue
-        listed[listing.key] = await _list_all(connection, listing, diagnostics, progress)
+        if listing.key in skip and listing.key in OPTIONAL_LISTINGS:
+            not_listed[listing.key] = "skipped"
+            continue
+        try:
+            listed[listing.key] = await _list_all(connection, listing, diagnostics, progress)
+        except _ListingFailed as failure:
+            not_listed[listing.key] = failure.reason
+            diagnostics.warn(
+                listing.key,
+                f"{connection.scrub(str(failure))}; left out, so the package has no {listing.label}"
+                f" (--skip {_skip_name(listing.key)} stops asking for them)",
+                code="listing-failed",
+            )
     if protocol_version in MODERN_PROTOCOL_VERSIONS:
         listed["tools"] = _with_valid_headers(listed["tools"], diagnostics)
     extensions = capabilities.get("extensions")
@@ -190,7 +227,12 @@ async def _list_everything(connection: Connection, diagnostics: Diagnostics, pro
         resource_templates=listed["resourceTemplates"],
         prompts=listed["prompts"],
         skills=skills,
+        not_listed=not_listed,
     ).canonical()
+
+
+def _skip_name(key: str) -> str:
+    return next(name for name, listed in SKIPPABLE.items() if listed == key)
 
 
 def _may_offer_skills(snapshot: Snapshot) -> bool:
@@ -257,6 +299,15 @@ async def _list_all(
                     code="listing-not-implemented",
                 )
                 return ()
+            if listing.key in OPTIONAL_LISTINGS and sdk_request_timeout(error):
+                raise _ListingFailed(
+                    "timed-out", f"{where} did not answer within {connection.timeout:g} s (--timeout)"
+                ) from None
+            if listing.key in OPTIONAL_LISTINGS and not sdk_connection_closed(error):
+                raise _ListingFailed(
+                    "failed",
+                    f"the server answered {where} with an error: {one_line(error.message, 200)} (JSON-RPC {error.code})",
+                ) from None
             raise
         items = result.get(listing.key)
         if not isinstance(items, list):

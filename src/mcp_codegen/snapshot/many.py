@@ -17,7 +17,7 @@ behind `limit`), `done in 1.2 s: 12 tools, 3 resources, 1 resource template, 2 p
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import anyio
 
@@ -45,11 +45,13 @@ async def snapshot_many(
     progress: MultiProgress | None = None,
     diagnostics: dict[str, Diagnostics] | None = None,
     limit: int = DEFAULT_LIMIT,
+    skip: Mapping[str, Collection[str]] | None = None,
 ) -> dict[str, Snapshot | Exception]:
     """Snapshot every server concurrently (at most `limit` at a time); results in the order of `launches`.
 
     `timeout` applies to each server as in `take_snapshot` (it starts when the server's turn comes).
     `diagnostics`, when given, receives each server's `Diagnostics` under its name (created if missing).
+    `skip`: per server, the optional listings not to ask for (`take_snapshot`).
     """
     from mcp_codegen.snapshot.connect import _quiet_unconfigured_sdk_logging
     from mcp_codegen.snapshot.fetch import take_snapshot
@@ -70,7 +72,11 @@ async def snapshot_many(
             started = time.perf_counter()
             try:
                 snapshot = await take_snapshot(
-                    launch, timeout=timeout, diagnostics=found, progress=lambda message: say(name, message)
+                    launch,
+                    timeout=timeout,
+                    diagnostics=found,
+                    progress=lambda message: say(name, message),
+                    skip=(skip or {}).get(name, ()),
                 )
             except CodegenError as error:
                 failure: Exception = error

@@ -5,6 +5,11 @@ drop unknown fields and reject whole pages over one off-spec tool. Canonical mea
 stable item order, no timestamps and no volatile fields, so the same server gives the same bytes.
 One exception to sorted keys: a schema's `properties` keep the server's order (format version 2), which
 is the order of the generated parameters and fields; version 1 files (everything sorted) still read.
+
+A listing the snapshot does not hold (skipped on purpose, or answered with an error or not in time) is named
+in `notListed`, so that nobody, drift above all, reads its empty list as "everything removed". A file with
+`notListed` is format version 3: an older mcp-codegen refuses it instead of reading the gap as empty; every
+other file stays version 2, byte for byte as before.
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ from typing import Any, Protocol, cast
 
 from mcp_codegen.errors import SnapshotFormatError
 from mcp_codegen.inputs.launch import LaunchRecord, RegistryRecord
+from mcp_codegen.inputs.options import SKIPPABLE
 
 FORMAT_VERSION = 2
-#: Versions this code reads: version 1 differs only in having sorted `properties` too.
-READABLE_FORMAT_VERSIONS = (1, 2)
+#: The version of a file that has `notListed` (a listing missing from it).
+INCOMPLETE_FORMAT_VERSION = 3
+#: Versions this code reads: version 1 differs only in having sorted `properties` too; 3 in `notListed`.
+READABLE_FORMAT_VERSIONS = (1, 2, 3)
 
 JsonObject = dict[str, Any]
 
@@ -31,6 +39,10 @@ JsonObject = dict[str, Any]
 _VOLATILE_ITEM_KEYS = ("size",)
 _VOLATILE_ANNOTATION_KEYS = ("lastModified",)
 _ITEM_LISTS = ("tools", "resources", "resourceTemplates", "prompts", "skills")
+#: The listings a snapshot may lack (tools are always required), by their key in the file.
+OPTIONAL_LISTINGS = tuple(SKIPPABLE.values())
+#: Why a listing is missing: left out on purpose (`--skip`), answered with a JSON-RPC error, or not in time.
+NOT_LISTED_REASONS = ("skipped", "failed", "timed-out")
 
 
 @dataclass(frozen=True)
@@ -49,6 +61,9 @@ class Snapshot:
     #: The `skills/list` entries (MCP Skills extension) as sent; None (absent from the file) when the server
     #: does not offer the extension, () when it offers no skill.
     skills: tuple[JsonObject, ...] | None = None
+    #: The listings this snapshot does not hold (an `OPTIONAL_LISTINGS` key -> a `NOT_LISTED_REASONS` value):
+    #: their lists are empty because they were not taken, not because the server offers nothing.
+    not_listed: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def server_name(self) -> str:
@@ -88,11 +103,12 @@ class Snapshot:
             skills=None
             if self.skills is None
             else _sorted_items(tuple(_canonical_skill(s) for s in self.skills), "uri"),
+            not_listed=dict(sorted(self.not_listed.items())),
         )
 
     def as_json(self) -> JsonObject:
         data: JsonObject = {
-            "formatVersion": FORMAT_VERSION,
+            "formatVersion": INCOMPLETE_FORMAT_VERSION if self.not_listed else FORMAT_VERSION,
             "serverInfo": self.server_info,
             "protocolVersion": self.protocol_version,
             "capabilities": self.capabilities,
@@ -108,6 +124,8 @@ class Snapshot:
             data["registry"] = self.registry.as_json()
         if self.skills is not None:
             data["skills"] = list(self.skills)
+        if self.not_listed:
+            data["notListed"] = dict(self.not_listed)
         return data
 
     def to_text(self) -> str:
@@ -203,6 +221,7 @@ class Snapshot:
             prompts=_item_list(data, "prompts", source),
             registry=registry,
             skills=_item_list(data, "skills", source) if "skills" in data else None,
+            not_listed=_not_listed(data.get("notListed"), source),
         ).canonical()
 
     @classmethod
@@ -324,6 +343,19 @@ def _item_list(data: Mapping[str, Any], key: str, source: str) -> tuple[JsonObje
     if not isinstance(items, list) or not all(isinstance(item, Mapping) for item in items):
         raise SnapshotFormatError(f"{source}: {key} must be a list of objects")
     return tuple(dict(item) for item in items)
+
+
+def _not_listed(value: Any, source: str) -> dict[str, str]:
+    """`notListed` as read: an object naming optional listings and why each is missing."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(
+        key in OPTIONAL_LISTINGS and reason in NOT_LISTED_REASONS for key, reason in value.items()
+    ):
+        raise SnapshotFormatError(
+            f"{source}: notListed must map {', '.join(OPTIONAL_LISTINGS)} to one of {', '.join(NOT_LISTED_REASONS)}"
+        )
+    return dict(value)
 
 
 def _sort_key(item: Mapping[str, Any], key: str) -> tuple[str, str]:

@@ -8,9 +8,13 @@ values): only names, codes and the server's own error text.
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
+
+from ..text import one_line
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
@@ -39,6 +43,7 @@ __all__ = [
     "UnknownToolError",
     "UnsupportedByServerError",
     "http_status_message",
+    "server_excerpt",
     "request_label",
     "sdk_connection_closed",
     "sdk_request_timeout",
@@ -316,8 +321,48 @@ class ArgumentsValidationError(McpClientError, ValueError):
         self.errors = list(errors)
 
 
+#: The most of a server's answer an error message quotes.
+EXCERPT_LIMIT = 300
+#: The fields a structured answer says why in: quoted first.
+_REASON_FIELDS = ("error", "message")
+#: A run of characters a token is made of (base64, URL-safe base64, JWT dots, key prefixes).
+_TOKEN = re.compile(r"[A-Za-z0-9+/=_.~-]{16,}")
+
+
+def server_excerpt(structured: object, text: str, limit: int = EXCERPT_LIMIT) -> str:
+    """What the server sent, as one bounded line: its structured result as JSON with its `error` and `message`
+    fields first, else its text; a token that looks like a secret is masked as `***`."""
+    if structured is None:
+        shown = text
+    else:
+        if isinstance(structured, dict):
+            first = {
+                key: structured[key] for key in _REASON_FIELDS if key in structured
+            }
+            structured = {**first, **structured}
+        shown = json.dumps(structured, ensure_ascii=False, default=str)
+    masked = _TOKEN.sub(
+        _mask, shown[: limit * 4]
+    )  # a long answer is cut first: the rest is never shown
+    line = one_line(masked, None)
+    # Cut where the limit falls (not at a space: a long value would vanish whole).
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _mask(match: re.Match[str]) -> str:
+    from ..secret_shapes import looks_random, public_identifier
+
+    token = match.group()
+    return "***" if looks_random(token) and not public_identifier(token) else token
+
+
 class ResultValidationError(McpClientError):
-    """The tool's structured result does not match its output model; `.result` keeps the raw result."""
+    """The tool's structured result does not match its output model; `.result` keeps the raw result.
+
+    The message quotes what the server sent (`server_excerpt`: its `error`/`message` first, bounded, secret-looking
+    tokens masked): a server that answers `{"success": false, "error": "no kubeconfig"}` instead of its schema's
+    result says why in the message, not only in `.result.raw`.
+    """
 
     tool: str
     result: ToolResult
@@ -332,8 +377,10 @@ class ResultValidationError(McpClientError):
         reason: str | None = None,
     ) -> None:
         detail = reason if reason is not None else _describe_errors(errors)
+        sent = server_excerpt(result.structured, result.text)
         super().__init__(
             f"result of tool {tool!r} does not match its output schema: {detail}"
+            + (f"; the server sent: {sent}" if sent else "")
         )
         self.tool = tool
         self.result = result
