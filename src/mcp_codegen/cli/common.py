@@ -317,7 +317,7 @@ SERVER_OPTIONS = [
         "no_redact",
         multiple=True,
         metavar="VALUE",
-        help="Record this --stdio argument (or part of one) or -H value as given, although it looks secret (repeatable).",
+        help="Record this --stdio argument (or part of one) or -H value as given, though it looks secret (repeatable).",
     ),
     click.option(
         "--registry",

@@ -57,7 +57,8 @@ Every table rejects keys it does not know, naming the key with its location and 
 one (`unknown key servers.github.comand (did you mean 'command'?)`). A server has exactly one of
 `command` (stdio; `transport` may only be "stdio"), `url` (`transport` "http", "sse" or "auto") and
 `registry` (with `env_file` and `registry_url` only: see `inputs.registry`);
-`env`, `cwd`, `secret_env`, `keep_env` go with `command`, `headers` and `auth` with `url`; `env_file` with either.
+`env`, `cwd`, `secret_env`, `keep_env` go with `command`, `headers` and `auth` with `url`; `env_file` with
+either.
 A variable of `env` (or `env_file`) whose value is a `${...}` reference, or a secret by its name or shape, is
 recorded by name only (read from the environment when the generated client connects); a setting is recorded as
 written; `secret_env` and `keep_env` decide for the variables they name. Server names must
@@ -227,7 +228,8 @@ class ServerConfig(BaseModel):
             if self.registry is None:
                 raise ValueError("'registry_url' goes with 'registry'")
             given = [key for key in ("command", "url", "transport", "cwd", "auth") if getattr(self, key) is not None]
-            given += [key for key in ("args", "env", "headers", "secret_env", "keep_env") if getattr(self, key)]
+            listed = ("args", "env", "headers", "secret_env", "keep_env")
+            given += [key for key in listed if getattr(self, key)]
             if given:
                 raise ValueError(
                     f"{', '.join(repr(k) for k in given)} do not go with 'registry' (its values come from the environment)"

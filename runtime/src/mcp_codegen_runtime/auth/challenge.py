@@ -114,7 +114,8 @@ class WhenChallenged(httpx2.Auth):
                     shown = normalise_url(self.server_url)
                     raise BearerTokenRequiredError(
                         f"HTTP 401 from {shown}: {BEARER_TOKEN_HINT} when generating, or"
-                        " headers={'Authorization': 'Bearer ...'} to connect()",
+                        " headers={'Authorization': 'Bearer ...'} to connect() (its 401"
+                        " names no OAuth; auth=oauth(url) if it speaks OAuth anyway)",
                         url=shown,
                     )
             self._inner = self._on_challenge()
