@@ -8,10 +8,13 @@ given with `-e`) is recorded as written. `benchmarks/redaction_catch_rate.py` re
 from __future__ import annotations
 
 import json
+import random
+import string
 
 import pytest
 
 from mcp_codegen.inputs.launch import StdioLaunch
+from mcp_codegen.inputs.redaction import placeholder_args
 from mcp_codegen_runtime.secret_shapes import public_identifier, public_key, vendor_key, vendor_keys_in
 from security.real_launches import DATA, judge, real_launches
 
@@ -62,3 +65,15 @@ def test_vendor_keys_are_told_from_placeholders_and_words_by_their_random_body()
         "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG",
     ):
         assert public_key(public) and public_identifier(public) and vendor_key(public) is None
+
+
+@pytest.mark.parametrize("length", [16, 24, 32])
+def test_a_random_base64_token_after_a_secret_flag_is_no_path_though_it_holds_a_slash(length: int) -> None:
+    """Found once (98% caught at 16 characters): a token such as `Zcv/OOs0FboEvU9D` after `--bearer` was read as
+    a file path. A path names its parts (`~/.ssh/id_ed25519`, `path/to/key`); a random token does not."""
+    generator = random.Random(f"issue-56-slash-{length}")
+    alphabet = string.ascii_letters + string.digits + "+/"
+    tokens = ["".join(generator.choice(alphabet) for _ in range(length)) for _ in range(500)]
+    for flag in ("--bearer", "--pw", "--access-token", "--ssh-key"):
+        kept = [token for token in tokens if token in placeholder_args([flag, token], lambda _h, _i: "${X}")[1]]
+        assert not [token for token in kept if "/" in token], (flag, kept[:3])

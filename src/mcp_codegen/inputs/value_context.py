@@ -115,6 +115,8 @@ _FILE_NAME = re.compile(
     re.IGNORECASE,
 )
 _PATH_SEGMENT = re.compile(r"[\w.@~+$%{}-]+")
+#: A path segment that reads as a name (`secrets`, `.ssh`, `id_ed25519`, `Desktop`, `key.pem`), not a token.
+_NAME_SEGMENT = re.compile(r"~|\.{1,2}|\.?[a-z]{3,}(?:[_-][a-z0-9]+)*|[A-Z][a-z]{3,}|[\w-]+\.[a-z][a-z0-9]{0,4}")
 #: Commands whose `-p` takes a password attached (`-pSECRET`) and, apart, a database (`-p DB`: prompt).
 _MYSQL = frozenset({"mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlsh", "mysqlimport", "mysqlcheck"})
 #: Commands whose `-p VALUE` is a password, spaced.
@@ -151,7 +153,7 @@ def file_path(value: str) -> bool:
         return False
     if _FILE_NAME.fullmatch(value):
         return True
-    parts = re.split(r"[/\\]", value)
+    parts = re.split(r"[/\\]", re.sub(r"^[A-Za-z]:(?=[/\\])", "", value))
     if len(parts) == 1:
         return False  # no separator: a word, not a path
     segments = [part for part in parts if part]
@@ -159,7 +161,11 @@ def file_path(value: str) -> bool:
         return False
     if any(looks_random(part) or vendor_key(part) for part in segments):
         return False
-    return path_like(value) or any(re.fullmatch(r"[a-z]{3,}|[\w.-]+\.[A-Za-z]{1,5}", part) for part in segments)
+    # A path from the root or home needs one name in it, a relative one names every part (`path/to/key`,
+    # `certs/key.pem`): a random `Xq7+Lm2/Tz9Rb4K` is neither.
+    if path_like(value):
+        return any(_NAME_SEGMENT.fullmatch(part) for part in segments)
+    return all(_NAME_SEGMENT.fullmatch(part) or re.fullmatch(r"[a-z]{2}", part) for part in segments)
 
 
 def mysql_command(word: str) -> bool:
