@@ -43,14 +43,16 @@ def bearer_challenge(response: httpx2.Response) -> bool:
 
 def oauth_challenge(challenge: str) -> bool:
     """Whether a `WWW-Authenticate` value names OAuth itself: DPoP, or a Bearer challenge with
-    `resource_metadata=` (RFC 9728). A bare `Bearer` (or `Bearer realm=...`) does not."""
+    `resource_metadata=` (RFC 9728). A bare `Bearer` (or `Bearer realm=...`) does not.
+    """
     lowered = challenge.strip().lower()
     return lowered.startswith("dpop") or "resource_metadata=" in lowered
 
 
 def oauth_metadata_urls(server_url: str) -> list[str]:
     """Where an OAuth-protected server publishes its metadata: the protected resource metadata for the
-    endpoint's path and for the origin (RFC 9728), then the authorization server's at the origin (RFC 8414)."""
+    endpoint's path and for the origin (RFC 9728), then the authorization server's at the origin (RFC 8414).
+    """
     parts = urllib.parse.urlsplit(server_url)
     origin = f"{parts.scheme}://{parts.netloc}"
     path = parts.path.rstrip("/")

@@ -135,7 +135,8 @@ class AuthRequiredError(ConnectError):
 
 class BearerTokenRequiredError(AuthRequiredError):
     """The server answered 401 with a plain Bearer challenge (no OAuth in it or in its metadata): it wants a
-    token the caller brings in a header, not an OAuth login; the message names the header to pass."""
+    token the caller brings in a header, not an OAuth login; the message names the header to pass.
+    """
 
 
 class ConnectionClosedError(McpClientError):
