@@ -14,7 +14,10 @@ counts, strongest first:
   `AWS_ACCESS_KEY_ID`, `AZURE_STORAGE_KEY`), Twilio's SIDs by their prefix;
 * the secret of a composite `ID:SECRET` (`ACxxxx/SKxxxx:secret`, `AKIA...:wJal.../K7...`): what follows a found
   credential after `:` (`/`, `+` and `=` included), named after it (`AWS_SECRET_ACCESS_KEY`);
-* the value of a `key=value` pair whose key looks secret (`api_key=...`, `AccountKey=...`), named after the key;
+* a vendor key with a random body (`dop_v1_...`, `shpat_...`, `pplx-...`: `secret_shapes.vendor_keys_in`),
+  named after its vendor, wherever it stands (an id-like place too);
+* the value of a `key=value` pair whose key says so (`api_key=...`, `AccountKey=...`; `value_context.named_verdict`:
+  not `public_key=...` or `sort_key=...`), named after the key;
 * an AWS secret access key or Azure storage key by its shape (40 base64 characters; 88 ending in `==`), whole
   though it holds `/` and `+`;
 * a random-looking token (`mcp_codegen_runtime.secret_shapes.looks_random`, the length-aware rule, or 20+ characters over
