@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 CODES: dict[str, str] = {
     # Snapshot (what the server sent)
     "secret-in-command": (
-        "a --stdio argument holds a secret (a --token style value, a URL password or secret query value, a known"
-        " credential format, an `ID:SECRET` pair, a secret `key=value`, a high-entropy token or the value of an"
-        " environment variable): it is recorded as `${NAME}`, which the generated client reads from the environment;"
-        " write `${VAR}` in --stdio (single-quoted) to choose the name, `--no-redact VALUE` to keep a value"
+        "a --stdio argument or an -H header holds a literal secret (a --token style value, a URL password or secret"
+        " query value, a vendor key or known credential format, an `ID:SECRET` pair, a secret `key=value`, a"
+        " high-entropy token, the value of a secret environment variable, an `Authorization: Bearer` token): it is"
+        " recorded as `${NAME}` (a header's after its name: `Bearer ${AUTHORIZATION}`), which the generated client"
+        " reads from the environment; write `${VAR}` in --stdio or -H (single-quoted) to choose the name,"
+        " `--no-redact VALUE` to keep a value"
     ),
     "server-stdout-noise": "a stdio server wrote lines that are not JSON-RPC to stdout; they were skipped",
     "listing-not-implemented": "the server declares a capability but does not implement its list method",

@@ -616,7 +616,10 @@ def test_header_secrets_never_reach_output_or_files(tmp_path: Path, guarded_url:
     assert launch == {
         "transport": "http",
         "url": guarded_url,
-        "headers": [{"name": "Authorization"}, {"name": "X-Api-Key", "template": "${SECRET_ENV}"}],
+        "headers": [
+            {"name": "Authorization", "template": "Bearer ${AUTHORIZATION}"},  # a literal secret: a placeholder
+            {"name": "X-Api-Key", "template": "${SECRET_ENV}"},
+        ],
     }
     assert json.loads((out / "guarded_pkg" / "snapshot.json").read_text())["launch"] == launch
     specs = (out / "guarded_pkg" / "specs.py").read_text()

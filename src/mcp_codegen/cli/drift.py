@@ -142,8 +142,13 @@ def _recorded_launch(snapshot: Snapshot, timeout: float, given: AuthOptions) -> 
     if record is None:
         raise UsageError("the snapshot records no launch spec: give --url, --stdio or --registry")
     if record.transport == "stdio":
-        env = {name: os.environ[name] for name in record.env_names if name in os.environ}
-        return stdio_launch(record.command or "", record.args, env, record.cwd, what="the recorded command")
+        from mcp_codegen_runtime.connection.launch import recorded_env
+
+        env = recorded_env(record.as_json(), os.environ)  # the settings as recorded, the secrets when set
+        kept = dict.fromkeys((name for name, _value in record.env), False)
+        return stdio_launch(
+            record.command or "", record.args, env, record.cwd, what="the recorded command", env_choice=kept
+        )
     headers = {
         header.name: expand_env(header.template, what=f"header {header.name}")
         for header in record.headers

@@ -358,7 +358,8 @@ def _package_launch(package: Mapping[str, Any], environ: Mapping[str, str]) -> S
     else:
         spec = f"{identifier}@{version}" if version else identifier
         args = [*(runtime_args or (["-y"] if launcher == "npx" else [])), spec, *package_args]
-    return StdioLaunch(command=launcher, args=tuple(args), env=env)
+    # Read from the environment (or the registry's defaults) each time the entry is resolved: recorded by name.
+    return StdioLaunch(command=launcher, args=tuple(args), env=env, env_choice=dict.fromkeys(env, True))
 
 
 def _arguments(value: Any, values: _Values) -> list[str]:

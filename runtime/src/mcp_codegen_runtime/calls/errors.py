@@ -24,10 +24,12 @@ if TYPE_CHECKING:
 __all__ = [
     "ArgumentsValidationError",
     "AuthRequiredError",
+    "BearerTokenRequiredError",
     "ConnectError",
     "ConnectionClosedError",
     "HttpStatusError",
     "McpClientError",
+    "MissingVariableError",
     "OutcomeUnknownError",
     "PromptError",
     "ProtocolError",
@@ -102,6 +104,27 @@ class ConnectError(McpClientError):
     """The server could not be started, reached or initialized (the message is one line, without secrets)."""
 
 
+class MissingVariableError(ConnectError):
+    """A recorded launch needs an environment variable that is not set (a secret recorded by its name).
+
+    `variable` is its name, `needed_by` what needs it ("argument 3 of the recorded command", "header
+    'Authorization'"), `place` "argument" or "header" (what to give instead: a command, or headers).
+    """
+
+    variable: str
+    needed_by: str
+    place: str
+
+    def __init__(self, variable: str, needed_by: str, place: str, fix: str) -> None:
+        super().__init__(
+            f"{needed_by} needs the environment variable ${{{variable}}}, which is not set"
+            f" (a secret is recorded by name: set it, or {fix})"
+        )
+        self.variable = variable
+        self.needed_by = needed_by
+        self.place = place
+
+
 class AuthRequiredError(ConnectError):
     """The server needs an OAuth login and no usable token is stored (the message names the command).
 
@@ -113,6 +136,12 @@ class AuthRequiredError(ConnectError):
     def __init__(self, message: str, *, url: str = "") -> None:
         super().__init__(message)
         self.url = url
+
+
+class BearerTokenRequiredError(AuthRequiredError):
+    """The server answered 401 with a plain Bearer challenge (no OAuth in it or in its metadata): it wants a
+    token the caller brings in a header, not an OAuth login; the message names the header to pass.
+    """
 
 
 class ConnectionClosedError(McpClientError):

@@ -38,6 +38,7 @@ class HttpWatch:
         "any_method",
         "auth_error",
         "bearer",
+        "challenge",
         "last",
         "reason",
         "status",
@@ -50,8 +51,10 @@ class HttpWatch:
         self.with_auth = False
         #: What the auth flow raised last (no login stored, a refused token exchange...).
         self.auth_error: BaseException | None = None
-        #: The first refusal was a 401 with a Bearer challenge (the server speaks OAuth).
+        #: The first refusal was a 401 with a Bearer challenge (OAuth, or a token the caller brings).
         self.bearer = False
+        #: That 401's `WWW-Authenticate` value (`auth.challenge.oauth_challenge` tells OAuth apart).
+        self.challenge = ""
         #: The first refused response since `reset()`: what explains a failed connect.
         self.status: int | None = None
         self.reason = ""
@@ -66,6 +69,7 @@ class HttpWatch:
         self.last = None
         self.auth_error = None
         self.bearer = False
+        self.challenge = ""
 
 
 # Marks the requests an auth flow makes of its own (metadata, registration, token): their
@@ -96,6 +100,7 @@ def _status_hook(watch: HttpWatch) -> Callable[[Any], Any]:
             watch.bearer = status == 401 and challenge.lower().startswith(
                 ("bearer", "dpop")
             )
+            watch.challenge = challenge if watch.bearer else ""
 
     return on_response
 
@@ -289,6 +294,14 @@ def http_attempts(
             if watch.auth_error is not None:
                 return _auth_failure(watch.auth_error, shown)
             if watch.bearer and not watch.with_auth and not sent:
+                from ..auth.challenge import BEARER_TOKEN_HINT, oauth_challenge
+
+                if not oauth_challenge(watch.challenge):
+                    return (
+                        f"HTTP 401 from {shown}: {BEARER_TOKEN_HINT} when generating,"
+                        " or headers={'Authorization': 'Bearer ...'} here"
+                        " (auth=oauth(url) if it speaks OAuth after all)"
+                    )
                 return (
                     f"HTTP 401 from {shown}: the server wants an OAuth login"
                     " (pass auth=oauth(url), or auth=stored(url) after"
