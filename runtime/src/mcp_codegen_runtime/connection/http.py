@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -18,6 +20,8 @@ from .attempt import (
 from .urls import safe_url
 
 if TYPE_CHECKING:
+    import ssl
+
     from mcp import Client
 
 __all__ = ["HttpTransport", "HttpWatch", "http_attempts", "http_transport"]
@@ -150,6 +154,15 @@ def _tagged_auth(auth: Any, watch: HttpWatch) -> Any:
     return TaggedAuth()
 
 
+@functools.lru_cache(maxsize=4)
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    """`httpx2`'s default TLS context (which reads `SSL_CERT_FILE`/`SSL_CERT_DIR`, the key here), made once:
+    loading the CA bundle costs tens of milliseconds, and every connect and session renewal opens a client."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
 def _http_client(
     headers: Mapping[str, str], timeout: float, watch: HttpWatch, auth: Any = None
 ) -> Any:
@@ -162,6 +175,9 @@ def _http_client(
         auth = _tagged_auth(auth, watch)
     return httpx2.AsyncClient(
         headers=dict(headers),
+        verify=_tls_context(
+            os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
+        ),
         timeout=httpx2.Timeout(timeout, read=max(timeout, _HTTP_READ_TIMEOUT)),
         auth=auth,
         event_hooks={"response": [post_response_hook, _status_hook(watch)]},
