@@ -72,9 +72,7 @@ SHAPES = (
 
 def _around(generated_by: str) -> list[str]:
     x, y, z = (int(part) for part in generated_by.split("+")[0].split("rc")[0].split(".")[:3])
-    return [
-        shape.format(x=x, y=y, z=z, y1=y + 1, y_1=max(y - 1, 0), x1=x + 1) for shape in SHAPES
-    ]
+    return [shape.format(x=x, y=y, z=z, y1=y + 1, y_1=max(y - 1, 0), x1=x + 1) for shape in SHAPES]
 
 
 @pytest.mark.parametrize("generated_by", ["0.2.0", "0.3.0", "0.3.2", "1.4.3", "2.0.0", "0.10.1"])
