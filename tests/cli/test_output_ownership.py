@@ -347,3 +347,26 @@ def test_an_output_through_a_symbolic_link_is_refused(tmp_path: Path) -> None:
         assert_fails(result, 4, "is a symbolic link", str(elsewhere))
     assert list(elsewhere.iterdir()) == [] and sorted(os.listdir(work)) == ["link"]
     assert run("generate", "-q", "--snapshot", snapshot, "-o", "real/pkg", cwd=work).returncode == 0
+
+
+def test_the_packages_own_snapshot_edited_and_given_to_snapshot_is_its_input_not_a_loss(tmp_path: Path) -> None:
+    """Editing a package's snapshot.json and regenerating from it needs no --overwrite: the change is carried into
+    what is written. Another generated file changed still does."""
+    out = tmp_path / "tiny_pkg"
+    assert (
+        run(
+            "generate", "-q", "--snapshot", str(write_json(tmp_path / "t.json", TINY_SNAPSHOT)), "-o", str(out)
+        ).returncode
+        == 0
+    )
+    own = out / "snapshot.json"
+    data = json.loads(own.read_text())
+    data["tools"][0]["description"] = "Answer back, edited."
+    own.write_text(json.dumps(data))
+    result = run("generate", "-q", "--snapshot", str(own), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "Answer back, edited." in (out / "client.py").read_text() and "Answer back, edited." in own.read_text()
+    (out / "client.py").write_text((out / "client.py").read_text() + "# mine\n")
+    data["tools"][0]["description"] = "Edited twice."
+    own.write_text(json.dumps(data))
+    assert_fails(run("generate", "-q", "--snapshot", str(own), "-o", str(out)), 4, "you changed client.py")

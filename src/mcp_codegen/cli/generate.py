@@ -302,7 +302,8 @@ def _generate_one(
     if options.meta == "pyproject":  # a project folder may be named like its distribution: demo-client
         default_name = default_name.replace("-", "_")
     name = validate_top_level_name(package_name or default_name)
-    preflight(output, overwrite=flags.overwrite, check=flags.check, keep_others=flags.keep_others)
+    consumed = _own_snapshot(source.snapshot_file, output)
+    preflight(output, overwrite=flags.overwrite, check=flags.check, keep_others=flags.keep_others, consumed=consumed)
     diagnostics = Diagnostics()
     started = time.perf_counter()
     try:
@@ -334,6 +335,7 @@ def _generate_one(
                 check=flags.check,
                 allowed=flags.allowed,
                 keep_others=flags.keep_others,
+                consumed=consumed,
             )
             _stop_early_workers()  # the job is done: not left running while the run reports
     except StrictModeError:
@@ -358,6 +360,17 @@ def _generate_one(
     else:
         done = f"wrote {output} in {time.perf_counter() - started:.1f} s{note}"
     reporter.summary(taken, diagnostics, done, extra, tools=result.tools)
+
+
+def _own_snapshot(snapshot_file: Path | None, output: Path) -> tuple[str, ...]:
+    """The package's own snapshot when `--snapshot` names it (its path in the package): a change there is this
+    run's input, carried into what it writes."""
+    if snapshot_file is None:
+        return ()
+    try:
+        return (snapshot_file.resolve().relative_to(output.resolve()).as_posix(),)
+    except ValueError:
+        return ()
 
 
 def _stop_early_workers() -> None:

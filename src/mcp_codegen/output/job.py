@@ -76,14 +76,16 @@ class JobResult:
     kept: list[str] = field(default_factory=list)
 
 
-def preflight(output: Path, *, overwrite: bool, check: bool, keep_others: bool = False) -> None:
+def preflight(
+    output: Path, *, overwrite: bool, check: bool, keep_others: bool = False, consumed: Collection[str] = ()
+) -> None:
     """Fail before any server is contacted if `output` is a path no run may use, cannot be written, or holds what
     the mode may not write beside or over (exit 4, `output.ownership`)."""
     check_output_path(output)
     if check:
         return
     check_location(output)
-    check_ownership(output, overwrite=overwrite, keep_others=keep_others)
+    check_ownership(output, overwrite=overwrite, keep_others=keep_others, consumed=consumed)
 
 
 def prepare(
@@ -160,7 +162,9 @@ def enforce_strict(diagnostics: Iterable[Diagnostics], allowed: Collection[str] 
         )
 
 
-def finish(prepared: Prepared, *, check: bool, overwrite: bool, keep_others: bool = False) -> JobResult:
+def finish(
+    prepared: Prepared, *, check: bool, overwrite: bool, keep_others: bool = False, consumed: Collection[str] = ()
+) -> JobResult:
     """With `check`, compare the output with the generated files; else write them (if not up to date)."""
     tools, left_out = prepared.tools, prepared.left_out
     if prepared.files is None:
@@ -169,7 +173,12 @@ def finish(prepared: Prepared, *, check: bool, overwrite: bool, keep_others: boo
         stale = differences(prepared.output, prepared.files)
         return JobResult(STALE if stale else CURRENT, tools, left_out, stale=stale)
     written = write_package(
-        prepared.output, prepared.files, overwrite=overwrite, keep_others=keep_others, users=prepared.users
+        prepared.output,
+        prepared.files,
+        overwrite=overwrite,
+        keep_others=keep_others,
+        users=prepared.users,
+        consumed=consumed,
     )
     if prepared.handlers_stubs is not None:
         _create_once(prepared.output / "handlers.py", prepared.handlers_stubs)
@@ -216,12 +225,13 @@ def run_job(
     check: bool,
     allowed: Collection[str] = (),
     keep_others: bool = False,
+    consumed: Collection[str] = (),
 ) -> JobResult:
     """One server's whole job. Raises `StrictModeError` (nothing written; `diagnostics` holds the warnings)."""
     prepared = prepare(snapshot, output, package_name, options, diagnostics, check=check)
     if strict:
         enforce_strict([diagnostics], allowed)
-    return finish(prepared, check=check, overwrite=overwrite, keep_others=keep_others)
+    return finish(prepared, check=check, overwrite=overwrite, keep_others=keep_others, consumed=consumed)
 
 
 __all__ = [

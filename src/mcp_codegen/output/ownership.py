@@ -141,11 +141,14 @@ def check_holdings(
     new_paths: Collection[str] = (),
     users: Collection[str] = (),
     ignore: Collection[str] = (),
+    consumed: Collection[str] = (),
 ) -> Holdings:
     """Survey `directory` and refuse (`OutputConflictError`, nothing written) what the mode does not allow.
 
     `new_paths`: the files this run writes (empty before they are known: the clash check waits for them).
     `users`: files of the user's that the package holds by design (a server package's `handlers.py`).
+    `consumed`: listed files this run reads as its input (the package's own `snapshot.json`, edited and given to
+    `--snapshot`): a change there is carried into what is written, not lost.
     """
     if directory.is_symlink() or (directory.exists() and not directory.is_dir()):
         kind = "a symbolic link" if directory.is_symlink() else "a file, not a folder"
@@ -176,10 +179,11 @@ def check_holdings(
             f"{directory}: {why} {listing(others)}; nothing written: add --keep-other-files to generate beside "
             "them (they are never deleted), or choose a new folder"
         )
-    if found.edited and not overwrite:
-        one = len(found.edited) == 1
+    edited = [path for path in found.edited if path not in consumed]
+    if edited and not overwrite:
+        one = len(edited) == 1
         raise OutputConflictError(
-            f"{directory}: you changed {listing(found.edited)} since mcp-codegen wrote {'it' if one else 'them'}; "
+            f"{directory}: you changed {listing(edited)} since mcp-codegen wrote {'it' if one else 'them'}; "
             f"nothing written: add --overwrite to replace {'it' if one else 'them'}, or keep your change in a "
             "file of your own"
         )

@@ -116,9 +116,11 @@ def _reason(error: OSError) -> str:
     return error.strerror or error.__class__.__name__
 
 
-def check_ownership(directory: Path, *, overwrite: bool, keep_others: bool = False) -> None:
+def check_ownership(
+    directory: Path, *, overwrite: bool, keep_others: bool = False, consumed: Collection[str] = ()
+) -> None:
     """Fail now (`OutputConflictError`, exit 4) if the mode may not write into `directory` (`output.ownership`)."""
-    check_holdings(directory, overwrite=overwrite, keep_others=keep_others)
+    check_holdings(directory, overwrite=overwrite, keep_others=keep_others, consumed=consumed)
 
 
 @dataclass(frozen=True)
@@ -136,17 +138,21 @@ def write_package(
     overwrite: bool,
     keep_others: bool = False,
     users: tuple[str, ...] = (),
+    consumed: Collection[str] = (),
 ) -> WriteResult:
     """Write `files` as the package in `directory`, replacing only what its manifest lists.
 
     `overwrite`: also replace listed files the user changed. `keep_others`: write beside entries that are not
     mcp-codegen's even where the mode would refuse them (`output.ownership`). `users`: files of the user's the
-    package holds by design (a server's `handlers.py`), never a reason to refuse.
+    package holds by design (a server's `handlers.py`), never a reason to refuse. `consumed`: listed files the
+    run read as its input (`output.ownership.check_holdings`).
 
     Raises `OutputConflictError` (nothing written) for anything in the way; `OutputLocationError` when it cannot
     be written.
     """
-    found = check_holdings(directory, overwrite=overwrite, keep_others=keep_others, new_paths=files, users=users)
+    found = check_holdings(
+        directory, overwrite=overwrite, keep_others=keep_others, new_paths=files, users=users, consumed=consumed
+    )
     try:
         if found.others:
             _write_in_place(directory, files, found.listed)
