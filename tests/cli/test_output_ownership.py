@@ -370,3 +370,27 @@ def test_the_packages_own_snapshot_edited_and_given_to_snapshot_is_its_input_not
     data["tools"][0]["description"] = "Edited twice."
     own.write_text(json.dumps(data))
     assert_fails(run("generate", "-q", "--snapshot", str(own), "-o", str(out)), 4, "you changed client.py")
+
+
+def test_a_crafted_manifest_removes_nothing_outside_the_package_when_written_in_place(
+    generations: tuple[dict[str, bytes], dict[str, bytes]], tmp_path: Path
+) -> None:
+    previous, new = generations
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep\n")
+    folder = tmp_path / "out" / "pkg"
+    write_package(folder, previous, overwrite=False)
+    (folder / "linked").symlink_to(outside, target_is_directory=True)  # the user's: the write goes in place
+    manifest = json.loads((folder / MANIFEST).read_text())
+    crafted = [
+        "../../outside/keep.txt",
+        str(outside / "keep.txt"),
+        "linked/keep.txt",
+        "models/../../../outside/keep.txt",
+    ]
+    manifest["files"] |= dict.fromkeys(crafted, "0")
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    write_package(folder, new, overwrite=True, keep_others=True)
+    assert (outside / "keep.txt").read_text() == "keep\n" and (folder / "linked").is_symlink()
+    assert json.loads((folder / MANIFEST).read_text())["files"].keys() == json.loads(new[MANIFEST])["files"].keys()

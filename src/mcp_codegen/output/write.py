@@ -19,7 +19,7 @@ import stat
 import tempfile
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from mcp_codegen.errors import OutputLocationError
 from mcp_codegen.generate.manifest import MANIFEST, digest, indented_json, read_manifest
@@ -266,10 +266,19 @@ def _write_manifest_of_both(directory: Path, new_manifest: bytes, leaving: Colle
 
 def remove_generated(directory: Path, path: str) -> None:
     """Remove one generated file (a link is removed, never followed), then its folders left empty (but for
-    Python's cache): a folder with anything of the user's in it stays."""
+    Python's cache): a folder with anything of the user's in it stays. A path a manifest cannot honestly hold
+    (absolute, `..`, through a link) is left alone: a crafted manifest removes nothing outside the package."""
+    relative = PurePosixPath(path)
+    if relative.is_absolute() or any(part in ("", ".", "..") or "\\" in part for part in relative.parts):
+        return
+    here = directory
+    for part in relative.parts[:-1]:
+        here = here / part
+        if here.is_symlink() or not here.is_dir():
+            return
     (directory / path).unlink(missing_ok=True)
-    for folder in Path(path).parents:
-        if folder == Path("."):
+    for folder in relative.parents:
+        if folder == PurePosixPath("."):
             break
         here = directory / folder
         try:
