@@ -134,11 +134,13 @@ def generate_umbrella(
         run.stale = differences_top(output, umbrella_files(package_name, members_on_disk(output, packages)))
         run.stale += [Difference(orphan, "removed") for orphan in orphan_subpackages(output, packages.values())]
         return run
-    for orphan in orphan_subpackages(output, packages.values()):
+    orphans = orphan_subpackages(output, packages.values())
+    for orphan in orphans:
         run.kept += [f"{orphan}/{path}" for path in remove_subpackage(output / orphan, overwrite=overwrite)]
         run.removed.append(orphan)
     files = umbrella_files(package_name, members_on_disk(output, packages))
-    run.kept += write_umbrella_files(output, files, packages.values(), overwrite=overwrite, keep_others=keep_others)
+    subpackages = [*packages.values(), *orphans]  # what is left of an orphan is named above
+    run.kept += write_umbrella_files(output, files, subpackages, overwrite=overwrite, keep_others=keep_others)
     return run
 
 
