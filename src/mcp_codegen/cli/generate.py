@@ -303,7 +303,14 @@ def _generate_one(
         default_name = default_name.replace("-", "_")
     name = validate_top_level_name(package_name or default_name)
     consumed = _own_snapshot(source.snapshot_file, output)
-    preflight(output, overwrite=flags.overwrite, check=flags.check, keep_others=flags.keep_others, consumed=consumed)
+    preflight(
+        output,
+        overwrite=flags.overwrite,
+        check=flags.check,
+        keep_others=flags.keep_others,
+        consumed=consumed,
+        server=options.server,
+    )
     diagnostics = Diagnostics()
     started = time.perf_counter()
     try:

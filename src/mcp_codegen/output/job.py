@@ -39,6 +39,9 @@ from mcp_codegen.wording import plural
 if TYPE_CHECKING:
     from mcp_codegen.inputs.options import GenerateOptions
 
+#: A server package's files that are the user's by design (its handlers, created once): kept in every mode.
+SERVER_USER_FILES = ("handlers.py",)
+
 UP_TO_DATE = "up to date"
 WRITTEN = "written"
 STALE = "stale"
@@ -77,7 +80,13 @@ class JobResult:
 
 
 def preflight(
-    output: Path, *, overwrite: bool, check: bool, keep_others: bool = False, consumed: Collection[str] = ()
+    output: Path,
+    *,
+    overwrite: bool,
+    check: bool,
+    keep_others: bool = False,
+    consumed: Collection[str] = (),
+    server: bool = False,
 ) -> None:
     """Fail before any server is contacted if `output` is a path no run may use, cannot be written, or holds what
     the mode may not write beside or over (exit 4, `output.ownership`)."""
@@ -85,7 +94,8 @@ def preflight(
     if check:
         return
     check_location(output)
-    check_ownership(output, overwrite=overwrite, keep_others=keep_others, consumed=consumed)
+    users = SERVER_USER_FILES if server else ()
+    check_ownership(output, overwrite=overwrite, keep_others=keep_others, consumed=consumed, users=users)
 
 
 def prepare(
@@ -124,7 +134,7 @@ def prepare(
     stubs = handlers.stubs if handlers is not None else None
     if options.server:
         _check_handlers(output, files["server.py"].decode("utf-8"), diagnostics)
-    users = ("handlers.py",) if options.server else ()
+    users = SERVER_USER_FILES if options.server else ()
     return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, files, stubs, users)
 
 

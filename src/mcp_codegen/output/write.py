@@ -117,10 +117,15 @@ def _reason(error: OSError) -> str:
 
 
 def check_ownership(
-    directory: Path, *, overwrite: bool, keep_others: bool = False, consumed: Collection[str] = ()
+    directory: Path,
+    *,
+    overwrite: bool,
+    keep_others: bool = False,
+    consumed: Collection[str] = (),
+    users: Collection[str] = (),
 ) -> None:
     """Fail now (`OutputConflictError`, exit 4) if the mode may not write into `directory` (`output.ownership`)."""
-    check_holdings(directory, overwrite=overwrite, keep_others=keep_others, consumed=consumed)
+    check_holdings(directory, overwrite=overwrite, keep_others=keep_others, consumed=consumed, users=users)
 
 
 @dataclass(frozen=True)
