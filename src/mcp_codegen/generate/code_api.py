@@ -138,8 +138,10 @@ class _StubWriter:
             return _SCALARS[kind]
         if kind == "array":
             items = node.get("items")
-            return f"list[{self._type(items, context, name + 'Item', depth + 1)}]" if isinstance(items, dict) else (
-                f"list[{self._any()}]"
+            return (
+                f"list[{self._type(items, context, name + 'Item', depth + 1)}]"
+                if isinstance(items, dict)
+                else (f"list[{self._any()}]")
             )
         if kind != "object":
             return self._any()

@@ -116,9 +116,7 @@ def _parsed(entry: dict[str, Any]) -> ToolIR:
         argument_models=tuple(
             _made(ir.Model, {**m, "fields": tuple(_made(ir.ModelField, f) for f in m["fields"])}) for m in models
         ),
-        diagnostics=tuple(
-            Diagnostic.from_json(d) for d in entry["diagnostics"]
-        ),
+        diagnostics=tuple(Diagnostic.from_json(d) for d in entry["diagnostics"]),
     )
 
 

@@ -198,4 +198,3 @@ def _server_package(
     if handlers is not None and handlers.existing is None:
         handlers.stubs = texts["handlers.py"].encode("utf-8")
     return files
-

@@ -69,7 +69,9 @@ def parse_reference(text: str) -> RegistryReference:
     if not sep:
         name, version = text.strip(), ""
     if not name or "/" not in name or any(c.isspace() for c in name) or "@" in name:
-        raise UsageError(f"--registry takes NAME[@VERSION] (e.g. io.github.owner/server@1.0.0), got {shortened(text, 80)!r}")
+        raise UsageError(
+            f"--registry takes NAME[@VERSION] (e.g. io.github.owner/server@1.0.0), got {shortened(text, 80)!r}"
+        )
     if sep and not _VERSION.fullmatch(version):
         raise UsageError(f"--registry {name}: {shortened(version, 40)!r} is not a version")
     return RegistryReference(name, version or None)
