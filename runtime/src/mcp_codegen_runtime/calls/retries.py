@@ -79,14 +79,16 @@ class Fault:
 
     def then(self, later: Fault) -> Fault:
         """`later`, the fault of a later attempt of the same request, as it stands for the request: once
-        an attempt may have reached a handler, the request may have run, whatever happens after."""
+        an attempt may have reached a handler, the request may have run, whatever happens after.
+        """
         if self.kind == "maybe_processed" and later.kind == "not_processed":
             return replace(later, kind="maybe_processed")
         return later
 
     def renewal_failed(self) -> Fault:
         """This fault once opening a new session for the request failed: the request is as processed as
-        it was; it now waits for a session (and carries no status: the refusal was dealt with)."""
+        it was; it now waits for a session (and carries no status: the refusal was dealt with).
+        """
         failed = ", then opening a new session failed"
         cause = self.cause if self.cause.endswith(failed) else self.cause + failed
         return replace(

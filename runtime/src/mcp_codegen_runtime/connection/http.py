@@ -157,7 +157,8 @@ def _tagged_auth(auth: Any, watch: HttpWatch) -> Any:
 @functools.lru_cache(maxsize=4)
 def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
     """`httpx2`'s default TLS context (which reads `SSL_CERT_FILE`/`SSL_CERT_DIR`, the key here), made once:
-    loading the CA bundle costs tens of milliseconds, and every connect and session renewal opens a client."""
+    loading the CA bundle costs tens of milliseconds, and every connect and session renewal opens a client.
+    """
     import httpx2
 
     return httpx2.create_ssl_context()

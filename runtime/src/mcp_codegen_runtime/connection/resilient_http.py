@@ -293,7 +293,9 @@ class ResilientTransport(StreamableHTTPTransport):
                 ctx.read_stream_writer,
                 _failed(request_id, f"the request failed in transit: {fault.cause}"),
             )
-        except Exception as error:  # noqa: BLE001 - e.g. an auth flow's own error: it fails this request only
+        except (
+            Exception
+        ) as error:  # noqa: BLE001 - e.g. an auth flow's own error: it fails this request only
             if message.method in _HANDSHAKE:
                 raise
             # The connection's `explain` turns what the auth flow raised into the error the caller sees.
