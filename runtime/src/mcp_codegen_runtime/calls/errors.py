@@ -24,9 +24,11 @@ __all__ = [
     "ConnectionClosedError",
     "HttpStatusError",
     "McpClientError",
+    "ObservedResultError",
     "OutcomeUnknownError",
     "PromptError",
     "ProtocolError",
+    "ReplayMismatchError",
     "RequestTimeoutError",
     "ResourceError",
     "ResultValidationError",
@@ -338,6 +340,45 @@ class ResultValidationError(McpClientError):
         self.tool = tool
         self.result = result
         self.errors = list(errors)
+
+
+class ObservedResultError(ResultValidationError):
+    """A result of a tool typed from recorded answers (`--results-from`) does not fit that observed type.
+
+    The server declares no output schema: its answers changed shape since they were recorded. `.result`
+    keeps the raw result; record again and regenerate with `--results-from` to type the new shape.
+    """
+
+    def __init__(
+        self,
+        errors: Sequence[ErrorDetails],
+        *,
+        tool: str,
+        result: ToolResult,
+        reason: str | None = None,
+    ) -> None:
+        super().__init__(errors, tool=tool, result=result, reason=reason)
+        detail = reason if reason is not None else _describe_errors(errors)
+        self.args = (
+            f"result of tool {tool!r} does not fit the type observed in its recorded results: {detail}"
+            " (record again and regenerate with --results-from)",
+        )
+
+
+class ReplayMismatchError(McpClientError):
+    """A replayed session was sent what its recording does not have, or was closed with recorded requests
+    unused. `.request` is what was sent (None on close), `.expected` what the recording expected next.
+    """
+
+    request: str | None
+    expected: str | None
+
+    def __init__(
+        self, message: str, *, request: str | None = None, expected: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.request = request
+        self.expected = expected
 
 
 class NoUIError(McpClientError, LookupError):
