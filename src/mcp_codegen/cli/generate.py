@@ -133,6 +133,12 @@ class StaleOutputError(CodegenError):
     "from your pyproject.toml. none: the code as rendered.",
 )
 @click.option(
+    "--results-from",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A directory of recorded sessions (*.ndjson, `record=`): type the results of tools that declare no "
+    "output schema from the JSON they answered.",
+)
+@click.option(
     "--descriptions",
     "descriptions_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -161,6 +167,7 @@ def generate_command(
     exclude: tuple[str, ...],
     tool_prefix: str | None,
     formatter: str | None,
+    results_from: Path | None,
     descriptions_file: Path | None,
 ) -> None:
     """Generate a typed client package from a live server, a snapshot file, or the servers of a config.
@@ -211,6 +218,7 @@ def generate_command(
                 server=server_package,
                 formatter=formatter or "ruff",
                 cli=with_cli,
+                results_from=results_from,
             )
             source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=server.timeout)
             _generate_one(source, output, package_name, options, reporter, flags)
@@ -238,6 +246,8 @@ def generate_command(
             overrides["formatter"] = formatter
         if with_cli:
             overrides["cli"] = True
+        if results_from is not None:
+            overrides["results_from"] = str(results_from.resolve())
         names = select_servers(cfg, server_names)
         cfg = apply_overrides(
             cfg,

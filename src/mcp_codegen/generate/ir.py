@@ -63,6 +63,8 @@ class Tool:
     ui_resource_uri: str | None = None
     #: MCP Apps: the listed `_meta.ui.visibility` when it is not the default ("model" and "app"), else None.
     ui_visibility: tuple[str, ...] | None = None
+    #: The result model was made from recorded answers (`--results-from`): the runtime parses results into it.
+    observed: bool = False
 
     @property
     def app_only(self) -> bool:

@@ -24,6 +24,7 @@ descriptions = { search_code = "Search code in all repositories." }
 package_name = "github_client"           # default: the server name in snake_case
 formatter = "black"                      # "ruff" (default), "black" or "none"
 cli = true                  # also a command line (`python -m github_client`) and an agent skill (SKILL.md)
+results_from = "tests/recordings"   # recorded sessions typing results the server declares no schema for
 
 [servers.remote]            # ... or `url`, over streamable HTTP / legacy SSE
 url = "https://mcp.example.com/mcp"
@@ -181,6 +182,8 @@ class ServerConfig(BaseModel):
     formatter: Literal["ruff", "black", "none"] = "ruff"
     #: A command line (`python -m PKG`) and an agent skill (`SKILL.md`) in the package (see `generate --cli`).
     cli: bool = False
+    #: A directory of recorded sessions typing the results of tools without an output schema (`--results-from`).
+    results_from: str | None = None
     enabled: bool = True
 
     @field_validator("command")
@@ -481,6 +484,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
         package_version=server.package_version,
         formatter=server.formatter,
         cli=server.cli,
+        results_from=_path(cfg, server.results_from) if server.results_from is not None else None,
     )
     package = server.package_name or subpackage_name(name)
     if server.registry is not None:

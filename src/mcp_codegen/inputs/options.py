@@ -63,6 +63,9 @@ class GenerateOptions:
     cli: bool = False
     #: A subpackage of an umbrella package: the umbrella's import name (the command line is `python -m PARENT.PKG`).
     parent_package: str = ""
+    #: `--results-from`: a directory of recorded sessions whose JSON answers type the results of tools without an
+    #: output schema. Not part of the key: what it finds goes into the snapshot, which the input hash covers.
+    results_from: Path | None = None
 
     def with_shared_runtime(self, parent_package: str = "") -> GenerateOptions:
         return replace(self, shared_runtime=True, parent_package=parent_package)

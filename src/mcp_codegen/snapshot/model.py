@@ -49,6 +49,9 @@ class Snapshot:
     #: The `skills/list` entries (MCP Skills extension) as sent; None (absent from the file) when the server
     #: does not offer the extension, () when it offers no skill.
     skills: tuple[JsonObject, ...] | None = None
+    #: Result types seen in recorded sessions (`--results-from`) of tools without an output schema, by tool:
+    #: `{"observed": true, "samples": N, "schema": {...}}` (`snapshot.observed`). Not what the server lists.
+    observed_results: Mapping[str, JsonObject] = field(default_factory=dict)
 
     @property
     def server_name(self) -> str:
@@ -88,6 +91,7 @@ class Snapshot:
             skills=None
             if self.skills is None
             else _sorted_items(tuple(_canonical_skill(s) for s in self.skills), "uri"),
+            observed_results={name: sorted_keys(self.observed_results[name]) for name in sorted(self.observed_results)},
         )
 
     def as_json(self) -> JsonObject:
@@ -108,6 +112,8 @@ class Snapshot:
             data["registry"] = self.registry.as_json()
         if self.skills is not None:
             data["skills"] = list(self.skills)
+        if self.observed_results:
+            data["observedResults"] = dict(self.observed_results)
         return data
 
     def to_text(self) -> str:
@@ -203,6 +209,7 @@ class Snapshot:
             prompts=_item_list(data, "prompts", source),
             registry=registry,
             skills=_item_list(data, "skills", source) if "skills" in data else None,
+            observed_results=_observed_results(data, source),
         ).canonical()
 
     @classmethod
@@ -324,6 +331,22 @@ def _item_list(data: Mapping[str, Any], key: str, source: str) -> tuple[JsonObje
     if not isinstance(items, list) or not all(isinstance(item, Mapping) for item in items):
         raise SnapshotFormatError(f"{source}: {key} must be a list of objects")
     return tuple(dict(item) for item in items)
+
+
+def _observed_results(data: Mapping[str, Any], source: str) -> dict[str, JsonObject]:
+    observed = data.get("observedResults") or {}
+    valid = isinstance(observed, Mapping) and all(
+        isinstance(entry, Mapping)
+        and entry.get("observed") is True
+        and isinstance(entry.get("samples"), int)
+        and isinstance(entry.get("schema"), Mapping)
+        for entry in observed.values()
+    )
+    if not valid:
+        raise SnapshotFormatError(
+            f"{source}: observedResults must map tool names to {{observed: true, samples: N, schema: {{...}}}}"
+        )
+    return {str(name): sorted_keys(entry) for name, entry in observed.items()}
 
 
 def _sort_key(item: Mapping[str, Any], key: str) -> tuple[str, str]:
