@@ -113,4 +113,5 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 @pytest.fixture
 def mcp_recording(request: pytest.FixtureRequest) -> Cassette | None:
     """The marked test's recording (`.path`, `.mode`), or None in an unmarked test."""
-    return request.node.stash.get(_CASSETTE, None)
+    node: pytest.Item = request.node
+    return node.stash.get(_CASSETTE, None)
