@@ -47,7 +47,7 @@ class Cassette:
         self.lenient = lenient
         self.ignore_arguments = tuple(ignore_arguments)
         exists = path.is_file()
-        replays = mode == "none" or (mode in ("once", "new") and exists)
+        replays = exists and mode != "all"
         self.sessions: list[RecordedSession] = read_recording(path) if replays else []
         self.records = mode in ("new", "all") or (mode == "once" and not exists)
         self._taken: set[int] = set()

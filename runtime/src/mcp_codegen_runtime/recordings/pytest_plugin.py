@@ -75,17 +75,20 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if marker is None:
         return
     from .cassette import Cassette
+    from .envelope import RecordingFormatError
     from .plan import activate
 
     name = marker.args[0] if marker.args else marker.kwargs.get("name")
-    mode = _mode(item.config)
-    cassette = Cassette(
-        recording_path(item, name),
-        mode,
-        redact=bool(marker.kwargs.get("redact", True)),
-        lenient=bool(marker.kwargs.get("lenient", False)),
-        ignore_arguments=tuple(marker.kwargs.get("ignore_arguments", ())),
-    )
+    try:
+        cassette = Cassette(
+            recording_path(item, name),
+            _mode(item.config),
+            redact=bool(marker.kwargs.get("redact", True)),
+            lenient=bool(marker.kwargs.get("lenient", False)),
+            ignore_arguments=tuple(marker.kwargs.get("ignore_arguments", ())),
+        )
+    except RecordingFormatError as error:
+        pytest.fail(f"{error} (record it again with --mcp-record-mode=all)", pytrace=False)
     if cassette.missing:
         pytest.fail(
             f"no MCP recording {cassette.path}: record it against the real server with"
