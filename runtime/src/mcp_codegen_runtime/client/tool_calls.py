@@ -283,7 +283,9 @@ class ToolCalls(ClientCore):
         result_model = spec.result_model
         if result_model is None:
             return ToolResult(raw)
-        if spec.observed:  # typed from recorded answers: the tool declares no output schema
+        if (
+            spec.observed
+        ):  # typed from recorded answers: the tool declares no output schema
             from ..calls.observed import observed_result
 
             return observed_result(

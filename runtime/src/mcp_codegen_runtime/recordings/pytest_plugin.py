@@ -30,7 +30,9 @@ _CASSETTE = pytest.StashKey["Cassette | None"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("mcp-recording", "MCP session recordings (mcp-codegen-runtime)")
+    group = parser.getgroup(
+        "mcp-recording", "MCP session recordings (mcp-codegen-runtime)"
+    )
     group.addoption(
         "--mcp-record-mode",
         choices=_MODES,
@@ -61,7 +63,9 @@ def recording_path(item: pytest.Item, name: str | None = None) -> Path:
 
 def _mode(config: pytest.Config) -> str:
     given = config.getoption("--mcp-record-mode")
-    mode = given if given is not None else str(config.getini("mcp_record_mode") or "none")
+    mode = (
+        given if given is not None else str(config.getini("mcp_record_mode") or "none")
+    )
     if mode not in _MODES:
         raise pytest.UsageError(
             f"mcp_record_mode must be one of {', '.join(_MODES)}, not {mode!r}"
@@ -88,7 +92,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             ignore_arguments=tuple(marker.kwargs.get("ignore_arguments", ())),
         )
     except RecordingFormatError as error:
-        pytest.fail(f"{error} (record it again with --mcp-record-mode=all)", pytrace=False)
+        pytest.fail(
+            f"{error} (record it again with --mcp-record-mode=all)", pytrace=False
+        )
     if cassette.missing:
         pytest.fail(
             f"no MCP recording {cassette.path}: record it against the real server with"
