@@ -31,8 +31,9 @@ __all__ = [
 PLACEHOLDER = re.compile(r"<redacted:[A-Za-z0-9_.:\-]{1,120}>")
 #: A value shorter than this is not looked for inside text (it would match by chance).
 _SHORTEST_SECRET = 4
-#: A run of characters a token is made of (dots split a JWT into its parts, which are checked each).
-_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/=~]{16,}")
+#: A run of characters a token is made of, base64 padding included (dots split a JWT into its parts, checked each;
+#: `=` splits `key=value`).
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+/~]{16,}={0,2}")
 _SCHEME = re.compile(
     r"^(?:Bearer|Basic|Token|Bot|Digest|ApiKey|DPoP)[ \t]+(\S+)$", re.IGNORECASE
 )
