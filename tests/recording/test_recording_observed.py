@@ -13,7 +13,7 @@ from types import ModuleType
 import pytest
 from click.testing import CliRunner
 from conftest import KNOWLEDGE_GRAPH, generate
-from helpers import imported_package, mypy_strict, pyright_strict
+from helpers import mypy_strict, pyright_strict
 from servers.install import knowledge_graph_command
 
 from mcp_codegen.cli import cli
@@ -143,7 +143,11 @@ async def test_typed_results_from_a_replayed_session(knowledge_graph: ModuleType
 def _with_answer(tool: str, text: str, source: Path, target: Path) -> Path:
     """`source` with the recorded answer of `tool` replaced by one text block."""
     lines = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
-    ids = {json.dumps(line["id"]) for line in lines if line.get("method") == "tools/call" and line["params"]["name"] == tool}
+    ids = {
+        json.dumps(line["id"])
+        for line in lines
+        if line.get("method") == "tools/call" and line["params"]["name"] == tool
+    }
     for line in lines:
         if "result" in line and json.dumps(line.get("id")) in ids:
             line["result"] = {"content": [{"type": "text", "text": text}]}
@@ -187,7 +191,10 @@ def test_a_declared_output_schema_is_never_retyped(everything: ModuleType, tmp_p
     recording.mkdir()
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get-structured-content"}}
     answer = {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": {"other": 1}}}
-    lines = [{**call, "_meta": {"dir": "send", "server": "s", "ts": ""}}, {**answer, "_meta": {"dir": "recv", "server": "s", "ts": ""}}]
+    lines = [
+        {**call, "_meta": {"dir": "send", "server": "s", "ts": ""}},
+        {**answer, "_meta": {"dir": "recv", "server": "s", "ts": ""}},
+    ]
     (recording / "s.ndjson").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     snapshot = Path(everything.__file__).parent / "snapshot.json"
     target = tmp_path / "everything_observed"
@@ -197,7 +204,7 @@ def test_a_declared_output_schema_is_never_retyped(everything: ModuleType, tmp_p
 
 # ---- type checkers ---------------------------------------------------------------------------------------------
 
-USE = '''
+USE = """
 from knowledge_graph_client import Client
 
 with Client.replay("session.ndjson") as kg:
@@ -207,14 +214,14 @@ with Client.replay("session.ndjson") as kg:
     created = kg.create_entities(entities=[])
     first: str = created.items[0].entity_type
     text: str = graph.tool_result.text
-'''
-MISSPELT = '''
+"""
+MISSPELT = """
 from knowledge_graph_client import Client
 
 with Client.replay("session.ndjson") as kg:
     graph = kg.read_graph()
     print(graph.entitys)
-'''
+"""
 
 
 @pytest.mark.slow

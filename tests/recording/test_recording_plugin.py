@@ -14,7 +14,7 @@ import pytest
 
 pytest_plugins = ("pytester",)
 
-INNER = '''
+INNER = """
 import os
 import sys
 
@@ -53,7 +53,7 @@ def test_twice():
 
 def test_unmarked():
     assert True
-'''
+"""
 
 
 @pytest.fixture
@@ -93,9 +93,7 @@ def test_records_once_then_replays_with_no_server(project: pytest.Pytester, ever
 def test_with_no_recording_the_default_mode_fails_naming_the_mode(project: pytest.Pytester) -> None:
     result = _run(project, "-k", "sum or unmarked", command=NO_SERVER)
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(
-        ["*no MCP recording *recordings/test_inner/test_sum.ndjson*--mcp-record-mode=once*"]
-    )
+    result.stdout.fnmatch_lines(["*no MCP recording *recordings/test_inner/test_sum.ndjson*--mcp-record-mode=once*"])
     assert not (project.path / "recordings").exists()  # nothing recorded behind the user's back
 
 

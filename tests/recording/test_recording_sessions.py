@@ -88,9 +88,7 @@ async def test_headers_and_cookies_never_reach_the_file(
         "X-Api-Key": "plain-but-given",
         "Cookie": "session=cookie-value-1; theme=dark-mode",
     }
-    async with everything.AsyncClient.http(
-        header_echo_url, headers=headers, drift_check=False, record=path
-    ) as client:
+    async with everything.AsyncClient.http(header_echo_url, headers=headers, drift_check=False, record=path) as client:
         echoed = json.loads((await client.call_raw("headers")).text)
     assert echoed["x-api-key"] == "plain-but-given"  # the server saw them all
     text = path.read_text(encoding="utf-8")
@@ -119,8 +117,8 @@ async def test_a_call_the_recording_lacks_raises_and_names_both(
     async with everything.AsyncClient.replay(path) as client:
         with pytest.raises(ReplayMismatchError) as raised:
             await client.get_sum(a=2, b=4)
-        assert raised.value.request == "tools/call 'get-sum' {\"a\": 2, \"b\": 4}"
-        assert raised.value.expected == "tools/call 'get-sum' {\"a\": 2, \"b\": 3}"
+        assert raised.value.request == 'tools/call \'get-sum\' {"a": 2, "b": 4}'
+        assert raised.value.expected == 'tools/call \'get-sum\' {"a": 2, "b": 3}'
         assert "expected next" in str(raised.value)
         with pytest.raises(ReplayMismatchError):  # out of order: strict replay wants get-sum first
             await client.get_env()
@@ -163,7 +161,9 @@ async def test_lenient_order_and_ignored_arguments(
         await client.echo(message="token x here")
 
 
-def test_the_blocking_twin_records_and_replays(everything: ModuleType, everything_command: list[str], tmp_path: Path) -> None:
+def test_the_blocking_twin_records_and_replays(
+    everything: ModuleType, everything_command: list[str], tmp_path: Path
+) -> None:
     path = tmp_path / "blocking.ndjson"
     command = everything_command
     with everything.Client.stdio(command[0], command[1:], stderr="discard", record=path) as client:

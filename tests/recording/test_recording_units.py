@@ -130,7 +130,7 @@ def test_sessions_are_told_apart_by_their_start_and_server(tmp_path: Path) -> No
     path = tmp_path / "several.ndjson"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     sessions = read_recording(path)
-    assert [(s.server, [l.method for l in s.lines]) for s in sessions] == [
+    assert [(s.server, [line.method for line in s.lines]) for s in sessions] == [
         ("a", ["ping"]),
         ("b", ["tools/list"]),
         ("a", ["initialize"]),

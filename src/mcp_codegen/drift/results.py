@@ -52,7 +52,9 @@ def diff_results(snapshot: Snapshot, answers: Mapping[str, Sequence[object]]) ->
         base = f"tools.{name}.observed"
         not_json = sum(sample is None for sample in samples)
         if not_json:
-            out.emit("observed-results-not-json", base, None, not_json, name=name, detail=f"{not_json} of {len(samples)}")
+            out.emit(
+                "observed-results-not-json", base, None, not_json, name=name, detail=f"{not_json} of {len(samples)}"
+            )
             samples = [sample for sample in samples if sample is not None]
             if not samples:
                 continue

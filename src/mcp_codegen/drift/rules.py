@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from mcp_codegen.drift.rule import DOCS_SOURCE, LEVEL_RANK, LEVELS, NO_SOURCE, NO_WIRE, B, D, Level, Rule, S, Section
 from mcp_codegen.drift.result_rules import RESULT_RULES
+from mcp_codegen.drift.rule import DOCS_SOURCE, LEVEL_RANK, LEVELS, NO_SOURCE, NO_WIRE, B, D, Level, Rule, S, Section
 from mcp_codegen.drift.schema_rules import SCHEMA_RULES
 
 __all__ = [

@@ -61,14 +61,20 @@ def qualified(type_source: str, model_names: frozenset[str]) -> str:
 #: What the methods may raise, said once in the client classes' docstrings (and docs/reference/generated-package.md)
 #: instead of in each method's: (error, when). The runtime's errors (`mcp_codegen_runtime.calls.errors`).
 CLIENT_RAISES = (
-    ("ArgumentsValidationError", "The arguments do not match the tool's (prompt's, template's) schema; nothing was sent."),
+    (
+        "ArgumentsValidationError",
+        "The arguments do not match the tool's (prompt's, template's) schema; nothing was sent.",
+    ),
     ("ToolError", "The tool ran and reported failure (`isError`)."),
     ("ResultValidationError", "The result does not match the tool's output schema."),
     ("ServerRequestError", "The server answered with a JSON-RPC error (or refused to start a task)."),
     ("PromptError", "A prompt's server answered with an error (unknown prompt, bad argument)."),
     ("ResourceError", "A resource's server answered with an error (for example: no such resource)."),
     ("RequestTimeoutError", "The server did not answer in time."),
-    ("ConnectionClosedError", "The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run)."),
+    (
+        "ConnectionClosedError",
+        "The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).",
+    ),
 )
 #: Longest default shown in a docstring: defaults are server data, a long one would bury the line.
 DEFAULT_LIMIT = 60

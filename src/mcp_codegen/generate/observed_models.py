@@ -35,6 +35,8 @@ def _rebased(source: str, class_name: str) -> str:
         return source
     body = body.replace(declaration, f"class {class_name}(ObservedResult):", 1)
     lines = head.split("\n")
-    absolute = sorted({*(line for line in lines[2:] if line.startswith("from ") and not line.startswith("from .")), _IMPORT})
+    absolute = sorted(
+        {*(line for line in lines[2:] if line.startswith("from ") and not line.startswith("from .")), _IMPORT}
+    )
     relative = [line for line in lines[2:] if line.startswith("from .")]
     return "\n".join([*lines[:2], *absolute, *relative]) + separator + body

@@ -152,9 +152,9 @@ def infer_schema(samples: Iterable[object]) -> JsonObject:
     return shape.schema()
 
 
-def observed_entries(snapshot: Snapshot, answers: Mapping[str, Sequence[object]], diagnostics: Diagnostics) -> dict[
-    str, JsonObject
-]:
+def observed_entries(
+    snapshot: Snapshot, answers: Mapping[str, Sequence[object]], diagnostics: Diagnostics
+) -> dict[str, JsonObject]:
     """The `observedResults` entries for the snapshot's tools without an output schema that answered JSON."""
     entries: dict[str, JsonObject] = {}
     for tool in snapshot.tools:
