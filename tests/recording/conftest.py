@@ -11,20 +11,8 @@ from typing import Any
 import pytest
 from helpers import imported_package
 from mcp.server.mcpserver import Context, MCPServer
+from recording_files import EVERYTHING_SNAPSHOT, KNOWLEDGE_GRAPH, generate
 from servers.helpers import serve_http
-
-from mcp_codegen.cli import cli
-
-ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
-EVERYTHING_SNAPSHOT = ROOT / "generated_examples" / "everything_client" / "snapshot.json"
-KNOWLEDGE_GRAPH = HERE / "knowledge_graph"
-FIXTURES = HERE / "fixtures"
-
-
-def generate(target: Path, *arguments: str) -> None:
-    result = cli.main(args=["generate", *arguments, "-o", str(target), "-q"], standalone_mode=False)
-    assert result in (None, 0)
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from types import ModuleType
 
 import pytest
 from click.testing import CliRunner
-from conftest import KNOWLEDGE_GRAPH, generate
 from helpers import mypy_strict, pyright_strict
+from recording_files import KNOWLEDGE_GRAPH, generate
 from servers.install import knowledge_graph_command
 
 from mcp_codegen.cli import cli

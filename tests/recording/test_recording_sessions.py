@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import FIXTURES
+from recording_files import FIXTURES
 
 from mcp_codegen.demo.server import build_server
 from mcp_codegen_runtime import ConnectError, ReplayMismatchError

@@ -7,7 +7,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import ROOT
+from recording_files import ROOT
 
 from mcp_codegen_runtime.recordings.envelope import RecordingFormatError, read_recording
 from mcp_codegen_runtime.recordings.plan import launch_secrets

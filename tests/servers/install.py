@@ -231,15 +231,20 @@ def pdf_server_command() -> list[str]:
     The PDF server (MCP Apps: a viewer UI resource, six app-only tools) runs offline; it serves local files
     only from the paths given on its command line, none here.
     """
-    pin = json.loads((PDF_DIR / "package.json").read_text(encoding="utf-8"))["dependencies"][PDF_PACKAGE]
-    entry = PDF_DIR / "node_modules" / PDF_PACKAGE / "dist" / "index.js"
-    if _package_version(PDF_DIR, PDF_PACKAGE, entry) != pin:
-        with _install_lock(PDF_DIR):
-            if _package_version(PDF_DIR, PDF_PACKAGE, entry) != pin:
-                _npm_ci(PDF_DIR, f"{PDF_PACKAGE}@{pin}", quiet=True)
-                if _package_version(PDF_DIR, PDF_PACKAGE, entry) != pin:
-                    raise InstallError(f"after `npm ci` in {PDF_DIR}, {PDF_PACKAGE} is not at version {pin}")
-    return [node_executable(), str(entry), "--stdio"]
+    return [node_executable(), str(_pinned_entry(PDF_DIR, PDF_PACKAGE)), "--stdio"]
+
+
+def _pinned_entry(folder: Path, package: str) -> Path:
+    """The `dist/index.js` of `package` at the version `folder`'s package.json pins (`npm ci` first if needed)."""
+    pin = json.loads((folder / "package.json").read_text(encoding="utf-8"))["dependencies"][package]
+    entry = folder / "node_modules" / package / "dist" / "index.js"
+    if _package_version(folder, package, entry) != pin:
+        with _install_lock(folder):
+            if _package_version(folder, package, entry) != pin:
+                _npm_ci(folder, f"{package}@{pin}", quiet=True)
+                if _package_version(folder, package, entry) != pin:
+                    raise InstallError(f"after `npm ci` in {folder}, {package} is not at version {pin}")
+    return entry
 
 
 KNOWLEDGE_GRAPH_DIR = HERE / "knowledge_graph"
@@ -250,15 +255,7 @@ def knowledge_graph_command(memory_path: Path) -> list[str]:
     """The command line that runs the pinned knowledge-graph server over stdio, keeping its graph in
     `memory_path` (installing it first if needed). None of its tools declares an output schema; most answer
     JSON text: the real server of the observed result types (`--results-from`)."""
-    folder, package = KNOWLEDGE_GRAPH_DIR, KNOWLEDGE_GRAPH_PACKAGE
-    pin = json.loads((folder / "package.json").read_text(encoding="utf-8"))["dependencies"][package]
-    entry = folder / "node_modules" / package / "dist" / "index.js"
-    if _package_version(folder, package, entry) != pin:
-        with _install_lock(folder):
-            if _package_version(folder, package, entry) != pin:
-                _npm_ci(folder, f"{package}@{pin}", quiet=True)
-                if _package_version(folder, package, entry) != pin:
-                    raise InstallError(f"after `npm ci` in {folder}, {package} is not at version {pin}")
+    entry = _pinned_entry(KNOWLEDGE_GRAPH_DIR, KNOWLEDGE_GRAPH_PACKAGE)
     return [node_executable(), str(entry), "--memory-path", str(memory_path)]
 
 

@@ -324,6 +324,8 @@ class ResultValidationError(McpClientError):
     tool: str
     result: ToolResult
     errors: list[ErrorDetails]
+    #: How the message says what the result does not match, and what to do (subclasses say otherwise).
+    _mismatch = "does not match its output schema: {detail}"
 
     def __init__(
         self,
@@ -335,7 +337,7 @@ class ResultValidationError(McpClientError):
     ) -> None:
         detail = reason if reason is not None else _describe_errors(errors)
         super().__init__(
-            f"result of tool {tool!r} does not match its output schema: {detail}"
+            f"result of tool {tool!r} " + self._mismatch.format(detail=detail)
         )
         self.tool = tool
         self.result = result
@@ -349,20 +351,10 @@ class ObservedResultError(ResultValidationError):
     keeps the raw result; record again and regenerate with `--results-from` to type the new shape.
     """
 
-    def __init__(
-        self,
-        errors: Sequence[ErrorDetails],
-        *,
-        tool: str,
-        result: ToolResult,
-        reason: str | None = None,
-    ) -> None:
-        super().__init__(errors, tool=tool, result=result, reason=reason)
-        detail = reason if reason is not None else _describe_errors(errors)
-        self.args = (
-            f"result of tool {tool!r} does not fit the type observed in its recorded results: {detail}"
-            " (record again and regenerate with --results-from)",
-        )
+    _mismatch = (
+        "does not fit the type observed in its recorded results: {detail}"
+        " (record again and regenerate with --results-from)"
+    )
 
 
 class ReplayMismatchError(McpClientError):

@@ -41,6 +41,7 @@ from ..connection.session import AsyncConnection
 from ..text import shortened
 from .envelope import RecordedSession
 from .redact import PLACEHOLDER
+from .tap import wire_json
 
 if TYPE_CHECKING:
     import anyio.abc
@@ -366,7 +367,7 @@ class _Serving:
 
     async def run(self) -> None:
         async for item in self.read:
-            message = _wire(item)
+            message = wire_json(item)
             if message is None:
                 continue
             if "method" not in message:  # the client's answer to a request of ours
@@ -422,15 +423,6 @@ class _Serving:
 
 def _outcome(answer: Mapping[str, Any]) -> dict[str, Any]:
     return {key: answer[key] for key in ("result", "error") if key in answer}
-
-
-def _wire(item: Any) -> dict[str, Any] | None:
-    inner = getattr(item, "message", None)
-    dump = getattr(inner, "model_dump", None)
-    if dump is None:
-        return None
-    wire: dict[str, Any] = dump(by_alias=True, mode="json", exclude_none=True)
-    return wire
 
 
 def _message(value: Mapping[str, Any]) -> Any:

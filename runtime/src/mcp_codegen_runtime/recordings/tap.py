@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from types import TracebackType
 from typing import Any
 
+from ..connection.results import StreamProxy
 from .envelope import TRANSPORT_CLOSE, TRANSPORT_START, Direction, RecordingSink
 from .redact import Redactor
 
-__all__ = ["RecordingTap"]
+__all__ = ["RecordingTap", "wire_json"]
 
 
-def _wire(message: Any) -> dict[str, Any] | None:
+def wire_json(message: Any) -> dict[str, Any] | None:
     """A `SessionMessage`'s JSON-RPC message as wire JSON, or None for what is not one (a transport error)."""
     inner = getattr(message, "message", None)
     dump = getattr(inner, "model_dump", None)
@@ -66,37 +66,17 @@ async def _tapped(
         tap.lifecycle(TRANSPORT_CLOSE)
 
 
-class _StreamTap:
+class _StreamTap(StreamProxy):
     def __init__(self, inner: Any, tap: RecordingTap) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._tap = tap
-
-    def __getattr__(self, name: str) -> Any:
-        # Whatever else the SDK reads off the stream (e.g. `last_context`) is the inner stream's.
-        return getattr(self._inner, name)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Any:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> bool | None:
-        result: bool | None = await self._inner.__aexit__(exc_type, exc, traceback)
-        return result
 
 
 class _ReadTap(_StreamTap):
     """The server-to-client stream: each message recorded as `recv` as it is taken."""
 
     def _seen(self, item: Any) -> Any:
-        wire = _wire(item)
+        wire = wire_json(item)
         if wire is not None:
             self._tap.write(wire, "recv")
         return item
@@ -115,7 +95,7 @@ class _WriteTap(_StreamTap):
     """The client-to-server stream: each message recorded as `send` before it goes out."""
 
     async def send(self, item: Any) -> None:
-        wire = _wire(item)
+        wire = wire_json(item)
         if wire is not None:
             self._tap.write(wire, "send")
         await self._inner.send(item)
