@@ -10,7 +10,7 @@ server's answers changed shape since they were recorded.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
@@ -43,17 +43,19 @@ class ObservedResult(BaseModel):
         return self._tool_result
 
 
-def _json_answer(raw: CallToolResult) -> object:
+def _json_answer(raw: CallToolResult) -> dict[str, object] | list[object] | None:
     """The JSON a result carries: its structured content, else its one text block parsed (None if neither)."""
     if raw.structured_content is not None:
-        return raw.structured_content
+        return cast("dict[str, object]", raw.structured_content)
     if len(raw.content) != 1 or raw.content[0].type != "text":
         return None
     try:
         value = cast(object, json.loads(raw.content[0].text))
     except ValueError:
         return None
-    return value if isinstance(value, (dict, list)) else None
+    return (
+        value if isinstance(value, (dict, list)) else None
+    )  # pyright: ignore[reportUnknownVariableType]
 
 
 def observed_result(model: type[ModelT], raw: CallToolResult, *, tool: str) -> ModelT:
@@ -67,12 +69,12 @@ def observed_result(model: type[ModelT], raw: CallToolResult, *, tool: str) -> M
             result=result,
             reason="the result holds no JSON (no structured content, nor one text block of a JSON object or array)",
         )
-    data: Any = {"items": value} if isinstance(value, list) else value
+    data = {"items": value} if isinstance(value, list) else value
     try:
         parsed = model.model_validate(data)
     except ValidationError as error:
         raise ObservedResultError(
             error.errors(include_url=False), tool=tool, result=result
         ) from None
-    parsed._tool_result = result
+    parsed._tool_result = result  # pyright: ignore[reportPrivateUsage]
     return parsed

@@ -68,7 +68,7 @@ def _installed_version(distribution: str) -> str:
         return "0.0.0"
 
 
-def _server_requests(
+def server_requests_of(
     elicitation: ElicitationHandler | None,
     sampling: SamplingHandler | None,
     roots: Sequence[RootLike] | None,
@@ -420,7 +420,7 @@ class Connectors(ServerFeatures):
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
-            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            server_requests=server_requests_of(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=cache,
@@ -472,7 +472,7 @@ class Connectors(ServerFeatures):
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
-            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            server_requests=server_requests_of(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=cache,
@@ -538,7 +538,7 @@ class Connectors(ServerFeatures):
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
-            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            server_requests=server_requests_of(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=cache,
@@ -582,7 +582,7 @@ class Connectors(ServerFeatures):
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
-            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            server_requests=server_requests_of(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=cache,

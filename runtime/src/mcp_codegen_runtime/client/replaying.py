@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..calls.errors import ConnectError
-from .connectors import ClientInfo, Connectors, _server_requests
+from .connectors import ClientInfo, Connectors, server_requests_of
 
 if TYPE_CHECKING:
     from typing import Self
@@ -86,7 +86,7 @@ class Replaying(Connectors):
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
-            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            server_requests=server_requests_of(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=False,

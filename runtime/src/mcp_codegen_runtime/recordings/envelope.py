@@ -75,12 +75,16 @@ class Line:
         return self.method is None and "id" in self.message
 
 
+def _lines() -> list[Line]:
+    return []
+
+
 @dataclass
 class RecordedSession:
     """One session of a recording: its lines from `$transport/start` to `$transport/close`."""
 
     server: str
-    lines: list[Line] = field(default_factory=list)
+    lines: list[Line] = field(default_factory=_lines)
 
 
 def read_recording(path: str | os.PathLike[str]) -> list[RecordedSession]:

@@ -149,15 +149,13 @@ def same(recorded: object, live: object, ignored: Collection[str] = ()) -> bool:
         )
     if isinstance(recorded, bool) or isinstance(live, bool):
         return recorded is live
-    return (
-        type(recorded) is type(live)
-        and recorded == live
-        or (
-            isinstance(recorded, (int, float))
-            and isinstance(live, (int, float))
-            and recorded == live
-        )
-    )
+    if isinstance(recorded, (int, float)) and isinstance(live, (int, float)):
+        return recorded == live
+    return recorded is None and live is None
+
+
+def _messages() -> list[dict[str, Any]]:
+    return []
 
 
 @dataclass
@@ -166,8 +164,8 @@ class _Exchange:
 
     request: dict[str, Any]
     response: dict[str, Any] | None = None
-    before: list[dict[str, Any]] = field(default_factory=list)
-    after: list[dict[str, Any]] = field(default_factory=list)
+    before: list[dict[str, Any]] = field(default_factory=_messages)
+    after: list[dict[str, Any]] = field(default_factory=_messages)
     used: bool = False
 
     @property
