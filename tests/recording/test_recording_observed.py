@@ -296,3 +296,20 @@ def test_result_drift_levels(knowledge_graph_dir: Path, tmp_path: Path) -> None:
     for tool in ("read_graph", "search_nodes", "open_nodes"):
         assert f"tools.{tool}.observed.entities[].version  observed-type-widened" in output  # integer -> number
         assert f"tools.{tool}.observed.entities[].rank  output-property-added" in output  # a new field: safe
+
+
+async def test_the_fake_server_answers_observed_types(knowledge_graph: ModuleType) -> None:
+    """A tool typed from recordings: the package's fake synthesises an answer of that type, as JSON text."""
+    from knowledge_graph_client.models.open_nodes import OpenNodesResult
+    from knowledge_graph_client.testing import FakeServer
+
+    fake = FakeServer()
+
+    @fake.tools.open_nodes
+    def open_nodes(args: object) -> OpenNodesResult:  # a handler returns the observed model
+        return OpenNodesResult.model_validate({"entities": [], "relations": []})
+
+    async with knowledge_graph.AsyncClient.in_process(fake) as kg:
+        assert type(await kg.read_graph()).__name__ == "ReadGraphResult"
+        assert type(await kg.create_entities(entities=[])).__name__ == "CreateEntitiesResult"
+        assert (await kg.open_nodes(names=["x"])).entities == []
