@@ -313,3 +313,30 @@ async def test_the_fake_server_answers_observed_types(knowledge_graph: ModuleTyp
         assert type(await kg.read_graph()).__name__ == "ReadGraphResult"
         assert type(await kg.create_entities(entities=[])).__name__ == "CreateEntitiesResult"
         assert (await kg.open_nodes(names=["x"])).entities == []
+
+
+def test_every_result_drift_rule_is_reached() -> None:
+    """Each rule of `result_rules` is what `diff_results` reports for some change of the recorded answers."""
+    from mcp_codegen.drift.result_rules import RESULT_RULES
+    from mcp_codegen.drift.results import diff_results
+
+    old = Snapshot.from_json(
+        {
+            "formatVersion": 2,
+            "serverInfo": {"name": "s"},
+            "tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+            "observedResults": {
+                "t": {"observed": True, "samples": 1, "schema": infer_schema([{"n": 1, "s": "x", "k": "a"}])}
+            },
+        }
+    )
+    changes: dict[str, list[object]] = {
+        "observed-type-widened": [{"n": 1.5, "s": "x", "k": "a"}],
+        "observed-became-nullable": [{"n": 1, "s": "x", "k": "a"}, {"n": 1, "s": None, "k": "a"}],
+        "observed-branch-added": [{"n": 1, "s": "x", "k": "a"}, {"n": 1, "s": "x", "k": {"nested": True}}],
+        "observed-results-not-json": [None],
+    }
+    for rule, answers in changes.items():
+        found = {finding.rule: finding.level for finding in diff_results(old, {"t": answers}).findings}
+        assert rule in found, (rule, found)
+    assert set(changes) == {rule.id for rule in RESULT_RULES}
