@@ -18,7 +18,7 @@ import pytest
 from recording_files import FIXTURES
 
 from mcp_codegen.demo.server import build_server
-from mcp_codegen_runtime import ConnectError, ReplayMismatchError
+from mcp_codegen_runtime import Accept, ConnectError, ElicitationRequest, ListChanged, ReplayMismatchError
 
 pytestmark = pytest.mark.anyio
 
@@ -196,6 +196,25 @@ async def test_server_notifications_replay_at_their_places(
         await client.trigger_long_running_operation(duration=0.3, steps=3)
 
 
+async def test_a_server_request_replays_to_the_clients_handler(
+    everything: ModuleType, everything_command: list[str], tmp_path: Path
+) -> None:
+    """The server's elicitation request inside a call is sent again on replay, and the call's answer waits for
+    the handler's reply."""
+    path = tmp_path / "elicitation.ndjson"
+    asked: list[str] = []
+
+    def answer(request: ElicitationRequest) -> Accept:
+        asked.append(request.message)
+        return Accept({"name": "Ann", "check": True})
+
+    async with _stdio(everything, everything_command, elicitation=answer, record=path) as client:
+        live = await client.call_raw("trigger-elicitation-request", {})
+    async with everything.AsyncClient.replay(path, elicitation=answer) as client:
+        assert await client.call_raw("trigger-elicitation-request", {}) == live
+    assert len(asked) == 2 and asked[0] == asked[1]
+
+
 async def test_an_in_process_session_records_and_replays(everything: ModuleType, tmp_path: Path) -> None:
     path = tmp_path / "in_process.ndjson"
     async with everything.AsyncClient.in_process(build_server(), drift_check=False, record=path) as client:
@@ -209,9 +228,17 @@ async def test_mcporters_recording_replays_through_a_generated_client(everything
     """mcporter 0.12.3 recorded `mcporter call --stdio "node .../server-everything stdio" get-sum a=2 b=3`: its own
     initialize (protocol 2025-11-25, its clientInfo), a tools/list, one call."""
     recording = FIXTURES / "mcporter-0.12.3-everything-get-sum.ndjson"
-    async with everything.AsyncClient.replay(recording, drift_check=True) as client:
+    changed = anyio.Event()
+
+    def on_change(change: ListChanged) -> None:
+        assert change.kind == "tools"
+        changed.set()
+
+    # The server's tools/list_changed, recorded before the listing's answer, comes again with it.
+    async with everything.AsyncClient.replay(recording, drift_check=True, on_change=on_change) as client:
         assert client.server_info.name == "mcp-servers/everything"
         assert (await client.get_sum(a=2, b=3)).text == "The sum of 2 and 3 is 5."
+        await changed.wait()
     with pytest.raises(ReplayMismatchError, match=r"tools/call 'get-sum' \{\"a\": 2, \"b\": 3\}"):
         async with everything.AsyncClient.replay(recording) as client:
             await client.get_sum(a=3, b=2)
