@@ -13,6 +13,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -24,10 +25,9 @@ from servers.install import knowledge_graph_command  # noqa: E402
 from mcp_codegen.cli import cli  # noqa: E402
 
 
-async def build_graph(client: object, *, memory: Path, record: Path) -> None:
-    AsyncClient = client
+async def build_graph(client_class: Any, *, memory: Path, record: Path) -> None:
     command = knowledge_graph_command(memory)
-    async with AsyncClient.stdio(command[0], command[1:], stderr="discard", record=record) as kg:  # type: ignore[attr-defined]
+    async with client_class.stdio(command[0], command[1:], stderr="discard", record=record) as kg:
         await kg.create_entities(
             entities=[
                 {"name": "Ada Lovelace", "entityType": "person", "observations": ["wrote the first program"]},
@@ -50,10 +50,9 @@ async def build_graph(client: object, *, memory: Path, record: Path) -> None:
         )
 
 
-async def empty_graph(client: object, *, memory: Path, record: Path) -> None:
-    AsyncClient = client
+async def empty_graph(client_class: Any, *, memory: Path, record: Path) -> None:
     command = knowledge_graph_command(memory)
-    async with AsyncClient.stdio(command[0], command[1:], stderr="discard", record=record) as kg:  # type: ignore[attr-defined]
+    async with client_class.stdio(command[0], command[1:], stderr="discard", record=record) as kg:
         await kg.read_graph()
         await kg.search_nodes(query="nothing")
 
