@@ -42,6 +42,10 @@ CODES: dict[str, str] = {
         " the skill's folder, a digest or size missing, over 512 files or 16 MiB); left out"
     ),
     "tool-invalid-header": "a 2026-07-28 tool whose x-mcp-header annotations are invalid; left out, as clients drop it",
+    "observed-results-mixed": (
+        "--results-from: a tool's recorded answers are not all JSON objects or all JSON arrays; its results stay"
+        " untyped"
+    ),
     # Schemas
     "schema-not-object": "a (sub)schema is not a JSON object; accepted as any value",
     "pattern-dropped": "a regex pydantic cannot check; the constraint is left to the server",

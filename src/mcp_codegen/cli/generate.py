@@ -141,6 +141,12 @@ class StaleOutputError(CodegenError):
     "from your pyproject.toml. none: the code as rendered.",
 )
 @click.option(
+    "--results-from",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A directory of recorded sessions (*.ndjson, `record=`): type the results of tools that declare no "
+    "output schema from the JSON they answered.",
+)
+@click.option(
     "--descriptions",
     "descriptions_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -170,6 +176,7 @@ def generate_command(
     exclude: tuple[str, ...],
     tool_prefix: str | None,
     formatter: str | None,
+    results_from: Path | None,
     descriptions_file: Path | None,
 ) -> None:
     """Generate a typed client package from a live server, a snapshot file, or the servers of a config.
@@ -225,6 +232,7 @@ def generate_command(
                 formatter=formatter or "ruff",
                 cli=with_cli,
                 skip=server.skipped,
+                results_from=results_from,
             )
             source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=server.timeout)
             _generate_one(source, output, package_name, options, reporter, flags)
@@ -254,6 +262,8 @@ def generate_command(
             overrides["cli"] = True
         if server.skip:
             overrides["skip"] = sorted(set(server.skip))
+        if results_from is not None:
+            overrides["results_from"] = str(results_from.resolve())
         names = select_servers(cfg, server_names)
         cfg = apply_overrides(
             cfg,

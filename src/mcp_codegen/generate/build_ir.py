@@ -35,6 +35,7 @@ from mcp_codegen.generate.schema_prep import (
 )
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.snapshot.model import Snapshot
+from mcp_codegen.snapshot.observed import observed_output_schema
 from mcp_codegen_runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen_runtime.calls.drift import tool_fingerprint
 from mcp_codegen_runtime.calls.retries import DEFAULT_RETRIES
@@ -83,6 +84,9 @@ class ToolPlan:
     #: A digest of what the prepared schemas are made from (`prepared_cache.prepared_tool_keyed`; with the names,
     #: all the tool's models are made from): empty without a cache.
     prepared_key: str = field(default="", compare=False)
+    #: The result model is made from the result type observed in recordings (`--results-from`), not a listed
+    #: output schema.
+    observed: bool = False
 
     @property
     def models_module(self) -> str:
@@ -126,8 +130,14 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
     for wire in sorted(tools):
         raw = tools[wire]
         location = f"tools.{wire}"
+        observed = observed_output_schema(snapshot, raw)
         prepared, prepared_key = prepared_tool_keyed(
-            raw, class_prefix=prefixes[wire], location=location, diagnostics=diagnostics, names=class_names, store=store
+            raw if observed is None else {**raw, "outputSchema": observed},
+            class_prefix=prefixes[wire],
+            location=location,
+            diagnostics=diagnostics,
+            names=class_names,
+            store=store,
         )
         if wire in selection.descriptions:
             raw = {**raw, "description": selection.descriptions[wire]}
@@ -141,6 +151,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
             description_override=selection.descriptions.get(wire),
             task_method=task_methods.get(wire),
             prepared_key=prepared_key,
+            observed=observed is not None and prepared.result_class is not None,
         )
         arguments = prepared.definitions[plan.arguments_class]
         properties = arguments.get("properties")
@@ -386,6 +397,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         ui_resource_uri=ui.resource_uri if ui is not None else None,
         ui_visibility=ui.visibility if ui is not None and ui.visibility != DEFAULT_VISIBILITY else None,
         destructive=destructive if isinstance(destructive, bool) else None,
+        observed=plan.observed and result_class is not None,
         repeatable=DEFAULT_RETRIES.may_repeat(
             "tools/call", None, annotations if isinstance(annotations, dict) else None
         ),

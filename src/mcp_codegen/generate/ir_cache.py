@@ -66,6 +66,7 @@ def _key(plan: ToolPlan, models_source: str) -> str:
         plan.unwrap_result,
         plan.prepared.permissive_arguments,
         plan.prepared.result_class,
+        plan.observed,
     ]
     text = json.dumps(facts, ensure_ascii=False, separators=(",", ":"))  # keys keep their order
     return hashlib.sha256(text.encode()).hexdigest()

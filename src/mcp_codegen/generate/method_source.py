@@ -133,7 +133,10 @@ def tool_docstring(tool: ir.Tool, indent: int) -> str:
     if ui_line is not None:
         lines += ["", ui_line]
     lines += _tool_args_section(tool)
-    if tool.return_type != "ToolResult":
+    if tool.observed:
+        what = "The result typed from its recorded answers (the tool declares no schema); ObservedResultError if not"
+        lines += ["", "Returns:", f"    {tool.return_type}: {what}."]
+    elif tool.return_type != "ToolResult":
         lines += ["", "Returns:", f"    {tool.return_type}: The tool's structured result, validated."]
     return _named_docstring(lines, tool.wire_name, tool.python_name, indent)
 

@@ -26,6 +26,7 @@ descriptions = { search_code = "Search code in all repositories." }
 package_name = "github_client"           # default: the server name in snake_case
 formatter = "black"                      # "ruff" (default), "black" or "none"
 cli = true                  # also a command line (`python -m github_client`) and an agent skill (SKILL.md)
+results_from = "tests/recordings"   # recorded sessions typing results the server declares no schema for
 
 [servers.remote]            # ... or `url`, over streamable HTTP / legacy SSE
 url = "https://mcp.example.com/mcp"
@@ -193,6 +194,8 @@ class ServerConfig(BaseModel):
     cli: bool = False
     #: Listings not to ask the server for (see `generate --skip`).
     skip: list[Literal["resources", "templates", "prompts"]] = Field(default_factory=list)
+    #: A directory of recorded sessions typing the results of tools without an output schema (`--results-from`).
+    results_from: str | None = None
     enabled: bool = True
 
     @field_validator("command")
@@ -497,6 +500,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
         formatter=server.formatter,
         cli=server.cli,
         skip=frozenset(SKIPPABLE[name] for name in server.skip),
+        results_from=_path(cfg, server.results_from) if server.results_from is not None else None,
     )
     package = server.package_name or subpackage_name(name)
     if server.registry is not None:

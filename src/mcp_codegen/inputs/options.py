@@ -97,6 +97,9 @@ class GenerateOptions:
     #: The optional listings not asked for (`--skip`, a config's `skip`), by snapshot key: what the snapshot is
     #: taken with, not generated from (the snapshot records them), so not part of the key.
     skip: frozenset[str] = frozenset()
+    #: `--results-from`: a directory of recorded sessions whose JSON answers type the results of tools without an
+    #: output schema. Not part of the key: what it finds goes into the snapshot, which the input hash covers.
+    results_from: Path | None = None
 
     def with_shared_runtime(self, parent_package: str = "") -> GenerateOptions:
         return replace(self, shared_runtime=True, parent_package=parent_package)

@@ -112,6 +112,10 @@ def prepare(
     from mcp_codegen.generate.fingerprint import input_hash
 
     options = options.located(output)  # the formatter's settings, from the user's pyproject.toml
+    if options.results_from is not None:  # result types observed in recordings go into the snapshot
+        from mcp_codegen.snapshot.observed import with_observed_results
+
+        snapshot = with_observed_results(snapshot, options.results_from, diagnostics)
     tools = sum(1 for tool in snapshot.tools if options.selection.selects(str(tool.get("name"))))
     left_out = len(snapshot.tools) - tools
     if not check and output.is_dir() and is_current(output, input_hash(snapshot, package_name, options)):

@@ -30,9 +30,11 @@ __all__ = [
     "HttpStatusError",
     "McpClientError",
     "MissingVariableError",
+    "ObservedResultError",
     "OutcomeUnknownError",
     "PromptError",
     "ProtocolError",
+    "ReplayMismatchError",
     "RequestTimeoutError",
     "ResourceError",
     "ResultValidationError",
@@ -396,6 +398,8 @@ class ResultValidationError(McpClientError):
     tool: str
     result: ToolResult
     errors: list[ErrorDetails]
+    #: How the message says what the result does not match, and what to do (subclasses say otherwise).
+    _mismatch = "does not match its output schema: {detail}"
 
     def __init__(
         self,
@@ -408,12 +412,42 @@ class ResultValidationError(McpClientError):
         detail = reason if reason is not None else _describe_errors(errors)
         sent = server_excerpt(result.structured, result.text)
         super().__init__(
-            f"result of tool {tool!r} does not match its output schema: {detail}"
+            f"result of tool {tool!r} "
+            + self._mismatch.format(detail=detail)
             + (f"; the server sent: {sent}" if sent else "")
         )
         self.tool = tool
         self.result = result
         self.errors = list(errors)
+
+
+class ObservedResultError(ResultValidationError):
+    """A result of a tool typed from recorded answers (`--results-from`) does not fit that observed type.
+
+    The server declares no output schema: its answers changed shape since they were recorded. `.result`
+    keeps the raw result; record again and regenerate with `--results-from` to type the new shape.
+    """
+
+    _mismatch = (
+        "does not fit the type observed in its recorded results: {detail}"
+        " (record again and regenerate with --results-from)"
+    )
+
+
+class ReplayMismatchError(McpClientError):
+    """A replayed session was sent what its recording does not have, or was closed with recorded requests
+    unused. `.request` is what was sent (None on close), `.expected` what the recording expected next.
+    """
+
+    request: str | None
+    expected: str | None
+
+    def __init__(
+        self, message: str, *, request: str | None = None, expected: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.request = request
+        self.expected = expected
 
 
 class NoUIError(McpClientError, LookupError):
