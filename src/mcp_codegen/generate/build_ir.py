@@ -105,7 +105,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
             )
     members = class_members()
     # `models`: the client module's annotations name `models.X`.
-    reserved = reserved_identifiers() | members.client | members.hooks | members.code_module
+    reserved = reserved_identifiers() | members.client | members.hooks | members.code_module | members.models_package
     methods = NameRegistry(reserved | {"models", "annotations"})
     method_names = methods.assign_all(tools, lambda wire: snake_case(wire, fallback="tool"))
     for wire, python in sorted(method_names.items()):

@@ -37,6 +37,9 @@ class ClassMembers:
     hooks: frozenset[str]
     #: Names code mode's sandbox module defines beside the tools' functions (`search_api`).
     code_module: frozenset[str]
+    #: Names the generated `models` package binds (`importlib`): a tool's models module (named as its method)
+    #: must not replace one.
+    models_package: frozenset[str]
 
 
 #: The generated classes (in `templates/client.py.jinja`) of each kind of namespace.
@@ -44,6 +47,9 @@ _CLIENT_CLASSES = ("AsyncClient", "Client")
 _NAMESPACE_CLASSES = ("AsyncPrompts", "Prompts", "AsyncResources", "Resources")
 _TASKS_CLASSES = ("AsyncTasks", "Tasks")
 _CLASS_LINE = re.compile(r"^class (\w+)\(", re.MULTILINE)
+_IMPORT_LINE = re.compile(r"^import (\w+)")
+_FROM_LINE = re.compile(r"^from [\w.]+ import ([\w, ()]+)$")
+_BINDING_LINE = re.compile(r"^(?:(?:async )?def |class )(\w+)|^(\w+) *(?::[^=]*)?=")
 _MEMBER_LINE = re.compile(r"^    (?:(?:async )?def ([A-Za-z_]\w*)\(|([A-Za-z_]\w*) *[:=])", re.MULTILINE)
 
 
@@ -85,6 +91,7 @@ def read_class_members() -> ClassMembers:
         code_module=frozenset(
             node.name for node in ast.parse(SEARCH_API_STUB).body if isinstance(node, ast.FunctionDef | ast.ClassDef)
         ),
+        models_package=template_module_names("models/package_init.py.jinja"),
     )
 
 
@@ -101,6 +108,23 @@ def template_members() -> dict[str, frozenset[str]]:
         names = {match.group(1) or match.group(2) for match in _MEMBER_LINE.finditer(body)}
         members[start.group(1)] = frozenset(name for name in names if not name.startswith("_"))
     return members
+
+
+def template_module_names(template: str) -> frozenset[str]:
+    """The names a module template binds at its top level (imports, functions, classes, assignments), read from its
+    text: the unindented lines that bind something."""
+    from mcp_codegen.generate.fingerprint import templates_dir
+
+    text = (templates_dir() / template).read_text(encoding="utf-8")
+    names: set[str] = set()
+    for line in text.splitlines():
+        if match := _IMPORT_LINE.match(line):
+            names.add(match.group(1))
+        elif match := _FROM_LINE.match(line):
+            names.update(part.split(" as ")[-1].strip() for part in match.group(1).strip("()").split(","))
+        elif match := _BINDING_LINE.match(line):
+            names.add(match.group(1) or match.group(2))
+    return frozenset(name for name in names if name.isidentifier())
 
 
 def own_members(members: dict[str, frozenset[str]], classes: tuple[str, ...]) -> frozenset[str]:

@@ -65,6 +65,7 @@ def identifier_key(wire: str, annotation_names: Collection[str]) -> bool:
         wire.isascii()
         and wire.isidentifier()
         and not keyword.iskeyword(wire)
+        and not wire.startswith("_")  # `__annotations__`, `__doc__`...: attributes every class already has
         and wire not in annotation_names
         and wire not in ANNOTATION_BUILTINS
     )
