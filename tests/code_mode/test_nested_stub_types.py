@@ -106,13 +106,13 @@ async def test_a_wrong_value_at_any_depth_of_a_real_listing_is_refused_and_nothi
     testing = __import__("code_ms365_client.testing", fromlist=["FakeServer"])
     fake = testing.FakeServer()
     async with code_ms365.AsyncClient.in_process(fake) as client:
-        with pytest.raises(code_ms365.CodeTypeError) as refused:
+        with pytest.raises(code_ms365.CodeTypeError) as raised:
             await client.run_code(code)
-        assert refused.value.calls == () and fake.calls_to("create-sharepoint-list") == []
-        errors = re.findall(r"^code\.py:(\d+):\d+: error(.*)$", str(refused.value), re.MULTILINE)
-        # Each line is refused for its wrong value itself (not only for what the value around it lacks).
-        refused_lines = {int(line) for line, text in errors if "`complex`" in text}
-        unrefused = [cases[number - 2] for number in range(2, len(calls) + 1) if number not in refused_lines]
+        assert raised.value.calls == () and fake.calls_to("create-sharepoint-list") == []
+        errors = re.findall(r"^code\.py:(\d+):\d+: error(.*)$", str(raised.value), re.MULTILINE)
+        # Each line is refused at the wrong value's own key (not only for what the value around it lacks).
+        refused = {(int(line), key) for line, text in errors for key in re.findall(r'to key "(.*?)" .*`complex', text)}
+        unrefused = [case for number, case in enumerate(cases, start=2) if (number, case[1]) not in refused]
         assert unrefused == [], unrefused[:5]
         assert any(int(line) == len(calls) + 1 and "not a list" in text for line, text in errors)
         # The same call with a list is checked, run and sent.
