@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from importlib.metadata import distribution
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -105,9 +106,19 @@ class Checked:
     seconds: float
 
 
+def code_mode_ty() -> str:
+    """The ty release code mode type-checks with: the one pydantic-monty's worker binary embeds (its SBOM names the
+    `ty_python_semantic` crate it was built with), as a requirement (`ty==0.0.14`)."""
+    sboms = [f for f in distribution("pydantic-monty-runtime").files or () if f.name.endswith(".cyclonedx.json")]
+    components = json.loads(sboms[0].locate().read_text(encoding="utf-8"))["components"]
+    [release] = {c["version"] for c in components if c["name"] == "ty_python_semantic"}
+    return f"ty=={release}"
+
+
 def plain_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The interpreter of a virtual environment holding the runtime's wheel and its declared dependencies only (no
-    extra: no temporalio, keyring or agent framework), as a user's plain install has them.
+    extra: no temporalio, keyring or agent framework), as a user's plain install has them; and the ty release code
+    mode runs (`code_mode_ty`), as a command.
 
     Built once per test session: the xdist workers share it (a lock file; the first one builds it).
     """
@@ -124,7 +135,19 @@ def plain_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
             steps = [
                 [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(ROOT / "runtime")],
                 [sys.executable, "-m", "venv", str(root / "venv")],
-                [str(python), "-m", "pip", "install", "-q", "--find-links", str(dist), "mcp-codegen-runtime"],
+                # ty as a command (its package is nothing generated code imports); never this environment's pip,
+                # which would replace this environment's ty.
+                [
+                    str(python),
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--find-links",
+                    str(dist),
+                    "mcp-codegen-runtime",
+                    code_mode_ty(),
+                ],
             ]
             for step in steps:
                 done = subprocess.run(step, capture_output=True, text=True, check=False)
@@ -136,16 +159,22 @@ def plain_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def type_check(cwd: Path, packages: Sequence[str], python: Path | None = None) -> dict[str, Checked]:
     """`mypy --strict`, pyright (strict) and ty over `packages` (folders in `cwd`), one run each, resolving imports in
     `python`'s environment (this one's by default). The checkers are this environment's (pinned in the test
-    extras): only the packages they read come from `python`'s."""
+    extras): only the packages they read come from `python`'s. With a `plain_python` environment, each package's
+    `code_api.pyi` is also checked by the ty release code mode runs."""
     interpreter = str(python or sys.executable)
     ty = shutil.which("ty", path=str(Path(sys.executable).parent)) or "ty"
+    ty_options = ["check", "--project", str(cwd), "--python", str(Path(interpreter).parent.parent),
+                  "--python-version", "3.11", "--output-format", "concise", "--error-on-warning"]  # fmt: skip
     commands = {
         "mypy": [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null",
                  "--python-executable", interpreter, *packages],
         "pyright": [sys.executable, "-m", "pyright", "--pythonpath", interpreter, *packages],
-        "ty": [ty, "check", "--project", str(cwd), "--python", str(Path(interpreter).parent.parent),
-               "--python-version", "3.11", "--output-format", "concise", "--error-on-warning", *packages],
+        "ty": [ty, *ty_options, *packages],
     }  # fmt: skip
+    code_mode = Path(interpreter).with_name("ty")
+    stubs = [f"{package}/code_api.pyi" for package in packages if (cwd / package / "code_api.pyi").exists()]
+    if python is not None and code_mode.exists() and stubs:
+        commands["ty (code mode's)"] = [str(code_mode), *ty_options, *stubs]
     config = cwd / "pyrightconfig.json"
     config.write_text(json.dumps({"typeCheckingMode": "strict", "pythonVersion": "3.11"}))
     results = {}

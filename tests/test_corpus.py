@@ -1,6 +1,7 @@
 """Every captured real-server listing, the ms-365 listing (344 tools) and the committed examples: each package imports
 and loads every model, and all of them pass `mypy --strict`, pyright (strict) and ty on a plain install (the
-runtime's wheel and its dependencies, no extra), one run of each checker over every package."""
+runtime's wheel and its dependencies, no extra), one run of each checker over every package; each `code_api.pyi`
+also passes the ty release code mode runs."""
 
 from __future__ import annotations
 
@@ -59,5 +60,6 @@ def test_corpus_and_examples_pass_mypy_pyright_and_ty_on_a_plain_install(
     for example in examples:
         shutil.copytree(EXAMPLES / example, root / example, ignore=shutil.ignore_patterns("__pycache__"))
     results = type_check(root, [*packages, *examples], plain_python(tmp_path_factory))
+    assert set(results) == {"mypy", "pyright", "ty", "ty (code mode's)"}
     for checked in results.values():
         assert checked.returncode == 0, f"{checked.checker}:\n{checked.output[-5000:]}"

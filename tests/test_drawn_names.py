@@ -11,8 +11,10 @@ arguments, results and nested `$defs`, in prompts and their arguments, resources
   the server receives each value under its wire name, the echoed result comes back through the result model
   with the same wire names, a prompt's arguments and a template's variables reach the server as drawn.
 
-Then the packages of all examples, and one package holding every pool name at once as a tool name and as a
-property, go through `mypy --strict`, pyright (strict) and ty on a plain install: one run of each checker.
+Then the packages of all examples, one package holding every pool name at once as a tool name and as a property,
+and one with the issue's result (properties `list`, `str`, `Any`, `NotRequired`... then fields annotated with those
+builtins, and a property named `""`) go through `mypy --strict`, pyright (strict) and ty on a plain install, and their `code_api.pyi` through the ty
+release code mode runs: one run of each checker.
 
 `MCP_CODEGEN_NAMES_EXAMPLES` sets the number of drawn listings (default 16); the seed is fixed (reproducible).
 """
@@ -28,7 +30,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from drawn_names import every_name, listings, pools, sample
+from drawn_names import TAIL, every_name, listings, pools, sample
 from helpers import imported_package, plain_python, type_check
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from mcp.server import Server
@@ -90,14 +92,15 @@ def echo_server(listing: dict[str, Any], seen: list[tuple[str, str, Any]]) -> Se
     )
 
 
-def generate(listing: dict[str, Any], directory: Path, package: str) -> None:
-    """The package of what the SDK server sends for `listing`, written to `directory / package`."""
+def generate(listing: dict[str, Any], directory: Path, package: str) -> Diagnostics:
+    """The package of what the SDK server sends for `listing`, written to `directory / package`; its diagnostics."""
     server = echo_server(listing, [])
     snapshot = anyio.run(lambda: snapshot_server(server, diagnostics=Diagnostics()))
     diagnostics = Diagnostics()
     files = generate_files(snapshot, package_name=package, diagnostics=diagnostics)
     assert not [d for d in diagnostics if d.level is Level.ERROR], [str(d) for d in diagnostics]
     write_package(directory / package, files, overwrite=True)
+    return diagnostics
 
 
 async def round_trip(package: Any, listing: dict[str, Any]) -> None:
@@ -164,6 +167,21 @@ def every_name_listing() -> dict[str, Any]:
     return {"tools": tools, "prompts": [], "resources": [], "resourceTemplates": []}
 
 
+def builtin_fields_listing() -> dict[str, Any]:
+    """The issue's case: a result (and arguments, and a nested definition) with properties named after builtins and
+    typing names, then fields annotated with those builtins; and a property named with the empty string."""
+    shadowing = ["list", "str", "int", "dict", "Any", "Literal", "NotRequired", "TypedDict", "None", "float", "bool"]
+    properties = {name: {"type": "string"} for name in shadowing} | {"": {"type": "integer"}} | TAIL
+    inner = {"type": "object", "properties": properties, "required": ["list", ""]}
+    schema = {
+        **inner,
+        "properties": {**properties, "tail_nested": {"$ref": "#/$defs/Sheet"}},
+        "$defs": {"Sheet": inner},
+    }
+    tools = [{"name": "get_sheet", "inputSchema": schema, "outputSchema": schema}]
+    return {"tools": tools, "prompts": [], "resources": [], "resourceTemplates": []}
+
+
 def test_drawn_names_type_check_with_three_checkers_and_round_trip(
     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -187,12 +205,22 @@ def test_drawn_names_type_check_with_three_checkers_and_round_trip(
 
     one_listing()
     assert len(written) >= EXAMPLES // 2  # hypothesis may stop early, never much
-    every = every_name_listing()
-    generate(every, tmp_path, "drawn_every_name")
-    with imported_package(tmp_path / "drawn_every_name") as imported:
-        anyio.run(round_trip, imported, every)
-    packages = [*written, "drawn_every_name"]
-    for checked in type_check(tmp_path, packages, plain_python(tmp_path_factory)).values():
+    for package, listing in (("drawn_every_name", every_name_listing()), ("drawn_builtins", builtin_fields_listing())):
+        diagnostics = generate(listing, tmp_path, package)
+        with imported_package(tmp_path / package) as imported:
+            anyio.run(round_trip, imported, listing)
+        written[package] = listing
+    # The empty property name: a valid file, its object typed `dict[str, Any]` in the stub, with a note.
+    assert {d.location for d in diagnostics if d.code == "code-api-loose-type"} == {
+        "tools.get_sheet.inputSchema",
+        "tools.get_sheet.outputSchema",
+    }
+    stub = (tmp_path / "drawn_builtins" / "code_api.pyi").read_text(encoding="utf-8")
+    assert "-> dict[str, Any]:" in stub
+    packages = list(written)
+    results = type_check(tmp_path, packages, plain_python(tmp_path_factory))
+    assert set(results) == {"mypy", "pyright", "ty", "ty (code mode's)"}
+    for checked in results.values():
         failing = sorted({package for package in packages if f"{package}/" in checked.output})
         listings_text = "\n".join(f"{name}: {json.dumps(written.get(name))[:3000]}" for name in failing[:3])
         assert checked.returncode == 0, f"{checked.checker}:\n{checked.output[-6000:]}\n{listings_text}"
