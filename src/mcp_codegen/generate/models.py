@@ -83,20 +83,8 @@ def names_in(type_source: str) -> frozenset[str]:
 
 #: Property names that would shadow what the generated module imports (`Field: Annotated[str, Field(...)]`
 #: breaks type checkers): renamed in every model, the wire name kept as the alias.
-_SHADOWING_FIELD_ALIASES = {
-    name: f"{name.lower()}_"
-    for name in (
-        "Annotated",
-        "Any",
-        "AwareDatetime",
-        "BaseModel",
-        "ConfigDict",
-        "Enum",
-        "Field",
-        "Literal",
-        "RootModel",
-    )
-}
+_IMPORTED = ("Annotated", "Any", "AwareDatetime", "BaseModel", "ConfigDict", "Enum", "Field", "Literal", "RootModel")
+_SHADOWING_FIELD_ALIASES = {name: f"{name.lower()}_" for name in _IMPORTED}
 
 
 def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
@@ -568,8 +556,7 @@ def _fields(node: ast.ClassDef, nullable: frozenset[str], root_models: Mapping[s
             and isinstance(annotation.slice, ast.Tuple)
         ):
             for meta in annotation.slice.elts[1:]:
-                alias = _alias(meta)
-                wire_name = wire_name if alias is None else alias  # "" is a wire name too
+                wire_name = wire_name if (alias := _alias(meta)) is None else alias  # "" is a wire name too
             annotation = annotation.slice.elts[0]
         required = statement.value is None
         if not required and wire_name not in nullable:
