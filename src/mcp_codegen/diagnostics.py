@@ -64,6 +64,10 @@ CODES: dict[str, str] = {
         "(a note, never fails --strict) a name is spelt differently in Python (snake_case, a keyword, taken or"
         " reserved); the wire name is still sent"
     ),
+    "code-api-loose-type": (
+        "(a note, never fails --strict) an object has a property name no type checker takes as a TypedDict key (the"
+        " empty string): code mode's code_api.pyi types that object as `dict[str, Any]`; the models keep it"
+    ),
     "description-override-unused": "--descriptions names a tool that is not generated",
     "server-handler-missing": "generate --server: handlers.py has no handler for a tool (it answers an error)",
     "package-version-defaulted": (

@@ -62,7 +62,6 @@ _PACKAGE_OWN_NAMES = frozenset(
 )  # fmt: skip
 PACKAGE_NAMES = _PACKAGE_OWN_NAMES | frozenset(PACKAGE_EXPORTS) | frozenset(PACKAGE_LAZY_EXPORTS)
 _CLASS_NAMES_TAKEN = _MODULE_NAMES | PACKAGE_NAMES
-_NAMESPACE_MEMBERS = frozenset({"client", "list", "read", "get"})
 
 
 @dataclass
@@ -108,7 +107,10 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
                 "description override for a tool that is not generated",
                 code="description-override-unused",
             )
-    methods = NameRegistry(reserved_identifiers() | class_members().client | {"models", "annotations"})
+    members = class_members()
+    # `models`: the client module's annotations name `models.X`.
+    reserved = reserved_identifiers() | members.client | members.hooks | members.code_module | members.models_package
+    methods = NameRegistry(reserved | {"models", "annotations"})
     method_names = methods.assign_all(tools, lambda wire: snake_case(wire, fallback="tool"))
     for wire, python in sorted(method_names.items()):
         note = rename_note(wire, python, snake_case(wire, fallback="tool"), methods.claimed_by)
@@ -413,7 +415,7 @@ def task_support(raw: dict[str, Any]) -> str | None:
 
 def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, ...]:
     prompts = _unique_by(snapshot.prompts, "name", "prompts", diagnostics)
-    registry = NameRegistry(reserved_identifiers() | class_members().namespaces | _NAMESPACE_MEMBERS)
+    registry = NameRegistry(reserved_identifiers() | class_members().namespaces | class_members().hooks)
     names = registry.assign_all(prompts, lambda wire: snake_case(wire, fallback="prompt"))
     result = []
     for wire in sorted(prompts):
@@ -459,7 +461,7 @@ def _resources(
 ) -> tuple[tuple[ir.Resource, ...], tuple[ir.ResourceTemplate, ...]]:
     resources = _unique_by(snapshot.resources, "uri", "resources", diagnostics)
     templates = _unique_by(snapshot.resource_templates, "uriTemplate", "resourceTemplates", diagnostics)
-    registry = NameRegistry(reserved_identifiers() | class_members().namespaces | _NAMESPACE_MEMBERS)
+    registry = NameRegistry(reserved_identifiers() | class_members().namespaces | class_members().hooks)
     # Resources and templates share the `client.resources` namespace; keys are tagged to stay apart.
     labels = {f"r:{uri}": _text(item.get("name")) or uri for uri, item in resources.items()}
     labels |= {f"t:{uri}": _text(item.get("name")) or uri for uri, item in templates.items()}

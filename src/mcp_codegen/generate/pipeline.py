@@ -116,7 +116,7 @@ def generate_files(
         rendered |= render_cli(
             spec, commands, header, shared_runtime=options.shared_runtime, parent_package=options.parent_package
         )
-    rendered[CODE_API_FILE] = code_api_text(spec, {plan.wire_name: plan.raw for plan in plans}, header)
+    rendered[CODE_API_FILE] = code_api_text(spec, {plan.wire_name: plan.raw for plan in plans}, header, diagnostics)
     texts = format_python(rendered, options.formatting(), server=snapshot.server_name)
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
