@@ -13,6 +13,8 @@ source scripts/venv.sh
 # runtime/ take effect (pip refuses `-e ./runtime -e .` in one run: two requirements for one distribution).
 python -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
 python -m pip install --quiet --disable-pip-version-check --no-deps -e ./runtime
+# The runtime's `semantic` extra: the search model is its own distribution in search-model/ (numpy besides).
+python -m pip install --quiet --disable-pip-version-check -e ./search-model
 python tests/servers/install.py
 
 python -m mypy --strict src runtime/src

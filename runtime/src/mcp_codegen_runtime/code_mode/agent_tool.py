@@ -60,14 +60,16 @@ class _RunPythonSpec(ExtraSpec):
         return {"openWorldHint": True}
 
 
-def code_toolset(toolset: ToolSet, api: CodeApi) -> ToolSet:
-    """`toolset` as the one `run_python` tool, bound as its tools are (what `client.tools(code=True)` returns)."""
+def code_toolset(toolset: ToolSet, api: CodeApi, *, semantic: bool = False) -> ToolSet:
+    """`toolset` as the one `run_python` tool, bound as its tools are (what `client.tools(code=True)` returns;
+    `semantic`: `search_api` ranks as `toolset.search(semantic=True)`)."""
     from ..agents.tool import AgentTool
     from ..agents.toolset import ToolSet
 
     first = next(iter(toolset.values()), None)
     tool = AgentTool(
-        run_python_spec(toolset, api), client=first.client if first else None
+        run_python_spec(toolset, api, semantic=semantic),
+        client=first.client if first else None,
     )
     if first is not None and first.sync_client is not None:
         return ToolSet([tool]).bind(first.sync_client)
@@ -79,6 +81,7 @@ def run_python_spec(
     api: CodeApi,
     *,
     memory: int = DEFAULT_MEMORY,
+    semantic: bool = False,
 ) -> ExtraSpec:
     """The `run_python` tool over `toolset`'s tools (its filters choose the functions the code may call)."""
     names = [
@@ -89,7 +92,9 @@ def run_python_spec(
     searching = len(api.stubs(names).encode("utf-8")) > STUBS_LIMIT
 
     def search_api(query: str, limit: int) -> str:
-        found = toolset.search(query, limit=max(1, min(int(limit), 20)))
+        found = toolset.search(
+            query, limit=max(1, min(int(limit), 20)), semantic=semantic
+        )
         matched = [tool.python_name for tool in found if tool.python_name in names]
         return (
             api.stubs(matched) if matched else "No function matches; try other words."
