@@ -50,7 +50,9 @@ def catalog() -> tuple[Any, list[dict[str, Any]]]:
 
     tools = ToolSet(
         AgentTool(
-            ExtraSpec(name=item["name"], description=item["description"], input_schema=item["inputSchema"], invoke=never),
+            ExtraSpec(
+                name=item["name"], description=item["description"], input_schema=item["inputSchema"], invoke=never
+            ),
             name=f"t{position}",
         )
         for position, item in enumerate(data["tools"])
@@ -59,16 +61,17 @@ def catalog() -> tuple[Any, list[dict[str, Any]]]:
 
 
 def _recalls(found: Iterable[list[str]], tasks: list[dict[str, Any]], k: int) -> list[float]:
-    return [len(set(task["tools"]) & set(names[:k])) / len(set(task["tools"])) for names, task in zip(found, tasks)]
+    return [
+        len(set(task["tools"]) & set(names[:k])) / len(set(task["tools"]))
+        for names, task in zip(found, tasks, strict=True)
+    ]
 
 
 def _gain_interval(ours: list[float], base: list[float], seed: int = 62) -> tuple[float, float]:
     """The paired bootstrap 95% interval of mean(ours - base) over tasks (2,000 resamples, fixed seed)."""
     rng = random.Random(seed)
     differences = [a - b for a, b in zip(ours, base, strict=True)]
-    means = sorted(
-        statistics.mean(rng.choice(differences) for _ in differences) for _ in range(2000)
-    )
+    means = sorted(statistics.mean(rng.choice(differences) for _ in differences) for _ in range(2000))
     return means[50], means[1949]
 
 
@@ -220,11 +223,16 @@ def measure_cold(root: Path, name: str, query: str, reps: int = 5) -> list[Row]:
         for mode in runs:
             completed = subprocess.run(
                 [sys.executable, "-c", _COLD.format(name=name), query, mode],
-                cwd=root, env=python_env(root), capture_output=True, text=True, check=True,
+                cwd=root,
+                env=python_env(root),
+                capture_output=True,
+                text=True,
+                check=True,
             )
             runs[mode].append(json.loads(completed.stdout))
     rows = []
     for mode, measured in runs.items():
+
         def med(stage: str, clock: int, measured: list[dict[str, Any]] = measured) -> float:
             return statistics.median(run[stage][clock] for run in measured) * 1000
 
@@ -263,7 +271,8 @@ def install_size() -> dict[str, float]:
     numpy_files = distribution("numpy").files or []
     sizes["numpy"] = sum(f.locate().stat().st_size for f in numpy_files if Path(f.locate()).is_file()) / 1e6
     folder = Path(mcp_codegen_search_model.__file__).parent
-    sizes["mcp-codegen-search-model"] = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()
-                                            and "__pycache__" not in p.parts) / 1e6
+    sizes["mcp-codegen-search-model"] = (
+        sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts) / 1e6
+    )
     print("  install size of the extra: " + ", ".join(f"{k} {v:.1f} MB" for k, v in sizes.items()))
     return sizes

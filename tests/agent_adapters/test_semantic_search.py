@@ -46,7 +46,9 @@ def _catalog() -> tuple[ToolSet, list[str]]:
 
     tools = ToolSet(
         AgentTool(
-            ExtraSpec(name=item["name"], description=item["description"], input_schema=item["inputSchema"], invoke=never),
+            ExtraSpec(
+                name=item["name"], description=item["description"], input_schema=item["inputSchema"], invoke=never
+            ),
             name=f"t{position}",
         )
         for position, item in enumerate(data["tools"])
@@ -170,7 +172,9 @@ sys.meta_path.insert(0, Blocked())
 
 
 def test_without_the_extra_lexical_is_unchanged_and_semantic_names_the_extra(cli_package: Path) -> None:
-    code = WITHOUT_EXTRA + """
+    code = (
+        WITHOUT_EXTRA
+        + """
 import json
 import semantic_cli_demo as package
 tools = package.AsyncClient.toolset_for(None)
@@ -184,6 +188,7 @@ for attempt in (lambda: tools.search("weather", semantic=True), lambda: tools.se
 import importlib.util
 print(json.dumps({"lexical": lexical, "errors": errors, "numpy": "numpy" in sys.modules}))
 """
+    )
     completed = _python(cli_package, code)
     assert completed.returncode == 0, completed.stderr
     result = json.loads(completed.stdout)
@@ -196,10 +201,13 @@ print(json.dumps({"lexical": lexical, "errors": errors, "numpy": "numpy" in sys.
     assert result["lexical"] == here and result["lexical"][0] == "get_weather"
     assert len(result["errors"]) == 2 and not result["numpy"]
     for message in result["errors"]:
-        assert EXTRA in message and 'mcp-codegen-runtime[semantic]' in message
+        assert EXTRA in message and "mcp-codegen-runtime[semantic]" in message
     # The command line: one line, exit code 2 (a usage error: nothing was sent).
-    cli = _python(cli_package, WITHOUT_EXTRA + "import runpy; sys.argv = ['x', '--search', 'rain', '--semantic']\n"
-                  "runpy.run_module('semantic_cli_demo', run_name='__main__')")
+    cli = _python(
+        cli_package,
+        WITHOUT_EXTRA + "import runpy; sys.argv = ['x', '--search', 'rain', '--semantic']\n"
+        "runpy.run_module('semantic_cli_demo', run_name='__main__')",
+    )
     assert cli.returncode == 2 and "mcp-codegen-runtime[semantic]" in cli.stderr
     assert len(cli.stderr.strip().splitlines()) == 1 and "Traceback" not in cli.stderr
 
@@ -225,8 +233,11 @@ print(json.dumps({"found": found, "heavy": heavy}))
 
 def test_the_command_line_searches(cli_package: Path) -> None:
     def run(*arguments: str) -> subprocess.CompletedProcess[str]:
-        return _python(cli_package, f"import runpy, sys; sys.argv = ['x', *{list(arguments)!r}]\n"
-                       "runpy.run_module('semantic_cli_demo', run_name='__main__')")
+        return _python(
+            cli_package,
+            f"import runpy, sys; sys.argv = ['x', *{list(arguments)!r}]\n"
+            "runpy.run_module('semantic_cli_demo', run_name='__main__')",
+        )
 
     semantic = run("--search", "is it raining in Paris", "--semantic", "--limit", "1")
     assert semantic.returncode == 0, semantic.stderr

@@ -42,7 +42,9 @@ class StaticModel:
         recipe: dict[str, Any] | None = None,
     ) -> None:
         if rows.shape[0] != len(tokenizer) or scales.shape != (rows.shape[1],):
-            raise ValueError("the table, its column scales and the vocabulary do not fit together")
+            raise ValueError(
+                "the table, its column scales and the vocabulary do not fit together"
+            )
         self._rows = rows
         self._scales = scales
         self.tokenizer = tokenizer

@@ -3,7 +3,8 @@
 The model is mcp-codegen-search-model's table (the `semantic` extra: `pip install "mcp-codegen-runtime[semantic]"`),
 trained from all-MiniLM-L6-v2 so that the mean of a text's token rows imitates the sentence model: numpy alone,
 no model hub, about 2 ms for a 200-word request. A tool's text is its name's words, title, description and its
-parameters' names and descriptions; the tools' vectors are computed once per tool set.
+parameters' names and descriptions (its first 256 tokens count, as for the sentence model); each tool text's
+vector is computed once per process, on the first semantic search of a set that holds it.
 
 A request of several sentences is scored against each tool by the mean of its whole text's similarity and its
 best sentence's (an agent's request often names the tool it needs in one sentence of many). The fused score is
@@ -29,8 +30,11 @@ __all__ = ["EXTRA", "WEIGHT", "SemanticRanking", "load_model", "tool_text"]
 #: What installs the model.
 EXTRA = 'pip install "mcp-codegen-runtime[semantic]"'
 #: The similarity's share of the fused score (tuned on LiveMCPBench's tuning half).
-WEIGHT = 0.5
+WEIGHT = 0.4
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\s*\n\s*")
+#: Tool texts' vectors, shared by every tool set of the process (at most this many, then cleared).
+_VECTORS: dict[str, Any] = {}
+_CACHED_TEXTS = 20_000
 
 
 @lru_cache(maxsize=1)
@@ -49,7 +53,7 @@ def load_model() -> Any:
 def tool_text(tool: AgentTool) -> str:
     """The text a tool is embedded by: its name's words, title, description, parameters' names and descriptions."""
     parts = [" ".join(name_words(tool.wire_name))]
-    if tool.title:
+    if tool.title and name_words(tool.title) != name_words(tool.wire_name):
         parts.append(tool.title)
     if tool.description:
         parts.append(tool.description)
@@ -74,8 +78,22 @@ class SemanticRanking:
     __slots__ = ("_model", "_vectors")
 
     def __init__(self, texts: Iterable[str]) -> None:
-        self._model = load_model()
-        self._vectors = self._model.encode(list(texts))
+        self._model = load_model()  # first: without the extra, its ImportError names it
+        import numpy as np
+
+        listed = list(texts)
+        # Each tool text is embedded once per process: `client.tools()` makes a new set every call.
+        missing = [text for text in dict.fromkeys(listed) if text not in _VECTORS]
+        if missing:
+            if len(_VECTORS) + len(missing) > _CACHED_TEXTS:
+                _VECTORS.clear()
+            _VECTORS.update(zip(missing, self._model.encode(missing), strict=True))
+        dimensions = self._model.dimensions
+        self._vectors = (
+            np.stack([_VECTORS[text] for text in listed])
+            if listed
+            else np.zeros((0, dimensions), dtype=np.float32)
+        )
 
     def similarities(self, query: str) -> Any:
         """Each tool's similarity to `query` (whole request and best sentence, averaged for several)."""
@@ -86,13 +104,19 @@ class SemanticRanking:
         best = (self._vectors @ self._model.encode(parts).T).max(axis=1)
         return (whole + best) / 2
 
-    def fuse(self, query: str, lexical: Sequence[float], weight: float = WEIGHT) -> list[int]:
+    def fuse(
+        self, query: str, lexical: Sequence[float], weight: float = WEIGHT
+    ) -> list[int]:
         """Positions of every tool, best first, by the fused score (ties in the set's order)."""
         import numpy as np
 
         similarity = self.similarities(query).astype(np.float64)
         low, high = float(similarity.min()), float(similarity.max())
-        semantic = (similarity - low) / (high - low) if high > low else np.zeros_like(similarity)
+        semantic = (
+            (similarity - low) / (high - low)
+            if high > low
+            else np.zeros_like(similarity)
+        )
         words = np.asarray(lexical, dtype=np.float64)
         best = float(words.max()) if len(words) else 0.0
         if best > 0:

@@ -11,7 +11,6 @@ from typing import (
 from .tool_calls import ToolCalls
 
 if TYPE_CHECKING:
-
     from ..agents.protocols import ToolCaller
     from ..agents.tool import AgentTool
     from ..agents.toolset import ToolSet

@@ -263,9 +263,7 @@ class ToolkitBase:
                     slot.latency = time.perf_counter() - started
                     ready.set()
                     await stop.wait()
-            except (
-                Exception
-            ) as error:  # noqa: BLE001 - kept as the server's status, never raised
+            except Exception as error:  # noqa: BLE001 - kept as the server's status, never raised
                 slot.error = _one_line(error)
                 slot.state = "failed"
                 slot.latency = time.perf_counter() - started

@@ -15,7 +15,16 @@ from ..text import one_line, printable
 from .table import EXIT_CODES, Command, CommandLine, CommandRow, Option, UsageError
 
 _GLOBAL_VALUES = frozenset(
-    {"--stdio", "--url", "--header", "--env", "--timeout", "--retries", "--search", "--limit"}
+    {
+        "--stdio",
+        "--url",
+        "--header",
+        "--env",
+        "--timeout",
+        "--retries",
+        "--search",
+        "--limit",
+    }
 )
 
 
@@ -120,7 +129,11 @@ def global_parser(line: CommandLine, commands: Sequence[CommandRow]) -> Parser:
         "--search", metavar="QUERY", help="print the tools matching this request"
     )
     search.add_argument(
-        "--limit", type=int, default=5, metavar="N", help="with --search: how many (default 5)"
+        "--limit",
+        type=int,
+        default=5,
+        metavar="N",
+        help="with --search: how many (default 5)",
     )
     search.add_argument(
         "--semantic",

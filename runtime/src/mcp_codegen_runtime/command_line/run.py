@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-
     pass
 
 from ..text import one_line
@@ -108,7 +107,9 @@ def _search(
         raise UsageError("--limit must be at least 1")
     tools = line.client.toolset_for(cast("Any", None))
     try:
-        found = tools.search(options.search, limit=options.limit, semantic=options.semantic)
+        found = tools.search(
+            options.search, limit=options.limit, semantic=options.semantic
+        )
     except ImportError as error:
         raise UsageError(str(error)) from error
     by_wire = {row[1]: row for row in commands}
