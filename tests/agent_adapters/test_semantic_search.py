@@ -221,7 +221,7 @@ socket.socket.connect = refuse
 socket.create_connection = refuse
 import semantic_cli_demo as package
 tools = package.AsyncClient.toolset_for(None)
-found = [t.name for t in tools.search("is it raining in Paris", limit=2, semantic=True)]
+found = [t.name for t in tools.search("how hot is it in Rome", limit=2, semantic=True)]
 heavy = sorted(m for m in ("torch", "transformers", "huggingface_hub", "sentence_transformers", "tokenizers") if m in sys.modules)
 print(json.dumps({"found": found, "heavy": heavy}))
 """
@@ -239,7 +239,7 @@ def test_the_command_line_searches(cli_package: Path) -> None:
             "runpy.run_module('semantic_cli_demo', run_name='__main__')",
         )
 
-    semantic = run("--search", "is it raining in Paris", "--semantic", "--limit", "1")
+    semantic = run("--search", "how hot is it in Rome", "--semantic", "--limit", "1")
     assert semantic.returncode == 0, semantic.stderr
     [line] = semantic.stdout.splitlines()
     assert line.startswith("get_weather: Get the current weather for a city")
@@ -255,7 +255,7 @@ def test_the_command_line_searches(cli_package: Path) -> None:
 
 
 def test_search_tools_and_a_set_of_several_packages_answer(demo_pkg: ModuleType, demo_server: MCPServer) -> None:
-    request = "is it raining in Paris"
+    request = "how hot is it in Rome"
 
     async def main() -> tuple[list[str], list[str], list[str]]:
         async with demo_pkg.AsyncClient.in_process(demo_server) as client:
@@ -268,6 +268,7 @@ def test_search_tools_and_a_set_of_several_packages_answer(demo_pkg: ModuleType,
 
     from_pair, direct, several = anyio.run(main)
     assert from_pair == direct and direct[0] == "get_weather"
+    assert demo_pkg.AsyncClient.toolset_for(None).search(request) == []  # no word of it is in the index
     assert set(several) == {"a_get_weather", "b_get_weather"}
     with pytest.raises(ValueError, match="search=True or code=True"):
         anyio.run(_tools_with_semantic_alone, demo_pkg, demo_server)

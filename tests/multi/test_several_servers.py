@@ -445,7 +445,7 @@ async def test_a_lazy_toolkits_tools_need_no_connection_until_called(umbrella: A
 
 async def test_a_toolkits_search_pair_ranks_semantically_over_every_server(umbrella: Any) -> None:
     """Issue 62: `kit.tools(search=True, semantic=True)` ranks the servers' tools as one set, with no connection."""
-    request = "is it raining in Paris"
+    request = "how hot is it in Rome"
     async with umbrella.Toolkit(lazy=True) as kit:
         pair = kit.tools(search=True, semantic=True)
         output = await pair["search_tools"].run({"query": request, "limit": 3})
