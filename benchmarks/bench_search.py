@@ -287,25 +287,9 @@ def split_tasks(queries: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]
 def measure_retrieval() -> list[Row]:
     import bm25s
 
-    from mcp_codegen_runtime.agents import AgentTool, ToolSet
-    from mcp_codegen_runtime.agents.extras import ExtraSpec
-
     data = json.loads(gzip.decompress((DATA / "livemcpbench_retrieval.json.gz").read_bytes()))
     listing: list[dict[str, Any]] = data["tools"]
-    queries: list[dict[str, Any]] = data["queries"]
-
-    async def never(*_: object) -> Any:
-        raise RuntimeError("not called")
-
-    tools = ToolSet(
-        AgentTool(
-            ExtraSpec(
-                name=item["name"], description=item["description"], input_schema=item["inputSchema"], invoke=never
-            ),
-            name=f"t{position}",
-        )
-        for position, item in enumerate(listing)
-    )
+    tools, queries = search_semantic.catalog()
 
     def ours(question: str, k: int) -> list[str]:
         return [tool.wire_name for tool in tools.search(question, limit=k)]

@@ -39,26 +39,27 @@ sys.path.insert(0, str(DISTRIBUTION / "src"))
 
 import corpus  # noqa: E402
 
-#: The installed packages whose docstrings join the standard library's (all BSD, MIT, Apache-2.0 or PSF).
-PACKAGES = [
-    "numpy",
-    "scipy",
-    "sklearn",
-    "torch",
-    "transformers",
-    "sentence_transformers",
-    "huggingface_hub",
-    "httpx",
-    "anyio",
-    "click",
-    "jinja2",
-    "pydantic",
-    "rich",
-    "networkx",
-    "sympy",
-    "pygments",
-    "setuptools",
-]
+#: The installed packages whose docstrings join the standard library's (all BSD, MIT, Apache-2.0 or PSF), by
+#: import name, with their distribution's name (their versions are recorded).
+PACKAGES = {
+    "numpy": "numpy",
+    "scipy": "scipy",
+    "sklearn": "scikit-learn",
+    "torch": "torch",
+    "transformers": "transformers",
+    "sentence_transformers": "sentence-transformers",
+    "huggingface_hub": "huggingface-hub",
+    "httpx": "httpx",
+    "anyio": "anyio",
+    "click": "click",
+    "jinja2": "jinja2",
+    "pydantic": "pydantic",
+    "rich": "rich",
+    "networkx": "networkx",
+    "sympy": "sympy",
+    "pygments": "pygments",
+    "setuptools": "setuptools",
+}
 #: Paragraphs trained on (of about 74,000 kept; the teacher's embeddings are the build's slow part: 20,000
 #: took 40 minutes of a loaded two-core machine), dimensions of the shipped table, training's settings.
 CORPUS_SIZE = 20_000
@@ -135,27 +136,7 @@ def stage_corpus(work: Path) -> None:
         paragraphs=len(texts),
         stdlib_paragraphs=len(stdlib),
         stdlib_digest=corpus.digest(stdlib),
-        versions=versions(
-            [
-                "torch",
-                "transformers",
-                "sentence-transformers",
-                "scikit-learn",
-                "numpy",
-                "scipy",
-                "huggingface-hub",
-                "httpx",
-                "anyio",
-                "click",
-                "jinja2",
-                "pydantic",
-                "rich",
-                "networkx",
-                "sympy",
-                "pygments",
-                "setuptools",
-            ]
-        ),
+        versions=versions(list(PACKAGES.values())),
     )
 
 
@@ -350,7 +331,7 @@ def stage_pack(work: Path, out: Path = DATA) -> None:
             + sha256(model_folder() / "model.safetensors"),
         },
         "dimensions": DIMENSIONS,
-        "corpus": {"size": CORPUS_SIZE, "packages": PACKAGES},
+        "corpus": {"size": CORPUS_SIZE, "packages": list(PACKAGES)},
         "stages": stages,
     }
     (out / "recipe.json").write_text(json.dumps(recipe, indent=2, sort_keys=True) + "\n")

@@ -9,7 +9,6 @@ packages' tools, the generated command line); the model needs no network and no 
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import subprocess
@@ -33,28 +32,19 @@ from mcp_codegen_runtime.agents.semantic import EXTRA, sentences
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data"
-BENCH = ROOT / "benchmarks" / "data"
 EXAMPLES = ROOT / "generated_examples"
 
 
 def _catalog() -> tuple[ToolSet, list[str]]:
-    """LiveMCPBench's 527 tools and a corpus of requests: its 94 questions and the long requests."""
-    data = json.loads(gzip.decompress((BENCH / "livemcpbench_retrieval.json.gz").read_bytes()))
-
-    async def never(*_: object) -> Any:
-        raise RuntimeError("not called")
-
-    tools = ToolSet(
-        AgentTool(
-            ExtraSpec(
-                name=item["name"], description=item["description"], input_schema=item["inputSchema"], invoke=never
-            ),
-            name=f"t{position}",
-        )
-        for position, item in enumerate(data["tools"])
-    )
-    longs = json.loads((BENCH / "long_requests.json").read_text(encoding="utf-8"))["requests"]
-    return tools, [query["question"] for query in data["queries"]] + [item["request"] for item in longs]
+    """LiveMCPBench's 527 tools (as the search benchmark builds them) and a corpus of requests: its 94 questions
+    and the 16 long requests."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from search_semantic import catalog, long_requests
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    tools, queries = catalog()
+    return tools, [query["question"] for query in queries] + [item["request"] for item in long_requests()]
 
 
 @pytest.fixture(scope="module")
