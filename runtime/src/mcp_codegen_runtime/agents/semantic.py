@@ -2,7 +2,7 @@
 
 The model is mcp-codegen-search-model's table (the `semantic` extra: `pip install "mcp-codegen-runtime[semantic]"`),
 trained from all-MiniLM-L6-v2 so that the mean of a text's token rows imitates the sentence model: numpy alone,
-no model hub, about 2 ms for a 200-word request. A tool's text is its name's words, title, description and its
+no model hub, under 10 ms for a 200-word request. A tool's text is its name's words, title, description and its
 parameters' names and descriptions (its first 256 tokens count, as for the sentence model); each tool text's
 vector is computed once per process, on the first semantic search of a set that holds it.
 
