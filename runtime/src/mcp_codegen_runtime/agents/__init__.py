@@ -22,6 +22,7 @@ One module per job:
 * `agent_strict`: OpenAI's strict schema dialect; `agent_calls`: running a model turn's calls;
 * `agent_extras`: resources and prompts as agent tools (`ExtraSpec`, opt-in);
 * `search_index` (the BM25F index shipped as `search_index.json`), `search` (`ToolSet.search`),
+  `semantic` (`semantic=True`: the `semantic` extra's static embedding model fused with the index),
   `meta_tools` (`tools(search=True)`: search_tools + call_tool), `deferred` (the providers'
   deferred loading: `to_anthropic(defer_loading=True)`, `to_openai_responses(defer_loading=True)`);
 * one module per framework: `agent_openai` (Chat Completions and Responses), `agent_anthropic`,

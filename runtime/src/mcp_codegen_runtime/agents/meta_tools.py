@@ -87,9 +87,14 @@ def _definition(tool: Any) -> _JsonObject:
 
 
 def meta_specs(
-    toolset: ToolSet, *, limit: int = 5, embed: Embed | None = None
+    toolset: ToolSet,
+    *,
+    limit: int = 5,
+    embed: Embed | None = None,
+    semantic: bool = False,
 ) -> list[ExtraSpec]:
-    """The `search_tools` and `call_tool` specs over `toolset` (`limit` matches by default)."""
+    """The `search_tools` and `call_tool` specs over `toolset` (`limit` matches by default;
+    `semantic`/`embed` rank them as `ToolSet.search` does)."""
 
     async def search(
         client: Any, arguments: Mapping[str, Any], timeout: float | None
@@ -99,7 +104,9 @@ def meta_specs(
             raise ValueError("search_tools needs a 'query' (a non-empty string)")
         wanted = arguments.get("limit")
         count = wanted if isinstance(wanted, int) and wanted > 0 else limit
-        found = toolset.search(query, limit=min(count, MAX_LIMIT), embed=embed)
+        found = toolset.search(
+            query, limit=min(count, MAX_LIMIT), embed=embed, semantic=semantic
+        )
         listed = [_definition(tool) for tool in found]
         text = (
             json.dumps(listed, ensure_ascii=False)

@@ -7,10 +7,12 @@ counted in the package's shipped `search_index.json` (read on the first search);
 definition, once per set. All of them are ranked as one index (`ToolIndex` over every part), so a
 set holding several packages' tools (a `Toolkit`'s) compares their scores on one scale.
 
-With `embed=` (a function from a list of texts to their vectors, e.g. a sentence-transformers
-model's `encode`) the lexical ranking is fused with cosine similarity by reciprocal rank fusion
-(`1 / (60 + rank)` summed over both rankings), so neither scale has to match the other. The tools'
-vectors are computed once per set and `embed` function.
+With `semantic=True` the lexical scores are fused with the similarity under the static model of the
+`semantic` extra (`agents.semantic`: the tools' vectors computed once per set). With `embed=` (a function
+from a list of texts to their vectors, e.g. a larger sentence-transformers model's `encode`) the lexical
+ranking is fused with cosine similarity by reciprocal rank fusion (`1 / (60 + rank)` summed over both
+rankings), so neither scale has to match the other. The tools' vectors are computed once per set and
+`embed` function.
 """
 
 from __future__ import annotations
@@ -29,9 +31,11 @@ from .search_index import (
     document_from_listing,
     load_index,
     query_terms,
+    wants_listing,
 )
 
 if TYPE_CHECKING:
+    from .semantic import SemanticRanking
     from .tool import AgentTool
 
 __all__ = ["Embed", "Searcher"]
@@ -56,12 +60,13 @@ def _cosine(left: Sequence[float], right: Sequence[float]) -> float:
 class Searcher:
     """The indexes covering one tool set's tools, made on its first search."""
 
-    __slots__ = ("_embedded", "_ranked", "_tools")
+    __slots__ = ("_embedded", "_ranked", "_semantic", "_tools")
 
     def __init__(self, tools: Sequence[AgentTool]) -> None:
         self._tools = list(tools)
         self._ranked: tuple[ToolIndex, list[AgentTool | None]] | None = None
         self._embedded: tuple[Embed, list[Sequence[float]]] | None = None
+        self._semantic: SemanticRanking | None = None
 
     def _index(self) -> tuple[ToolIndex, list[AgentTool | None]]:
         """One index over every shipped index the set's tools come from and those counted here,
@@ -101,17 +106,34 @@ class Searcher:
         self._ranked = (ToolIndex(parts), placed)
         return self._ranked
 
-    def lexical(self, query: str) -> list[AgentTool]:
-        """The tools matching any word of `query`, best first (ties in the set's order)."""
+    def lexical_scores(self, query: str) -> dict[int, float]:
+        """Each matching tool's BM25F score for `query`, by its position in the set."""
         index, tools = self._index()
         order = {id(tool): position for position, tool in enumerate(self._tools)}
-        scored: list[tuple[float, int, AgentTool]] = []
-        for position, score in index.scores(query_terms(query)).items():
+        scores: dict[int, float] = {}
+        found = index.scores(query_terms(query), listing=wants_listing(query))
+        for position, score in found.items():
             tool = tools[position]
             if tool is not None:
-                scored.append((-score, order[id(tool)], tool))
-        scored.sort(key=lambda item: (item[0], item[1]))
-        return [tool for _, _, tool in scored]
+                scores[order[id(tool)]] = score
+        return scores
+
+    def lexical(self, query: str) -> list[AgentTool]:
+        """The tools matching any word of `query`, best first (ties in the set's order)."""
+        scores = self.lexical_scores(query)
+        ranked = sorted(scores, key=lambda position: (-scores[position], position))
+        return [self._tools[position] for position in ranked]
+
+    def fused(self, query: str) -> list[AgentTool]:
+        """Every tool by the lexical score fused with the static model's similarity (`agents.semantic`)."""
+        ranking = self._semantic
+        if ranking is None:
+            from .semantic import SemanticRanking, tool_text
+
+            ranking = self._semantic = SemanticRanking(map(tool_text, self._tools))
+        scores = self.lexical_scores(query)
+        lexical = [scores.get(position, 0.0) for position in range(len(self._tools))]
+        return [self._tools[position] for position in ranking.fuse(query, lexical)]
 
     def semantic(self, query: str, embed: Embed) -> list[AgentTool]:
         """Every tool by cosine similarity of its text to `query` under `embed`, best first."""
@@ -129,9 +151,18 @@ class Searcher:
         return [self._tools[i] for i in ranked]
 
     def search(
-        self, query: str, limit: int, embed: Embed | None = None
+        self,
+        query: str,
+        limit: int,
+        embed: Embed | None = None,
+        semantic: bool = False,
     ) -> list[AgentTool]:
-        """The `limit` best tools for `query` (lexical, fused with `embed`'s ranking when given)."""
+        """The `limit` best tools for `query`: lexical, fused with the static model's similarity
+        (`semantic`) or with `embed`'s ranking when given."""
+        if semantic:
+            if embed is not None:
+                raise ValueError("give one of semantic=True and embed=, not both")
+            return self.fused(query)[:limit]
         lexical = self.lexical(query)
         if embed is None:
             return lexical[:limit]

@@ -44,7 +44,9 @@ __all__ = [
     "index_json",
     "load_index",
     "name_words",
+    "lists_things",
     "query_terms",
+    "wants_listing",
 ]
 
 #: The shipped index's file name, beside the package's `snapshot.json`.
@@ -96,6 +98,22 @@ _SYNONYMS = {
 _ALSO = {"post": "send"}
 #: Words ending in `s` that are not plurals, kept whole: `news` is not `new`.
 _UNSTEMMED = frozenset({"news", "series", "species"})
+#: Terms that say what to do with a thing (as index terms: `remove` is `delete`). A request that
+#: names things in the plural and none of these ("helm repositories", "pods") asks to see them:
+#: a matching tool whose name reads as a listing (`helm_repo_list`, `get_pods`) scores
+#: `LISTING_BONUS` times more than otherwise (before `helm_repo_remove`, whose words match as well).
+_ACTIONS = frozenset(
+    "get list create delete update send search add set run install uninstall start stop read "
+    "write upload download move copy open close describe apply scale restart deploy rollback "
+    "switch check test push pull merge query execute call invite share schedule cancel book "
+    "buy sell translate convert generate summarize analyze compare count calculate rename "
+    "archive restore enable disable approve reject assign tag label post reply forward print "
+    "play pause save load sync clone fork watch subscribe attach detach connect disconnect "
+    "login logout show".split()
+)
+#: The actions a listing tool's name may have besides its plural noun (`get_pods`).
+_LISTING_ACTIONS = frozenset({"get", "list"})
+LISTING_BONUS = 1.3
 
 
 def _stem(word: str) -> str:
@@ -145,6 +163,26 @@ def query_terms(text: str) -> list[str]:
             if term in _ALSO:
                 terms.append(_ALSO[term])
     return terms
+
+
+def _plural(word: str) -> bool:
+    return word not in _STOP and word.endswith("s") and _stem(word) != word
+
+
+def wants_listing(text: str) -> bool:
+    """Whether a request names things in the plural and no action (see `_ACTIONS`)."""
+    words = [word.lower() for word in _WORD.findall(text)]
+    return any(map(_plural, words)) and not _ACTIONS.intersection(map(_term, words))
+
+
+def lists_things(name: str) -> bool:
+    """Whether a tool's name reads as a listing: a `list` word, or a plural noun with no action but
+    `get` (`helm_repo_list`, `list_contexts`, `get_pods`; not `delete_pods`)."""
+    words = [word.lower() for word in _WORD.findall(name)]
+    terms = {_term(word) for word in words}
+    return "list" in terms or (
+        any(map(_plural, words)) and not (terms & _ACTIONS) - _LISTING_ACTIONS
+    )
 
 
 @dataclass(frozen=True)
@@ -223,7 +261,7 @@ class ToolIndex:
     frequencies are computed on its first query (a query reads a few terms of thousands).
     """
 
-    __slots__ = ("_frequencies", "_parts", "_weights", "names")
+    __slots__ = ("_frequencies", "_listing", "_parts", "_weights", "names")
 
     def __init__(self, parts: Sequence[CountedIndex]) -> None:
         self.names = [name for part in parts for name in part.names]
@@ -242,6 +280,7 @@ class ToolIndex:
                 [weight / (1.0 - B + B * value / average) for value in values]
             )
         self._frequencies: dict[str, dict[int, float]] = {}
+        self._listing: dict[int, bool] = {}
 
     def frequencies(self, term: str) -> dict[int, float]:
         """Each tool holding `term` (by position) with its BM25F pseudo frequency."""
@@ -259,8 +298,12 @@ class ToolIndex:
         self._frequencies[term] = found
         return found
 
-    def scores(self, terms: Iterable[str]) -> dict[int, float]:
-        """Each matching tool's BM25F score (by position in `names`) for these query terms."""
+    def scores(
+        self, terms: Iterable[str], *, listing: bool = False
+    ) -> dict[int, float]:
+        """Each matching tool's BM25F score (by position in `names`) for these query terms;
+        `listing` (`wants_listing(request)`): tools whose names read as a listing score
+        `LISTING_BONUS` times more."""
         total = len(self.names)
         scored: dict[int, float] = {}
         for term in dict.fromkeys(terms):
@@ -271,7 +314,18 @@ class ToolIndex:
                 scored[position] = scored.get(position, 0.0) + idf * frequency / (
                     K1 + frequency
                 )
+        if listing:
+            for position in scored:
+                if self.listing(position):
+                    scored[position] *= LISTING_BONUS
         return scored
+
+    def listing(self, position: int) -> bool:
+        """Whether the tool at `position` reads as a listing (`lists_things`, cached)."""
+        found = self._listing.get(position)
+        if found is None:
+            found = self._listing[position] = lists_things(self.names[position])
+        return found
 
 
 def document_terms(document: ToolDocument) -> TermCounts:

@@ -204,32 +204,46 @@ class ToolSet(Mapping[str, AgentTool]):
     # ---- search (agents.search, agents.meta_tools)
 
     def search(
-        self, query: str, *, limit: int = 5, embed: Embed | None = None
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        embed: Embed | None = None,
+        semantic: bool = False,
     ) -> list[AgentTool]:
         """The `limit` tools of this set most relevant to `query`, best first.
 
         Ranked by the package's shipped BM25F index (tool names split into words, titles,
-        descriptions, parameter names and descriptions, weighted; no network); `embed` (texts ->
-        vectors) fuses it with semantic similarity. Only this set's tools are ranked, so its
-        filters apply. See `agents.search`.
+        descriptions, parameter names and descriptions, weighted; no network). `semantic=True`
+        fuses it with a static embedding model's similarity (the `semantic` extra: `pip install
+        "mcp-codegen-runtime[semantic]"`; ImportError naming it when missing); `embed` (texts ->
+        vectors, your own model) fuses it with that model's similarity instead. Only this set's
+        tools are ranked, so its filters apply. See `agents.search` and `agents.semantic`.
         """
         searcher = self._searcher
         if searcher is None:
             from .search import Searcher
 
             searcher = self._searcher = Searcher(list(self._by_name.values()))
-        return searcher.search(query, limit, embed)
+        return searcher.search(query, limit, embed, semantic)
 
-    def searching(self, *, limit: int = 5, embed: Embed | None = None) -> ToolSet:
+    def searching(
+        self, *, limit: int = 5, embed: Embed | None = None, semantic: bool = False
+    ) -> ToolSet:
         """This set as two tools, `search_tools(query)` and `call_tool(name, arguments)`, bound
         like its tools (what `client.tools(search=True)` returns; see `agents.meta_tools`).
+        `semantic` and `embed` rank `search_tools`' matches as in `search()`.
         """
         from .meta_tools import meta_specs
 
+        if semantic:
+            from .semantic import load_model
+
+            load_model()  # a missing extra is reported here, not on the model's first search
         first = next(iter(self._by_name.values()), None)
         tools = [
             AgentTool(spec, client=first.client if first else None)
-            for spec in meta_specs(self, limit=limit, embed=embed)
+            for spec in meta_specs(self, limit=limit, embed=embed, semantic=semantic)
         ]
         if first is not None and first.sync_client is not None:
             return ToolSet(tools).bind(first.sync_client)

@@ -11,7 +11,6 @@ from typing import (
 from .tool_calls import ToolCalls
 
 if TYPE_CHECKING:
-
     from ..agents.protocols import ToolCaller
     from ..agents.tool import AgentTool
     from ..agents.toolset import ToolSet
@@ -36,6 +35,7 @@ class AgentTools(ToolCalls):
         prompts: bool = False,
         search: bool = False,
         code: bool = False,
+        semantic: bool = False,
     ) -> ToolSet:
         """This client's tools as framework-neutral agent tools, bound to this client.
 
@@ -56,7 +56,16 @@ class AgentTools(ToolCalls):
 
         `code=True` gives the model one tool instead, `run_python(code)`: its Python runs against the
         chosen tools' typed code API in a sandbox (`run_code()`; see `code_mode.agent_tool`).
+
+        `semantic=True` (with `search` or `code`) ranks `search_tools`' and `search_api`'s
+        matches with the static embedding model fused with the lexical index (the `semantic`
+        extra; see `ToolSet.search`).
         """
+        if semantic and not (search or code):
+            raise ValueError(
+                "semantic=True ranks search_tools' or search_api's matches: give it with "
+                "search=True or code=True (or call tools().search(query, semantic=True))"
+            )
         toolset = type(self).toolset_for(
             self,
             include,
@@ -69,12 +78,18 @@ class AgentTools(ToolCalls):
             prompts=prompts,
         )
         if search:
-            toolset = toolset.searching()
+            toolset = toolset.searching(semantic=semantic)
         elif code:
             from ..code_mode.agent_tool import code_toolset
             from .code_calls import package_code_api
 
-            toolset = code_toolset(toolset, package_code_api(type(self)))
+            if semantic:
+                from ..agents.semantic import load_model
+
+                load_model()  # a missing extra is reported here, not on the first search_api
+            toolset = code_toolset(
+                toolset, package_code_api(type(self)), semantic=semantic
+            )
         self._register_agent_tools(toolset.values())
         return toolset
 

@@ -389,9 +389,10 @@ class BlockingCore(Generic[AsyncT]):
         prompts: bool = False,
         search: bool = False,
         code: bool = False,
+        semantic: bool = False,
     ) -> ToolSet:
         """This client's tools as agent tools (see `AsyncClient.tools`, also for `resources`,
-        `prompts`, `search` and `code`).
+        `prompts`, `search`, `code` and `semantic`).
 
         Their calls run on the client's event-loop thread: `tool.call_sync()`/`tool.run_sync()`
         block, `await tool.call()`/`await tool.run()` work from any other event loop, and
@@ -410,6 +411,7 @@ class BlockingCore(Generic[AsyncT]):
             prompts=prompts,
             search=search,
             code=code,
+            semantic=semantic,
         )
         return async_tools.bind(self, timeout=timeout)
 

@@ -420,6 +420,7 @@ class ToolkitBase:
         resources: bool = False,
         prompts: bool = False,
         search: bool = False,
+        semantic: bool = False,
     ) -> ToolSet:
         """Agent tools of every connected server (or of `servers`), named `mcp__<server>__<prefix><tool>`.
 
@@ -431,7 +432,8 @@ class ToolkitBase:
         Disabled and failed servers are left out; the names stay distinct across servers. In a
         lazy toolkit a server not used yet contributes the tools of its snapshot, which connect it
         on their first call. `search=True` offers them all through `search_tools` and
-        `call_tool` (see `AsyncClient.tools`).
+        `call_tool` (see `AsyncClient.tools`), ranked over one index of all their tools;
+        `semantic=True` fuses that ranking with the static embedding model (the `semantic` extra).
         """
         # Imported on first use: a toolkit that makes plain calls does not need it.
         from ..agents.toolset import ToolSet
@@ -470,7 +472,12 @@ class ToolkitBase:
                 ).values()
             )
         toolset = ToolSet(collected)
-        return toolset.searching() if search else toolset
+        if semantic and not search:
+            raise ValueError(
+                "semantic=True ranks search_tools' matches: give it with search=True "
+                "(or call tools().search(query, semantic=True))"
+            )
+        return toolset.searching(semantic=semantic) if search else toolset
 
     # ---------------------------------------------------------------------------------- code mode
 

@@ -51,17 +51,24 @@ def _description(api: CodeApi, names: list[str], searching: bool) -> str:
 
 
 def stub_search(
-    api: CodeApi, names: Collection[str], toolset: Callable[[], ToolSet]
+    api: CodeApi,
+    names: Collection[str],
+    toolset: Callable[[], ToolSet],
+    *,
+    semantic: bool = False,
 ) -> Callable[[str, int], str]:
     """The sandbox module's `search_api(query, limit)`: the stubs of the best matches among the
-    functions `names`, ranked by `toolset()`'s search (the package's shipped index; made on first use).
+    functions `names`, ranked by `toolset()`'s search (the package's shipped index; made on first use;
+    `semantic`: fused with the semantic table, as `ToolSet.search(semantic=True)`).
     """
     made: list[ToolSet] = []
 
     def search_api(query: str, limit: int) -> str:
         if not made:
             made.append(toolset())
-        found = made[0].search(query, limit=max(1, min(int(limit), 20)))
+        found = made[0].search(
+            query, limit=max(1, min(int(limit), 20)), semantic=semantic
+        )
         matched = [tool.python_name for tool in found if tool.python_name in names]
         return (
             api.stubs(matched) if matched else "No function matches; try other words."
@@ -80,14 +87,16 @@ class _RunPythonSpec(ExtraSpec):
         return {"openWorldHint": True}
 
 
-def code_toolset(toolset: ToolSet, api: CodeApi) -> ToolSet:
-    """`toolset` as the one `run_python` tool, bound as its tools are (what `client.tools(code=True)` returns)."""
+def code_toolset(toolset: ToolSet, api: CodeApi, *, semantic: bool = False) -> ToolSet:
+    """`toolset` as the one `run_python` tool, bound as its tools are (what `client.tools(code=True)` returns;
+    `semantic`: `search_api` ranks as `toolset.search(semantic=True)`)."""
     from ..agents.tool import AgentTool
     from ..agents.toolset import ToolSet
 
     first = next(iter(toolset.values()), None)
     tool = AgentTool(
-        run_python_spec(toolset, api), client=first.client if first else None
+        run_python_spec(toolset, api, semantic=semantic),
+        client=first.client if first else None,
     )
     if first is not None and first.sync_client is not None:
         return ToolSet([tool]).bind(first.sync_client)
@@ -99,6 +108,7 @@ def run_python_spec(
     api: CodeApi,
     *,
     memory: int = DEFAULT_MEMORY,
+    semantic: bool = False,
 ) -> ExtraSpec:
     """The `run_python` tool over `toolset`'s tools (its filters choose the functions the code may call)."""
     names = [
@@ -107,7 +117,7 @@ def run_python_spec(
         if tool.python_name in api.functions
     ]
     searching = len(api.stubs(names).encode("utf-8")) > STUBS_LIMIT
-    search_api = stub_search(api, frozenset(names), lambda: toolset)
+    search_api = stub_search(api, frozenset(names), lambda: toolset, semantic=semantic)
 
     async def invoke(
         client: Any, arguments: Mapping[str, Any], timeout: float | None

@@ -15,11 +15,20 @@ from ..text import one_line, printable
 from .table import EXIT_CODES, Command, CommandLine, CommandRow, Option, UsageError
 
 _GLOBAL_VALUES = frozenset(
-    {"--stdio", "--url", "--header", "--env", "--timeout", "--retries"}
+    {
+        "--stdio",
+        "--url",
+        "--header",
+        "--env",
+        "--timeout",
+        "--retries",
+        "--search",
+        "--limit",
+    }
 )
 
 
-_GLOBAL_FLAGS = frozenset({"--raw", "-v", "--verbose", "-h", "--help"})
+_GLOBAL_FLAGS = frozenset({"--raw", "-v", "--verbose", "-h", "--help", "--semantic"})
 
 
 class Formatter(argparse.RawDescriptionHelpFormatter):
@@ -112,6 +121,24 @@ def global_parser(line: CommandLine, commands: Sequence[CommandRow]) -> Parser:
         default=5,
         metavar="N",
         help="send a call that failed in transit again up to N times where it is safe (default 5; 0: never)",
+    )
+    search = parser.add_argument_group(
+        "search (instead of a tool: the tools for a request, best first; nothing is sent)"
+    )
+    search.add_argument(
+        "--search", metavar="QUERY", help="print the tools matching this request"
+    )
+    search.add_argument(
+        "--limit",
+        type=int,
+        default=5,
+        metavar="N",
+        help="with --search: how many (default 5)",
+    )
+    search.add_argument(
+        "--semantic",
+        action="store_true",
+        help='with --search: rank with the static embedding model too (pip install "mcp-codegen-runtime[semantic]")',
     )
     output = parser.add_argument_group("output")
     output.add_argument(

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
-
     pass
 
 from ..text import one_line
@@ -70,6 +69,12 @@ def _main(
     parser = global_parser(line, commands)
     options = parser.parse_args(arguments[:index])
     rest = arguments[index:]
+    if options.search is not None:
+        if rest:
+            raise UsageError("give --search or a tool, not both")
+        return _search(line, commands, options)
+    if options.semantic:
+        raise UsageError("--semantic goes with --search QUERY")
     if not rest:
         parser.print_usage(sys.stderr)
         raise UsageError("no tool given (--help lists them)")
@@ -90,6 +95,32 @@ def _main(
         return tasks_command(line, commands, options, rest)
     command = find(commands, name, line.tools)
     return _tool(line, command, options, rest)
+
+
+def _search(
+    line: CommandLine, commands: Sequence[CommandRow], options: argparse.Namespace
+) -> int:
+    """`--search QUERY`: the matching tools' commands and summaries (`--raw`: as JSON), best first."""
+    if not options.search.strip():
+        raise UsageError("--search needs a request (words)")
+    if options.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    tools = line.client.toolset_for(cast("Any", None))
+    try:
+        found = tools.search(
+            options.search, limit=options.limit, semantic=options.semantic
+        )
+    except ImportError as error:
+        raise UsageError(str(error)) from error
+    by_wire = {row[1]: row for row in commands}
+    rows = [by_wire[tool.wire_name] for tool in found if tool.wire_name in by_wire]
+    if options.raw:
+        print_json([{"command": row[0], "summary": row[2]} for row in rows])
+    else:
+        for row in rows:
+            summary = one_line(row[2], None)
+            print(f"{row[0]}: {summary}" if summary else row[0])
+    return EXIT_OK
 
 
 def _tool(
