@@ -35,7 +35,8 @@ RUNTIME_MODULES = frozenset(
         "mcp_codegen_runtime", "mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "httpx", "httpx2",
         "typing_extensions", "jsonschema", "referencing", "jwt", "cryptography", "opentelemetry", "uvicorn",
         "starlette", "temporalio", "keyring", "pydantic_monty", "openai", "anthropic", "langchain_core",
-        "pydantic_ai", "agents", "claude_agent_sdk", "google", "smolagents", "PIL", "llama_index", "pytest",
+        "pydantic_ai", "agents", "claude_agent_sdk", "google", "smolagents", "PIL", "llama_index", "pytest", "numpy",
+        "mcp_codegen_search_model",
     }
 )  # fmt: skip
 
