@@ -235,10 +235,10 @@ def test_the_claude_agent_sdk_server_refuses_an_app_only_tool(pdf_client: Any) -
 
 def test_typed_methods_still_call_app_only_tools(pdf_client: Any, tiny_pdf: Path) -> None:
     result = pdf_client.read_pdf_bytes(url=str(tiny_pdf), byte_count=8)
-    assert base64.b64decode(result.bytes) == tiny_pdf.read_bytes()[:8]
+    assert base64.b64decode(result.bytes_) == tiny_pdf.read_bytes()[:8]
     assert result.has_more is True
     by_name = pdf_client.call("read_pdf_bytes", {"url": str(tiny_pdf), "offset": 8, "byteCount": 8})
-    assert base64.b64decode(by_name.bytes) == tiny_pdf.read_bytes()[8:16]
+    assert base64.b64decode(by_name.bytes_) == tiny_pdf.read_bytes()[8:16]
 
 
 # ------------------------------------------------------------------------------------------------ read_ui

@@ -68,6 +68,9 @@ _KNOWN_HTTP_PARAMETERS = {
     "trace_content",
     # Retries stay at their default (on): every scenario passes with them, as a user's client runs.
     "retries",
+    # Recording stays off (its default): a scenario records nothing, and its redaction has nothing to act on.
+    "record",
+    "redact",
 }
 #: Seconds a whole harness run may take (the harness stops the client after 30 s itself).
 _HARNESS_TIMEOUT = 120

@@ -32,8 +32,10 @@ _PEP440 = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_PRE_LABELS = {"alpha": "a", "a": "a", "beta": "b", "b": "b", "c": "rc", "rc": "rc"}
-_PRE_LABELS |= {"pre": "rc", "preview": "rc"}
+_PRE_LABELS = {
+    **{"alpha": "a", "a": "a", "beta": "b", "b": "b"},
+    **{"c": "rc", "rc": "rc", "pre": "rc", "preview": "rc"},
+}
 #: Where a release without a dev segment sorts: after all of its dev releases.
 _NO_DEV = 1 << 62
 

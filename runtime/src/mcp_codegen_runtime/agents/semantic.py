@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, cast
 
 from .search_index import name_words
 
@@ -40,14 +41,21 @@ _CACHED_TEXTS = 20_000
 @lru_cache(maxsize=1)
 def load_model() -> Any:
     """The shipped static model (read once per process); ImportError naming the extra when it is missing."""
-    try:
-        import numpy  # noqa: F401 - the model's own dependency, named in the error when missing
-        from mcp_codegen_search_model import load
+    try:  # imported by name: a plain install (no extra) type-checks without numpy's stubs
+        import_module(
+            "numpy"
+        )  # the model's own dependency, named in the error when missing
+        load = import_module("mcp_codegen_search_model").load
     except ImportError as error:
         raise ImportError(
             f"semantic search needs the `semantic` extra, which is not installed: {EXTRA}"
         ) from error
     return load()
+
+
+def _numpy() -> Any:
+    """numpy, imported by name: a plain install (no extra) type-checks without its stubs."""
+    return import_module("numpy")
 
 
 def tool_text(tool: AgentTool) -> str:
@@ -57,13 +65,14 @@ def tool_text(tool: AgentTool) -> str:
         parts.append(tool.title)
     if tool.description:
         parts.append(tool.description)
-    schema = tool.parameters_view()
-    properties = schema.get("properties") if isinstance(schema, dict) else None
+    properties: object = tool.parameters_view().get("properties")
     if isinstance(properties, dict):
-        for key, value in properties.items():
-            parts.append(" ".join(name_words(str(key))))
-            if isinstance(value, dict) and isinstance(value.get("description"), str):
-                parts.append(value["description"])
+        for key, value in cast(dict[str, object], properties).items():
+            parts.append(" ".join(name_words(key)))
+            if isinstance(value, dict):
+                described = cast(dict[str, object], value).get("description")
+                if isinstance(described, str):
+                    parts.append(described)
     return ". ".join(part for part in parts if part)
 
 
@@ -79,7 +88,7 @@ class SemanticRanking:
 
     def __init__(self, texts: Iterable[str]) -> None:
         self._model = load_model()  # first: without the extra, its ImportError names it
-        import numpy as np
+        np = _numpy()
 
         listed = list(texts)
         # Each tool text is embedded once per process: `client.tools()` makes a new set every call.
@@ -108,7 +117,7 @@ class SemanticRanking:
         self, query: str, lexical: Sequence[float], weight: float = WEIGHT
     ) -> list[int]:
         """Positions of every tool, best first, by the fused score (ties in the set's order)."""
-        import numpy as np
+        np = _numpy()
 
         similarity = self.similarities(query).astype(np.float64)
         low, high = float(similarity.min()), float(similarity.max())

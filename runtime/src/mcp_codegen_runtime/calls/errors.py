@@ -367,10 +367,9 @@ def server_excerpt(structured: object, text: str, limit: int = EXCERPT_LIMIT) ->
         shown = text
     else:
         if isinstance(structured, dict):
-            first = {
-                key: structured[key] for key in _REASON_FIELDS if key in structured
-            }
-            structured = {**first, **structured}
+            fields = cast(dict[str, object], structured)
+            first = {key: fields[key] for key in _REASON_FIELDS if key in fields}
+            structured = {**first, **fields}
         shown = json.dumps(structured, ensure_ascii=False, default=str)
     masked = _TOKEN.sub(
         _mask, shown[: limit * 4]

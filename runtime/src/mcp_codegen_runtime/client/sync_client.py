@@ -609,13 +609,26 @@ class SyncClientBase(BlockingCore[AsyncT]):
         """Run Python `code` against the code API (`code_api()`) in a sandbox; return its `CodeResult`.
 
         The code imports the package's module (`import demo_client`) and awaits its functions
-        (`await demo_client.add(a=1, b=2)`); each is this client's typed call, and a failed one
-        raises in the code as a built-in exception it may catch. `timeout` bounds the whole run,
-        wall-clock; no call outlives the run. See `AsyncClient.run_code` for the limits.
+        (`demo_client.add(a=1, b=2)`); each is this client's typed call (argument checks,
+        retries by safety, `on_call` hooks, tracing), and a failed one raises in the code as a
+        built-in exception it may catch (ValueError, RuntimeError, TimeoutError, ConnectionError).
+        The module also has `search_api(query, limit=5)`: the stubs of the functions best matching
+        `query`. The result's `value` is the code's last expression, `stdout` what it printed,
+        `calls` its tool calls in order, each with how it ended (`status`). The code is
+        type-checked first and has no file, network, subprocess or environment access.
+
+        No call outlives the run: when the code returns, raises, hits a limit or this call is
+        cancelled, the calls still in flight are cancelled (the server is told) and awaited first.
+
+        `timeout`: seconds the whole run may take, wall-clock (the code, its sleeps and the calls
+        it awaits; default 10, `code_mode.DEFAULT_TIMEOUT`); `memory`: bytes of heap (default
+        128 MiB, `DEFAULT_MEMORY`). A run also stops past 1000 tool calls (`DEFAULT_MAX_CALLS`)
+        and past 1 MiB printed (`DEFAULT_MAX_OUTPUT`, which also bounds the value's JSON).
 
         Raises:
             CodeTypeError: The code does not parse or type-check (its line named); nothing ran.
-            CodeError: The code raised (its line named), or its value has no JSON form.
+            CodeError: The code raised (its line named), e.g. a tool call's error it did not
+                catch, or its value has no JSON form.
             CodeLimitError: The run hit a limit (`limit` names it); the client stays usable.
             ImportError: pydantic-monty is not installed (the `code` extra).
         """

@@ -88,11 +88,10 @@ class HostRun:
         self._loop = asyncio.get_running_loop()
         async with anyio.create_task_group() as group:
             self._group = group
+            scope = anyio.CancelScope(deadline=anyio.current_time() + timeout)
+            self._scope = scope
             try:
-                with anyio.CancelScope(
-                    deadline=anyio.current_time() + timeout
-                ) as scope:
-                    self._scope = scope
+                with scope:
                     return await body()
             finally:
                 self._group = None  # no call starts from here on

@@ -328,7 +328,7 @@ def _json_value(
 
 
 def _code_run_error(
-    monty: Any, error: Exception, stdout: str, calls: tuple[CodeCall, ...]
+    monty: Any, error: Any, stdout: str, calls: tuple[CodeCall, ...]
 ) -> CodeRunError:
     """The CodeRunError for a failed feed (`error`: a `MontyError`, whose types are known only at run time)."""
     if isinstance(error, monty.MontyTypingError | monty.MontySyntaxError):
