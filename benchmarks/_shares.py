@@ -133,7 +133,7 @@ def measure(snapshot: Path, package: Path, cache: Path) -> list[dict[str, Any]]:
                     rows.append(
                         {"stage": f"    {name}", "wall": totals.wall[f"  {name}"], "cpu": totals.cpu[f"  {name}"]}
                     )
-    rows.append({"stage": "the rest (imports, command line, job, hashing)", "wall": whole_wall - top_wall,
+    rows.append({"stage": "the rest (imports, command line, job; the model worker's CPU, counted once it is stopped)", "wall": whole_wall - top_wall,
                  "cpu": whole_cpu - top_cpu})  # fmt: skip
     rows.append(
         {"stage": "whole run (in process, after the interpreter's start)", "wall": whole_wall, "cpu": whole_cpu}

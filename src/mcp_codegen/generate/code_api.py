@@ -39,6 +39,11 @@ def code_api_text(spec: ir.ClientSpec, listings: Mapping[str, Mapping[str, Any]]
     writer = _StubWriter(taken={tool.python_name for tool in tools} | set(_TYPING_NAMES))
     functions = [writer.function(tool, listings.get(tool.wire_name, {})) for tool in tools]
     used = [name for name in _TYPING_NAMES if writer.uses(name)]
+    return stub_text(stub_prefix(spec, header, used), [*writer.classes, *functions])
+
+
+def stub_prefix(spec: ir.ClientSpec, header: str, used: list[str]) -> list[str]:
+    """The stub's lines before its first class or function: the header, the module docstring, the imports."""
     intro = (
         f"The tools of the {_label(spec)} MCP server as async functions, for code mode: "
         f"`import {spec.package_name}`, then `await {spec.package_name}.<tool>(...)`.\n\n"
@@ -49,7 +54,13 @@ def code_api_text(spec: ir.ClientSpec, listings: Mapping[str, Mapping[str, Any]]
     parts = [header, docstring(intro, 0), ""]
     if used:
         parts += [f"from typing import {', '.join(used)}", ""]
-    for block in [*writer.classes, *functions]:
+    return parts
+
+
+def stub_text(prefix: list[str], blocks: list[str]) -> str:
+    """The stub: `prefix`, then each class and function block."""
+    parts = list(prefix)
+    for block in blocks:
         parts += ["", block, ""]
     return "\n".join(parts).rstrip("\n") + "\n"
 
@@ -138,8 +149,10 @@ class _StubWriter:
             return _SCALARS[kind]
         if kind == "array":
             items = node.get("items")
-            return f"list[{self._type(items, context, name + 'Item', depth + 1)}]" if isinstance(items, dict) else (
-                f"list[{self._any()}]"
+            return (
+                f"list[{self._type(items, context, name + 'Item', depth + 1)}]"
+                if isinstance(items, dict)
+                else (f"list[{self._any()}]")
             )
         if kind != "object":
             return self._any()
