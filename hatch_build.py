@@ -1,15 +1,15 @@
 """mcp-client-codegen's dependency on its runtime, at exactly its own version (a hatch metadata hook).
 
-In a clone (`runtime/pyproject.toml` beside this file) the requirement is the clone's runtime by path, so
-`pip install -e .` installs both distributions. A release is built with `MCP_CODEGEN_RELEASE=1` (and anywhere
-without `runtime/`): then it is `mcp-codegen-runtime==<version>`, the runtime released with it. The sdist records
-the requirement it was built with (PKG-INFO), so its wheel keeps it.
+Every build, wherever it runs (a wheel or sdist built in a clone, `pip install -e .`, a release), requires
+`mcp-codegen-runtime==<version>`: by version, never by the builder's path, so a wheel built on one machine
+installs on any other that can reach the runtime of that version. In a clone, both install in one step, the
+runtime first: `pip install -e ./runtime -e .` (pip takes the clone's runtime for the requirement; README,
+scripts/test.sh and scripts/demo.sh). Elsewhere, the runtime's wheel comes from an index or a folder
+(`pip install --find-links dist mcp-client-codegen`: docs/how-to/shipping.md).
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 from hatchling.metadata.plugin.interface import MetadataHookInterface
@@ -21,9 +21,4 @@ class RuntimeDependencyHook(MetadataHookInterface):
     PLUGIN_NAME = "custom"
 
     def update(self, metadata: dict[str, Any]) -> None:
-        runtime = Path(self.root) / "runtime"
-        if (runtime / "pyproject.toml").is_file() and os.environ.get("MCP_CODEGEN_RELEASE") != "1":
-            requirement = f"{RUNTIME} @ {runtime.resolve().as_uri()}"
-        else:
-            requirement = f"{RUNTIME}=={metadata['version']}"
-        metadata["dependencies"] = [*self.config["dependencies"], requirement]
+        metadata["dependencies"] = [*self.config["dependencies"], f"{RUNTIME}=={metadata['version']}"]

@@ -33,7 +33,7 @@ STAGES: tuple[tuple[str, str, str, str], ...] = (
     ("render: templates (client.py, specs.py, temporal.py skeletons; __init__, testing, README)", "mcp_codegen.generate.render", "render_package", ""),
     ("render: CLI table, __main__.py and SKILL.md (--cli)", "mcp_codegen.generate.render", "render_cli", ""),
     ("code_api.pyi", "mcp_codegen.generate.code_api", "code_api_text", ""),
-    ("code_api.pyi", "mcp_codegen.generate.code_api", "code_api_file", ""),
+    ("code_api.pyi", "mcp_codegen.generate.code_api_pieces", "code_api_file", ""),
     ("format (ruff over the new texts and pieces)", "mcp_codegen.generate.formatting", "format_python", ""),
     ("search_index.json", "mcp_codegen.generate.pipeline", "search_index", ""),
     (".mcp-codegen.json (manifest)", "mcp_codegen.generate.manifest", "manifest_bytes", ""),

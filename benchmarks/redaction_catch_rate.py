@@ -1,11 +1,16 @@
-"""How many random tokens the command-line redaction hides, and how many public values it leaves alone (issue 50).
+"""How many secrets the launch redaction hides, and how many public values it leaves alone (issues 50 and 56).
 
     python benchmarks/redaction_catch_rate.py [--count 500] [--seed 50]
 
-Tokens are drawn with a seeded generator (`random.Random(seed)`), so every run prints the same figures. Each
-token of each length and alphabet is placed three ways: alone, after a secret-named flag (`--bearer`, `--pw`,
-`-p`, `--access-token`, in turn) and after a neutral flag (`--option`). A token counts as caught when it is
-absent from the recorded arguments. The public values (`tests/security/public_values.py`) must all stay.
+First the real-launch corpus (`tests/security/data/real_launches.json`: launch lines of real MCP servers as
+their READMEs set them up, each value with its expected verdict): the catch rate (secrets absent from the
+record, each replaced by a placeholder in its place) and the false-positive rate (public arguments changed,
+settings given with `-e` not recorded as written), with every value judged wrong listed.
+
+Then random tokens, drawn with a seeded generator (`random.Random(seed)`), so every run prints the same figures.
+Each token of each length and alphabet is placed three ways: alone, after a secret-named flag (`--bearer`,
+`--pw`, `-p`, `--access-token`, in turn) and after a neutral flag (`--option`). A token counts as caught when it
+is absent from the recorded arguments. The public values (`tests/security/public_values.py`) must all stay.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 from security.public_values import PUBLIC_ARGUMENTS  # noqa: E402
+from security.real_launches import judge_all, real_launches  # noqa: E402
 
 from mcp_codegen.inputs.redaction import placeholder_args, upper_snake  # noqa: E402
 
@@ -58,6 +64,19 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=500)
     parser.add_argument("--seed", type=int, default=50)
     options = parser.parse_args()
+    judged = judge_all()
+    secrets = [value for value in judged if value.secret]
+    public = [value for value in judged if not value.secret]
+    caught = sum(value.right for value in secrets)
+    changed = sum(not value.right for value in public)
+    print(f"real-launch corpus: {len(real_launches())} launches, {len(judged)} values")
+    print(f"  catch rate: {caught} of {len(secrets)} secrets hidden ({caught / len(secrets):.1%})")
+    print(f"  false positives: {changed} of {len(public)} public values changed ({changed / len(public):.1%})")
+    for value in judged:
+        if not value.right:
+            kind = "secret kept" if value.secret else "public value changed"
+            print(f"    {kind}: {value.where} of {value.source[:70]}")
+    print()
     print(f"| alphabet | placement | {' | '.join(f'{n} chars' for n in (16, 20, 24, 28, 32, 40))} |")
     print("|---|---|" + "---|" * 6)
     for name, alphabet in ALPHABETS.items():

@@ -21,7 +21,7 @@ from pathlib import Path
 CLIENT = Path(__file__).resolve().parents[1] / "runtime" / "src" / "mcp_codegen_runtime" / "client"
 TARGET = CLIENT / "sync_client.py"
 #: The async client's parts, in the order their twins appear.
-PARTS = ("connectors", "core", "server_features", "tool_calls", "agent_tools", "code_calls")
+PARTS = ("connectors", "replaying", "core", "server_features", "tool_calls", "agent_tools", "code_calls")
 #: Not mirrored: only meaningful on the event loop (`aclose`: the twin has `close()`; `session`:
 #: it belongs to the loop's thread) or a class-level helper for agent tools.
 LOOP_ONLY = {"aclose", "session", "toolset_for"}

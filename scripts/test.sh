@@ -9,10 +9,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/venv.sh
 
-# `-e .` installs the runtime too (runtime/, by path: hatch_build.py); installed again editable, so edits to
-# runtime/ take effect (pip refuses `-e ./runtime -e .` in one run: two requirements for one distribution).
-python -m pip install --quiet --disable-pip-version-check -e '.[test,docs]'
-python -m pip install --quiet --disable-pip-version-check --no-deps -e ./runtime
+# The runtime (runtime/) and the generator with its extras, both editable, in one step: the generator requires the
+# runtime of its own version (hatch_build.py), which pip takes from ./runtime.
+python -m pip install --quiet --disable-pip-version-check -e ./runtime -e '.[test,docs]'
 python tests/servers/install.py
 
 python -m mypy --strict src runtime/src

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib
 import json
+import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from importlib.metadata import distribution
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+import pytest
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.pipeline import generate_files
@@ -96,3 +104,99 @@ def imported_package(directory: Path) -> Iterator[ModuleType]:
             del sys.modules[module]
         if added:
             sys.path.remove(parent)
+
+
+# ---------------------------------------------------------------------------------------- the three checkers
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One checker's run over many packages."""
+
+    checker: str
+    returncode: int
+    output: str
+    seconds: float
+
+
+def code_mode_ty() -> str:
+    """The ty release code mode type-checks with: the one pydantic-monty's worker binary embeds (its SBOM names the
+    `ty_python_semantic` crate it was built with), as a requirement (`ty==0.0.14`)."""
+    sboms = [f for f in distribution("pydantic-monty-runtime").files or () if f.name.endswith(".cyclonedx.json")]
+    components = json.loads(sboms[0].locate().read_text(encoding="utf-8"))["components"]
+    [release] = {c["version"] for c in components if c["name"] == "ty_python_semantic"}
+    return f"ty=={release}"
+
+
+def plain_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The interpreter of a virtual environment holding the runtime's wheel and its declared dependencies only (no
+    extra: no temporalio, keyring or agent framework), as a user's plain install has them; and the ty release code
+    mode runs (`code_mode_ty`), as a command.
+
+    Built once per test session: the xdist workers share it (a lock file; the first one builds it).
+    """
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root = shared / "plain-install"
+    python = root / "venv" / "bin" / "python"
+    shared.mkdir(parents=True, exist_ok=True)
+    with (shared / "plain-install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (root / "ready").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            dist = root / "dist"
+            steps = [
+                [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dist), str(ROOT / "runtime")],
+                [sys.executable, "-m", "venv", str(root / "venv")],
+                # ty as a command (its package is nothing generated code imports); never this environment's pip,
+                # which would replace this environment's ty.
+                [
+                    str(python),
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--find-links",
+                    str(dist),
+                    "mcp-codegen-runtime",
+                    code_mode_ty(),
+                ],
+            ]
+            for step in steps:
+                done = subprocess.run(step, capture_output=True, text=True, check=False)
+                assert done.returncode == 0, done.stderr[-3000:]
+            (root / "ready").touch()
+    return python
+
+
+def type_check(cwd: Path, packages: Sequence[str], python: Path | None = None) -> dict[str, Checked]:
+    """`mypy --strict`, pyright (strict) and ty over `packages` (folders in `cwd`), one run each, resolving imports in
+    `python`'s environment (this one's by default). The checkers are this environment's (pinned in the test
+    extras): only the packages they read come from `python`'s. With a `plain_python` environment, each package's
+    `code_api.pyi` is also checked by the ty release code mode runs."""
+    interpreter = str(python or sys.executable)
+    ty = shutil.which("ty", path=str(Path(sys.executable).parent)) or "ty"
+    ty_options = ["check", "--project", str(cwd), "--python", str(Path(interpreter).parent.parent),
+                  "--python-version", "3.11", "--output-format", "concise", "--error-on-warning"]  # fmt: skip
+    commands = {
+        "mypy": [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null",
+                 "--python-executable", interpreter, *packages],
+        "pyright": [sys.executable, "-m", "pyright", "--pythonpath", interpreter, *packages],
+        "ty": [ty, *ty_options, *packages],
+    }  # fmt: skip
+    code_mode = Path(interpreter).with_name("ty")
+    stubs = [f"{package}/code_api.pyi" for package in packages if (cwd / package / "code_api.pyi").exists()]
+    if python is not None and code_mode.exists() and stubs:
+        commands["ty (code mode's)"] = [str(code_mode), *ty_options, *stubs]
+    config = cwd / "pyrightconfig.json"
+    config.write_text(json.dumps({"typeCheckingMode": "strict", "pythonVersion": "3.11"}))
+    results = {}
+    try:
+        for checker, command in commands.items():
+            started = time.perf_counter()
+            done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+            elapsed = time.perf_counter() - started
+            results[checker] = Checked(checker, done.returncode, done.stdout + done.stderr, elapsed)
+    finally:
+        config.unlink()
+    return results

@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 CODES: dict[str, str] = {
     # Snapshot (what the server sent)
     "secret-in-command": (
-        "a --stdio argument holds a secret (a --token style value, a URL password or secret query value, a known"
-        " credential format, an `ID:SECRET` pair, a secret `key=value`, a high-entropy token or the value of an"
-        " environment variable): it is recorded as `${NAME}`, which the generated client reads from the environment;"
-        " write `${VAR}` in --stdio (single-quoted) to choose the name, `--no-redact VALUE` to keep a value"
+        "a --stdio argument or an -H header holds a literal secret (a --token style value, a URL password or secret"
+        " query value, a vendor key or known credential format, an `ID:SECRET` pair, a secret `key=value`, a"
+        " high-entropy token, the value of a secret environment variable, an `Authorization: Bearer` token): it is"
+        " recorded as `${NAME}` (a header's after its name: `Bearer ${AUTHORIZATION}`), which the generated client"
+        " reads from the environment; write `${VAR}` in --stdio or -H (single-quoted) to choose the name,"
+        " `--no-redact VALUE` to keep a value"
     ),
     "server-stdout-noise": "a stdio server wrote lines that are not JSON-RPC to stdout; they were skipped",
     "listing-not-implemented": "the server declares a capability but does not implement its list method",
@@ -40,6 +42,10 @@ CODES: dict[str, str] = {
         " the skill's folder, a digest or size missing, over 512 files or 16 MiB); left out"
     ),
     "tool-invalid-header": "a 2026-07-28 tool whose x-mcp-header annotations are invalid; left out, as clients drop it",
+    "observed-results-mixed": (
+        "--results-from: a tool's recorded answers are not all JSON objects or all JSON arrays; its results stay"
+        " untyped"
+    ),
     # Schemas
     "schema-not-object": "a (sub)schema is not a JSON object; accepted as any value",
     "pattern-dropped": "a regex pydantic cannot check; the constraint is left to the server",
@@ -57,6 +63,10 @@ CODES: dict[str, str] = {
     "renamed": (
         "(a note, never fails --strict) a name is spelt differently in Python (snake_case, a keyword, taken or"
         " reserved); the wire name is still sent"
+    ),
+    "code-api-loose-type": (
+        "(a note, never fails --strict) an object has a property name no type checker takes as a TypedDict key (the"
+        " empty string): code mode's code_api.pyi types that object as `dict[str, Any]`; the models keep it"
     ),
     "description-override-unused": "--descriptions names a tool that is not generated",
     "server-handler-missing": "generate --server: handlers.py has no handler for a tool (it answers an error)",

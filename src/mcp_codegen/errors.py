@@ -19,8 +19,9 @@ class ExitCode(IntEnum):
     USAGE = 2
     #: The server could not be started or reached, or failed while being listed.
     SERVER = 3
-    #: The output location cannot be used: it holds files mcp-codegen did not generate (use --overwrite),
-    #: lies under a regular file, or cannot be written.
+    #: The output location cannot be used: it holds files mcp-codegen did not write (named; --keep-other-files
+    #: writes beside them), a generated file you changed (--overwrite), a file of yours where a generated file
+    #: goes, is the current folder or reached through a link, lies under a regular file, or cannot be written.
     OUTPUT_CONFLICT = 4
     #: Several servers: some failed (named in the summary); the others were generated.
     PARTIAL = 5
@@ -52,9 +53,12 @@ EXIT_CODE_MEANINGS: dict[ExitCode, str] = {
         " not answer (or not with a server.json)"
     ),
     ExitCode.OUTPUT_CONFLICT: (
-        "the output location cannot be used: a directory mcp-codegen did not generate (use `--overwrite`; the files"
-        " it removes are named), a file of yours where a generated file goes, a path under a regular file, or a"
-        " place that cannot be written. Checked before the server is contacted where possible; nothing is written"
+        "the output location cannot be used, and what was found is named: files mcp-codegen did not write in a"
+        " folder it did not generate, or beside `--overwrite` (`--keep-other-files` writes beside them; nothing of"
+        " yours is ever deleted), a generated file you changed (`--overwrite` replaces it), a file of yours where a"
+        " generated file goes (move it), `-o` naming the current folder (or one holding it) or leading through a"
+        " symbolic link, a path under a regular file, or a place that cannot be written. Checked before the server"
+        " is contacted where possible; nothing is written"
     ),
     ExitCode.PARTIAL: "several servers: some failed (each named in the summary), the others were generated",
     ExitCode.INTERRUPTED_AFTER_WRITE: (

@@ -237,7 +237,9 @@ def test_click_usage_errors_are_one_line(tmp_path: Path) -> None:
 def test_output_path_that_is_a_file_is_an_output_conflict(tiny: Path, tmp_path: Path) -> None:
     target = tmp_path / "tiny_pkg"
     target.write_text("not a directory\n")
-    assert_fails(run("generate", "--snapshot", str(tiny), "-o", str(target)), 4, "--overwrite")
+    for flags in ([], ["--overwrite"], ["--keep-other-files"]):
+        assert_fails(run("generate", "--snapshot", str(tiny), "-o", str(target), *flags), 4, "is a file, not a folder")
+    assert target.read_text() == "not a directory\n"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -319,7 +321,9 @@ def test_connection_refused(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------------------------------
 
 
-def test_foreign_output_directory_is_refused_then_replaced_with_overwrite(tiny: Path, tmp_path: Path) -> None:
+def test_foreign_output_directory_is_refused_then_written_beside_with_keep_other_files(
+    tiny: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "mine"
     out.mkdir()
     (out / "notes.txt").write_text("my own notes\n")
@@ -327,20 +331,18 @@ def test_foreign_output_directory_is_refused_then_replaced_with_overwrite(tiny: 
     (out / "sub" / "data.py").write_text("x = 1\n")
     before = state(out)
 
-    result = run("generate", "-q", "--snapshot", str(tiny), "-o", str(out), "--package-name", "tiny_pkg")
-    assert_fails(result, 4, str(out), "--overwrite")
-    assert state(out) == before
+    for flags in ([], ["--overwrite"]):
+        result = run("generate", "-q", "--snapshot", str(tiny), "-o", str(out), "--package-name", "tiny_pkg", *flags)
+        assert_fails(result, 4, str(out), "notes.txt, sub/", "--keep-other-files")
+        assert state(out) == before
 
-    result = run("generate", "-q", "--snapshot", str(tiny), "-o", str(out), "--package-name", "tiny_pkg", "--overwrite")
+    result = run(
+        "generate", "-q", "--snapshot", str(tiny), "-o", str(out), "--package-name", "tiny_pkg", "--keep-other-files"
+    )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert result.stdout == ""
-    # Even with -q, what --overwrite deletes is named (and nothing else is said).
-    assert result.stderr.splitlines() == [
-        f"mcp-codegen: removed {out / 'notes.txt'} (not written by mcp-codegen; --overwrite)",
-        f"mcp-codegen: removed {out / 'sub' / 'data.py'} (not written by mcp-codegen; --overwrite)",
-    ]
+    assert result.stdout == "" and result.stderr == ""
     written = files(out)
-    assert "notes.txt" not in written and "sub/data.py" not in written
+    assert written["notes.txt"] == b"my own notes\n" and written["sub/data.py"] == b"x = 1\n"
     assert {"__init__.py", "client.py", "specs.py", "snapshot.json", ".mcp-codegen.json"} <= set(written)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "tiny.json"]  # no staging/backup left over
 
@@ -616,7 +618,10 @@ def test_header_secrets_never_reach_output_or_files(tmp_path: Path, guarded_url:
     assert launch == {
         "transport": "http",
         "url": guarded_url,
-        "headers": [{"name": "Authorization"}, {"name": "X-Api-Key", "template": "${SECRET_ENV}"}],
+        "headers": [
+            {"name": "Authorization", "template": "Bearer ${AUTHORIZATION}"},  # a literal secret: a placeholder
+            {"name": "X-Api-Key", "template": "${SECRET_ENV}"},
+        ],
     }
     assert json.loads((out / "guarded_pkg" / "snapshot.json").read_text())["launch"] == launch
     specs = (out / "guarded_pkg" / "specs.py").read_text()

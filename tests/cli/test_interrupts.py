@@ -24,7 +24,8 @@ EDIT = "# edited by hand: only the previous output has this line\n"
 
 def _generate(work: Path, **env: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "mcp_codegen", "generate", "--snapshot", str(SNAPSHOT), "-o", "out"],
+        # --overwrite: the package's client.py is edited by hand (the fixture), to tell old output from new.
+        [sys.executable, "-m", "mcp_codegen", "generate", "--snapshot", str(SNAPSHOT), "-o", "out", "--overwrite"],
         cwd=work,
         env={**os.environ, **env},
         stdout=subprocess.PIPE,

@@ -62,7 +62,8 @@ def test_the_project_layout_and_its_regeneration_rules(tmp_path: Path) -> None:
     (project / "src" / "demo_client" / "client.py").write_text("# edited\n", encoding="utf-8")
     stale = _generate(project, "--package-version", "2.1", "--check")
     assert stale.returncode == 1 and "client.py" in stale.stdout + stale.stderr
-    assert _generate(project, "--package-version", "not a version").returncode == 2
+    # (--overwrite: the hand edit above is not what this checks)
+    assert _generate(project, "--package-version", "not a version", "--overwrite").returncode == 2
 
 
 def test_the_config_key_writes_a_project_and_an_umbrella_refuses_it(tmp_path: Path) -> None:

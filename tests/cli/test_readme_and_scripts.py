@@ -55,7 +55,8 @@ def test_exit_codes_and_benchmark_figures_live_in_the_docs_not_the_readme() -> N
 
 def test_the_readme_install_section_does_not_rely_on_pypi() -> None:
     install = README[README.index("## Install") : README.index("## Quick start")]
-    assert "pip install -e ." in install and "git+" in install
+    assert "pip install -e ./runtime -e ." in install and "git+" in install
+    assert "#subdirectory=runtime" in install  # the generator requires the runtime by version: both are named
     assert "pip install mcp-client-codegen" in install  # kept, for when it is published
 
 

@@ -92,9 +92,10 @@ def test_the_stubs_type_check_and_regeneration_keeps_the_users_handlers(work: Pa
     assert verified.returncode == 0, verified.stderr
 
 
-def test_overwrite_removes_stray_files_but_never_the_users_handlers(tmp_path: Path) -> None:
-    """`--overwrite` replaces what mcp-codegen did not write; `handlers.py` is the user's code the skeleton asked
-    for, and a regeneration (here: a changed description) keeps it (before, it was removed as a stray file)."""
+def test_overwrite_keeps_the_users_handlers_and_refuses_stray_files_unless_kept(tmp_path: Path) -> None:
+    """`handlers.py` is the user's code the skeleton asked for: a regeneration with `--overwrite` (here: a changed
+    description) keeps it without asking; another file of the user's makes `--overwrite` refuse, naming it, and
+    `--keep-other-files` keeps it too."""
     snapshot = tmp_path / "snapshot.json"
     data = json.loads((ROOT / "generated_examples" / "demo_client" / "snapshot.json").read_text(encoding="utf-8"))
     snapshot.write_text(json.dumps(data), encoding="utf-8")
@@ -102,15 +103,21 @@ def test_overwrite_removes_stray_files_but_never_the_users_handlers(tmp_path: Pa
     assert _run(*arguments, cwd=tmp_path).returncode == 0
     handlers = tmp_path / "srv" / "handlers.py"
     handlers.write_text("# mine\n", encoding="utf-8")
-    (tmp_path / "srv" / "stray.txt").write_text("not generated", encoding="utf-8")
     data["tools"][0]["description"] = "A new description."
     snapshot.write_text(json.dumps(data), encoding="utf-8")
     again = _run(*arguments, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert handlers.read_text(encoding="utf-8") == "# mine\n"
-    assert not (tmp_path / "srv" / "stray.txt").exists()
-    assert "removed srv/stray.txt (not written by mcp-codegen; --overwrite)" in again.stderr
-    assert "handlers.py (not written" not in again.stderr
+
+    (tmp_path / "srv" / "stray.txt").write_text("not generated", encoding="utf-8")
+    data["tools"][0]["description"] = "Another description."
+    snapshot.write_text(json.dumps(data), encoding="utf-8")
+    refused = _run(*arguments, cwd=tmp_path)
+    assert refused.returncode == 4 and "stray.txt" in refused.stderr and "handlers.py" not in refused.stderr
+    kept = _run(*arguments, "--keep-other-files", cwd=tmp_path)
+    assert kept.returncode == 0, kept.stderr
+    assert handlers.read_text(encoding="utf-8") == "# mine\n"
+    assert (tmp_path / "srv" / "stray.txt").read_text(encoding="utf-8") == "not generated"
 
 
 def test_the_skeleton_answers_typed_calls_and_lists_the_original_snapshot(work: Path) -> None:

@@ -72,7 +72,9 @@ def test_the_umbrellas_own_files_are_verified(umbrella: Path) -> None:
     stale = _run("verify", "mcp_clients", cwd=umbrella)
     assert stale.returncode == 1, stale.stderr
     assert "changed: " in stale.stdout and stale.stdout.strip().endswith("mcp_clients/__init__.py")
-    assert _run("generate", "-q", cwd=umbrella).returncode == 0
+    refused = _run("generate", "-q", cwd=umbrella)  # the edit is not lost silently
+    assert refused.returncode == 4 and "you changed __init__.py" in refused.stderr, refused.stderr
+    assert _run("generate", "-q", "--overwrite", cwd=umbrella).returncode == 0
     assert _run("verify", cwd=umbrella).returncode == 0
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from cli.test_cli import LOOSE_SNAPSHOT, TINY_SNAPSHOT, assert_fails, files, run, state, write_json
-from mcp_codegen.generate.manifest import MANIFEST
+from mcp_codegen.generate.manifest import MANIFEST, digest
 from mcp_codegen.output.umbrella import remove_subpackage
 from mcp_codegen.output.write import write_package
 
@@ -96,54 +96,88 @@ def test_a_user_file_where_a_generated_file_goes_is_refused_and_nothing_written(
     before = state(generated)
     two = write_json(tmp_path / "two.json", {**THREE_TOOLS, "tools": THREE_TOOLS["tools"][:2]})
     result = run("generate", "-q", "--snapshot", str(two), "-o", str(generated))
-    assert_fails(result, 4, "models/pong.py", "--overwrite")
+    assert_fails(result, 4, "models/pong.py is yours", "move it")
     assert state(generated) == before
+    for flags in (["--overwrite"], ["--keep-other-files"], ["--overwrite", "--keep-other-files"]):
+        assert_fails(run("generate", "-q", "--snapshot", str(two), "-o", str(generated), *flags), 4, "models/pong.py")
+        assert state(generated) == before
 
 
-def test_overwrite_names_every_file_it_removes(generated: Path, tmp_path: Path) -> None:
+def test_overwrite_never_removes_the_users_files_it_names_them_and_keeps_them_with_a_flag(
+    generated: Path, tmp_path: Path
+) -> None:
+    """`--overwrite` once made the folder exactly the generated files, deleting the rest: now it refuses, naming
+    them, and `--keep-other-files` generates beside them."""
     (generated / "NOTES.md").write_text("notes\n")
     (generated / "helper.py").write_text("x = 1\n")
+    before = state(generated)
+    changed = str(_changed_snapshot(tmp_path))
+    result = run("generate", "-q", "--snapshot", changed, "-o", str(generated), "--overwrite")
+    assert_fails(result, 4, "NOTES.md, helper.py", "--keep-other-files", "--overwrite replaces only what")
+    assert state(generated) == before
     result = run(
-        "generate", "--format", "json", "--snapshot", str(_changed_snapshot(tmp_path)), "-o", str(generated),
-        "--overwrite",
+        "generate", "--format", "json", "--snapshot", changed, "-o", str(generated), "--overwrite", "--keep-other-files"
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["removed"] == ["NOTES.md", "helper.py"]
-    result = run("generate", "--snapshot", str(_changed_snapshot(tmp_path)), "-o", str(generated), "--overwrite")
+    assert json.loads(result.stdout)["kept"] == ["NOTES.md", "helper.py"]
+    assert "Answer pong, again." in (generated / "client.py").read_text()
+    assert (generated / "NOTES.md").read_text() == "notes\n" and (generated / "helper.py").read_text() == "x = 1\n"
+
+
+def test_a_generated_file_you_edited_is_replaced_only_with_overwrite(generated: Path, tmp_path: Path) -> None:
+    client = generated / "client.py"
+    client.write_text(client.read_text() + "# my fix\n")
+    before = state(generated)
+    changed = str(_changed_snapshot(tmp_path))
+    assert_fails(run("generate", "-q", "--snapshot", changed, "-o", str(generated)), 4, "you changed client.py",
+                 "--overwrite")  # fmt: skip
+    assert state(generated) == before
+    result = run("generate", "-q", "--snapshot", changed, "-o", str(generated), "--overwrite")
     assert result.returncode == 0, result.stderr
-    (generated / "NOTES.md").write_text("notes\n")
-    result = run("generate", "-q", "--snapshot", str(tmp_path / "tiny.json"), "-o", str(generated), "--overwrite")
-    assert result.stderr == f"mcp-codegen: removed {generated / 'NOTES.md'} (not written by mcp-codegen; --overwrite)\n"
-    assert not (generated / "NOTES.md").exists() and not (generated / "helper.py").exists()
+    assert "# my fix" not in client.read_text() and "Answer pong, again." in client.read_text()
 
 
 def test_a_failed_write_leaves_the_previous_output_and_the_users_files(generated: Path) -> None:
     """Atomic: files that cannot be written (a non-UTF-8-safe path is not the point; a clash is) change nothing."""
     (generated / "my_extra.py").write_text("EXTRA = 1\n")
     before = state(generated)
-    with pytest.raises(Exception, match="where mcp-codegen now writes"):
+    with pytest.raises(Exception, match="mcp-codegen writes there"):
         write_package(generated, {"my_extra.py": b"generated\n", MANIFEST: b"{}"}, overwrite=False)
     assert state(generated) == before
 
 
 def test_removing_an_orphan_subpackage_keeps_the_users_files(tmp_path: Path) -> None:
     sub = tmp_path / "umbrella" / "gone"
-    write_package(sub, {"__init__.py": b"", "models/__init__.py": b"", "snapshot.json": b"{}"}, overwrite=False)
-    # write_package writes no manifest of its own: add one as the pipeline does
-    (sub / MANIFEST).write_text(
-        json.dumps(
-            {"generator": "mcp-codegen", "files": {"__init__.py": "", "models/__init__.py": "", "snapshot.json": ""}}
-        )
-    )
+    package = {"__init__.py": b"", "models/__init__.py": b"", "snapshot.json": b"{}"}
+    write_package(sub, {**package, MANIFEST: _manifest(package)}, overwrite=False)
     (sub / "mine.py").write_text("x = 1\n")
     assert remove_subpackage(sub) == ["mine.py"]
     assert files(sub) == {"mine.py": b"x = 1\n"}
 
     (sub / "mine.py").unlink()
-    write_package(sub, {"__init__.py": b""}, overwrite=True)
-    (sub / MANIFEST).write_text(json.dumps({"generator": "mcp-codegen", "files": {"__init__.py": ""}}))
+    write_package(sub, {"__init__.py": b"", MANIFEST: _manifest({"__init__.py": b""})}, overwrite=True)
     assert remove_subpackage(sub) == []
     assert not sub.exists()
+
+
+def test_removing_an_orphan_subpackage_keeps_a_file_you_edited_unless_overwrite(tmp_path: Path) -> None:
+    sub = tmp_path / "umbrella" / "gone"
+    package = {"__init__.py": b"", "client.py": b"x = 1\n"}
+    write_package(sub, {**package, MANIFEST: _manifest(package)}, overwrite=False)
+    (sub / "client.py").write_text("x = 2  # mine\n")
+    assert remove_subpackage(sub) == ["client.py"]
+    assert files(sub) == {"client.py": b"x = 2  # mine\n"}  # no manifest now: the file is the user's
+    (sub / "client.py").unlink()
+    write_package(sub, {**package, MANIFEST: _manifest(package)}, overwrite=False)
+    (sub / "client.py").write_text("x = 2  # mine\n")
+    assert remove_subpackage(sub, overwrite=True) == []
+    assert not sub.exists()
+
+
+def _manifest(files: dict[str, bytes]) -> bytes:
+    return json.dumps(
+        {"generator": "mcp-codegen", "files": {path: digest(data) for path, data in files.items()}}
+    ).encode()
 
 
 # --------------------------------------------------------------------------------------------------

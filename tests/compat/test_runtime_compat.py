@@ -58,7 +58,75 @@ def test_the_window_is_this_minor_release_up_to_the_next_major() -> None:
             check_runtime_version("1.4.0", "pkg", installed=installed)
         message = str(raised.value)
         assert "1.4.0" in message and installed in message
-        assert 'pip install "mcp-codegen-runtime>=1.4,<2"' in message
+        assert 'pip install "mcp-codegen-runtime>=1.4,<2"' in message and "pip install ./runtime" in message
+
+
+#: Versions around each generating version, in every PEP 440 form a runtime may carry.
+SHAPES = (
+    "{x}.{y}.0", "{x}.{y}.{z}", "{x}.{y}.{z}rc1", "{x}.{y}.{z}.dev3", "{x}.{y}.{z}a1.dev0", "{x}.{y}.{z}.post1",
+    "{x}.{y}.{z}+local.7", "{x}.{y}.0rc1", "{x}.{y}.0.dev0", "{x}.{y1}.0", "{x}.{y1}.0rc1", "{x}.{y1}.0.dev1",
+    "{x}.{y_1}.9", "{x}.{y_1}.9.post2", "{x1}.0.0", "{x1}.0.0rc1", "{x1}.0.0.dev0", "{x1}!0.0.0", "1!{x}.{y}.{z}",
+    "v{x}.{y}.{z}", "V{x}.{y}.{z}-RC.2", "{x}.{y}", "{x}.{y}.{z}.0", "{x}.{y}.{z}-1", "{x}.{y}.{z}_post3",
+)  # fmt: skip
+
+
+def _around(generated_by: str) -> list[str]:
+    x, y, z = (int(part) for part in generated_by.split("+")[0].split("rc")[0].split(".")[:3])
+    return [shape.format(x=x, y=y, z=z, y1=y + 1, y_1=max(y - 1, 0), x1=x + 1) for shape in SHAPES]
+
+
+@pytest.mark.parametrize("generated_by", ["0.2.0", "0.3.0", "0.3.2", "1.4.3", "2.0.0", "0.10.1"])
+def test_every_runtime_version_is_judged_as_pep_440_reads_the_window(generated_by: str) -> None:
+    """The oracle is `packaging` (PEP 440's reference implementation): inside the window (pre-releases
+    admitted, but `<X+1` admits none of X+1's own), and no pre- or dev release below the generating version."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
+
+    window = SpecifierSet(runtime_window(generated_by))
+    verdicts = []
+    for installed in _around(generated_by):
+        version = Version(installed)
+        expected = window.contains(version, prereleases=True) and not (
+            version.is_prerelease and version < Version(generated_by)
+        )
+        verdicts.append(expected)
+        if expected:
+            check_runtime_version(generated_by, "pkg", installed=installed)
+        else:
+            needs = f"needs mcp-codegen-runtime{runtime_window(generated_by)}, but mcp-codegen-runtime {installed} "
+            with pytest.raises(ImportError, match=re.escape(needs)):
+                check_runtime_version(generated_by, "pkg", installed=installed)
+    assert 5 <= sum(verdicts) <= len(verdicts) - 10  # both verdicts, many times each
+
+
+@pytest.mark.parametrize("x, y", [(0, 2), (0, 9), (1, 0), (3, 14)])
+def test_the_next_minors_release_candidate_refuses_a_package_of_that_minor(x: int, y: int) -> None:
+    with pytest.raises(ImportError, match=f"{x}.{y + 1}.0rc1 is installed"):
+        check_runtime_version(f"{x}.{y + 1}.0", "pkg", installed=f"{x}.{y + 1}.0rc1")
+    for pre in (f"{x}.{y + 1}.0.dev0", f"{x}.{y + 1}.0a1", f"{x}.{y + 1}.0b2.dev1"):
+        with pytest.raises(ImportError):
+            check_runtime_version(f"{x}.{y + 1}.0", "pkg", installed=pre)
+    check_runtime_version(f"{x}.{y + 1}.0", "pkg", installed=f"{x}.{y + 1}.0")
+    check_runtime_version(f"{x}.{y + 1}.0", "pkg", installed=f"{x}.{y + 2}.0rc1")  # above it, in the window
+
+
+def test_versions_sort_as_pep_440_sorts_them() -> None:
+    from packaging.version import Version
+
+    from mcp_codegen_runtime.compat import parse_version
+
+    corpus = [version for generated_by in ("0.3.0", "1.4.3") for version in _around(generated_by)]
+    corpus += ["1.0.dev0", "1.0a0", "1.0a0.post1.dev2", "1.0a0.post1", "1.0", "1.0.post0.dev1", "1.0+abc", "1.0+5"]
+    ours = sorted(corpus, key=lambda text: (parse_version(text) or pytest.fail(text)).key)
+    assert [Version(text) for text in ours] == sorted(Version(text) for text in corpus)
+
+
+@pytest.mark.parametrize("bad", ["", "garbage", "0.2.0-", "0.2.0.", "v", "0.2.0+", "1!", "0.2.0 rc1 x"])
+def test_a_version_that_is_not_pep_440_is_an_import_error_naming_it(bad: str) -> None:
+    with pytest.raises(ImportError, match=re.escape(repr(bad))):
+        check_runtime_version("0.2.0", "pkg", installed=bad)
+    with pytest.raises(ImportError, match=re.escape(repr(bad))):
+        check_runtime_version(bad, "pkg", installed="0.2.0")
 
 
 def test_a_package_generated_by_an_earlier_release_runs_on_todays_runtime() -> None:

@@ -535,7 +535,10 @@ async def test_connect_reads_recorded_header_templates_from_the_environment(
         assert pkg.specs.LAUNCH == {
             "transport": "http",
             "url": url,
-            "headers": [{"name": "Authorization", "template": "Bearer ${E2E_TOKEN}"}, {"name": "X-Api-Key"}],
+            "headers": [
+                {"name": "Authorization", "template": "Bearer ${E2E_TOKEN}"},
+                {"name": "X-Api-Key", "template": "${X_API_KEY}"},  # a literal secret: a placeholder (issue 57)
+            ],
         }
         for path in directory.rglob("*"):
             if path.is_file():
@@ -547,11 +550,12 @@ async def test_connect_reads_recorded_header_templates_from_the_environment(
                 pass
 
         monkeypatch.setenv("E2E_TOKEN", token)
+        monkeypatch.delenv("X_API_KEY", raising=False)
         with pytest.raises(pkg.ConnectError) as raised:
-            async with pkg.AsyncClient.connect():  # X-Api-Key was recorded by name only
+            async with pkg.AsyncClient.connect():  # X-Api-Key's literal was recorded as ${X_API_KEY}
                 pass
-        assert "401" in str(raised.value) and "X-Api-Key" in str(raised.value)
-        assert token not in str(raised.value)
+        assert "header 'X-Api-Key' needs the environment variable ${X_API_KEY}" in str(raised.value)
+        assert token not in str(raised.value) and key not in str(raised.value)
 
         async with pkg.AsyncClient.connect(headers={"X-Api-Key": key}) as client:
             assert await client.add(a=1, b=2) == 3

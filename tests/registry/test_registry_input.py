@@ -316,7 +316,7 @@ def test_remote_with_a_secret_header_from_the_environment(registry: Any, guarded
     assert snapshot.launch.url == f"{guarded_demo}/mcp"
     assert [header.as_json() for header in snapshot.launch.headers] == [
         {"name": "Authorization", "template": "Bearer ${WEATHER_API_KEY}"},
-        {"name": "X-Units"},
+        {"name": "X-Units", "template": "metric"},  # the registry's own literal: a setting, sent by connect()
     ]
     assert snapshot.registry is not None and snapshot.registry.version == "1.4.0"
 

@@ -11,6 +11,7 @@ import pytest
 from mcp_codegen_runtime.calls.retries import (
     DEFAULT_RETRIES,
     NO_RETRIES,
+    Fault,
     Retries,
     retries_setting,
     retry_after_seconds,
@@ -105,6 +106,35 @@ def test_the_status_rules_session_loss_503_and_the_servers_own_answer() -> None:
     assert status_fault(503, "1", True, own) is None  # the server wrote it: its answer
     throttled = status_fault(429, None, True, stand_in)
     assert throttled is not None and throttled.kind == "not_processed"
+
+
+def test_a_404_is_not_processed_only_in_the_servers_own_words() -> None:
+    """The server's JSON-RPC error about the session: it never ran the request. Any other 404 may be a gateway's,
+    answered after forwarding: the session is checked all the same, but the request may have run."""
+    from mcp_types import ErrorData
+
+    from mcp_codegen_runtime.connection.resilient_http import status_fault
+
+    for words in ("Session not found", "Not Found: Session has been terminated"):
+        said = status_fault(404, None, True, ErrorData(code=-32600, message=words))
+        assert said is not None and (said.kind, said.new_session) == ("not_processed", True)
+    sdk_stand_in = ErrorData(code=-32600, message="Session terminated")  # what the SDK makes of a bare 404
+    gateway = status_fault(404, None, True, sdk_stand_in)
+    assert gateway is not None and (gateway.kind, gateway.new_session) == ("maybe_processed", True)
+    sessionless = status_fault(404, None, False, ErrorData(code=-32601, message="Not Found"))
+    assert sessionless is not None and (sessionless.kind, sessionless.new_session) == ("maybe_processed", False)
+
+
+def test_a_request_is_as_processed_as_its_most_processed_attempt() -> None:
+    maybe = Fault("maybe_processed", "connection dropped")
+    refused = Fault("not_processed", "the server no longer knows the session", status=404, new_session=True)
+    assert maybe.then(refused).kind == "maybe_processed"
+    assert maybe.then(refused).status == 404  # the later fault, as it stands for the request
+    assert refused.then(maybe) is maybe and refused.then(refused) is refused
+    failed = maybe.renewal_failed()
+    assert (failed.kind, failed.status, failed.new_session) == ("maybe_processed", None, True)
+    assert failed.renewal_failed() == failed  # the cause does not grow with every failed renewal
+    assert refused.renewal_failed().kind == "not_processed"
 
 
 def test_repeatable_holds_by_wire_or_python_name() -> None:

@@ -33,7 +33,7 @@ import pytest
 from auth_helpers import free_port
 from faults_server import build_server
 from servers import install
-from servers.fault_proxy import FaultProxy, drop_after, drop_before, status, status_after
+from servers.fault_proxy import FaultProxy, drop_after, drop_before, hold, status, status_after
 from servers.helpers import HOST, serve_app
 from test_runtime_faults import SERVER, fast, pkg
 
@@ -170,6 +170,19 @@ async def test_concurrent_calls_behind_a_404_gateway_share_one_renewal(pkg: Modu
     assert len(failed) == 6
     assert all(served.runs[f"bump:c{index}"] == 1 for index in range(6))
     assert proxy.reached("initialize") == 2
+
+
+async def test_a_notification_a_gateway_never_answers_does_not_stall_the_session(
+    pkg: ModuleType, served: Served
+) -> None:
+    """The SDK sends a session's messages one after the other: a `notifications/initialized` POST held forever
+    would hold up every later request (the drift check's `tools/list`, then every call)."""
+    proxy = served.proxy
+    proxy.plan(hold(), method="notifications/initialized")
+    with anyio.fail_after(60):  # a hang guard: without the fix the client never got past connecting, nor closed
+        async with pkg.AsyncClient.http(proxy.endpoint, transport="http", timeout=20, retries=fast(pkg)) as client:
+            assert await client.bump(key="held") == 1
+    assert [entry.fault for entry in proxy.trace if entry.method == "notifications/initialized"] == ["hold"]
 
 
 async def test_connecting_behind_a_404_gateway_costs_one_renewal(pkg: ModuleType, served: Served) -> None:

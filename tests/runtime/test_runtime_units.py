@@ -5,7 +5,9 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import os
 import pickle
+import ssl
 import subprocess
 import sys
 from pathlib import Path
@@ -337,3 +339,28 @@ def test_drift_messages_cap_long_name_lists() -> None:
     assert text == "removed: gone; new on the server: " + ", ".join(f"tool_{i:03}" for i in range(8)) + " and 163 more"
     assert len(summary.added) == 171  # the summary itself keeps every name
     assert "and 163 more" in str(SchemaDriftError(summary))
+
+
+def test_http_clients_share_one_tls_context_per_ca_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading the CA bundle is the costliest part of opening a session: done once per CA setting."""
+    import httpx2
+
+    from mcp_codegen_runtime.connection import http
+
+    made: list[str | None] = []
+
+    def counted() -> ssl.SSLContext:
+        made.append(os.environ.get("SSL_CERT_FILE"))
+        return ssl.create_default_context()
+
+    monkeypatch.setattr(httpx2, "create_ssl_context", counted)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    http._tls_context.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    for _ in range(3):
+        http._http_client({}, 5.0, http.HttpWatch())  # pyright: ignore[reportPrivateUsage]
+    assert made == [None]
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+    http._http_client({}, 5.0, http.HttpWatch())  # pyright: ignore[reportPrivateUsage]
+    assert made == [None, str(tmp_path / "ca.pem")]  # a changed setting takes effect
+    http._tls_context.cache_clear()  # pyright: ignore[reportPrivateUsage]

@@ -205,12 +205,14 @@ def test_the_readme_lists_each_variable_a_launch_reads() -> None:
         "command": "x",
         "args": ["--token", "${TOKEN}", "${A}/${B}"],
         "envNames": ["HOME_DIR"],
+        "env": {"MODE": "paper"},
     }
     assert launch_variables(stdio) == [
         LaunchVariable("TOKEN", True, "argument 2 of the server's command"),
         LaunchVariable("A", True, "argument 3 of the server's command"),
         LaunchVariable("B", True, "argument 3 of the server's command"),
-        LaunchVariable("HOME_DIR", False, "passed to the server when set"),
+        LaunchVariable("HOME_DIR", False, "a secret passed to the server when set"),
+        LaunchVariable("MODE", False, "a setting passed to the server (the variable, when set, wins)", setting="paper"),
     ]
     http = {
         "transport": "http",

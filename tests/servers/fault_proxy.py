@@ -21,6 +21,8 @@ Faults (module-level factories, each returns a `Fault`):
   the JSON-RPC response, then half of that one; half the bytes of any other body), then close.
 * ``delay(seconds)``: hold the request that long, then forward it (even if the client gave up meanwhile: the
   request was already in flight).
+* ``hold()``: forward, read the upstream's whole answer (the request ran), then send nothing until the client
+  hangs up: a request that gets no answer until the client's own timeout ends it (no sleep in the proxy).
 * ``passthrough()``: forward unchanged (a placeholder in a plan: ``plan(passthrough(), status(503))``).
 
 A gateway in front of every session: `gateway(fault, method=None)` gives `fault` (e.g. ``status(404)``: answer
@@ -36,7 +38,9 @@ Selection: `plan()` queues faults for the next POSTs whose JSON-RPC body matches
 predicate it matches. With no planned fault left, `chaos()` (if set) picks a fault with probability `rate` from a
 seeded ``random.Random``. Everything else (initialize, notifications, the standing GET SSE stream, DELETE, other
 methods) is forwarded unchanged. `log` gets one `LogEntry(method, tool, fault)` per POST that matched a queued
-fault's or chaos's predicate or is a ``tools/call`` (``fault`` None when it went through unharmed).
+fault's or chaos's predicate or is a ``tools/call`` (``fault`` None when it went through unharmed); `trace` gets
+one per POST, whatever it carried, in the order they came (`clear(counters=True)` empties both). `sessions`
+lists every ``Mcp-Session-Id`` a request carried.
 
 Forwarding: one upstream connection per request (``Connection: close`` upstream and to the client, so httpx
 opens a new connection per request); response bytes are piped through as they arrive (long-lived SSE streams
@@ -85,6 +89,7 @@ __all__ = [
     "drop_after",
     "drop_before",
     "drop_mid",
+    "hold",
     "passthrough",
     "reset",
     "status",
@@ -165,6 +170,11 @@ def drop_mid() -> Fault:
 def delay(seconds: float) -> Fault:
     """Hold the request `seconds` before forwarding it."""
     return Fault("delay", seconds=seconds)
+
+
+def hold() -> Fault:
+    """Forward, read the upstream's whole answer, then answer nothing until the client hangs up."""
+    return Fault("hold")
 
 
 def passthrough() -> Fault:
@@ -260,6 +270,7 @@ class FaultProxy:
         self._expired: dict[str, Fault] = {}  # session id -> the answer it gets from now on
         self._reached: Counter[tuple[str, str | None]] = Counter()
         self._log: list[LogEntry] = []
+        self._trace: list[LogEntry] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.AbstractServer | None = None
@@ -371,6 +382,7 @@ class FaultProxy:
             if counters:
                 self._reached.clear()
                 self._log.clear()
+                self._trace.clear()
 
     @property
     def pending(self) -> int:
@@ -391,6 +403,18 @@ class FaultProxy:
         """A copy of the log: one entry per request matched by a fault predicate, or per tools/call."""
         with self._lock:
             return list(self._log)
+
+    @property
+    def trace(self) -> list[LogEntry]:
+        """A copy of the trace: one entry per POST (notifications and answers included), in arrival order."""
+        with self._lock:
+            return list(self._trace)
+
+    @property
+    def sessions(self) -> set[str]:
+        """Every ``Mcp-Session-Id`` a request carried so far."""
+        with self._lock:
+            return set(self._sessions)
 
     def _select(self, method: str, tool: str | None, has_session: bool = False) -> Fault | None:
         with self._lock:
@@ -413,8 +437,10 @@ class FaultProxy:
                         fault = chaos.rng.choice(chaos.faults)
             if fault is not None and fault.kind == "passthrough":
                 fault = None
+            entry = LogEntry(method, tool, fault.name if fault else None)
+            self._trace.append(entry)
             if logged:
-                self._log.append(LogEntry(method, tool, fault.name if fault else None))
+                self._log.append(entry)
             return fault
 
     def _expiry(self, request: _Request) -> Fault | None:
@@ -427,8 +453,10 @@ class FaultProxy:
                 self._sessions.add(session)
             elif request.method == "POST":
                 method, tool = _rpc_key(request.body)
+                entry = LogEntry(method, tool, f"expired({answer.code})")
+                self._trace.append(entry)
                 if method == "tools/call":
-                    self._log.append(LogEntry(method, tool, f"expired({answer.code})"))
+                    self._log.append(entry)
             return answer
 
     def _count(self, key: tuple[str, str | None]) -> None:
@@ -527,8 +555,12 @@ class FaultProxy:
                 writer.write(_client_head(head))
                 await writer.drain()
                 return
-            if kind in ("drop_after", "status_after", "drop_mid"):
+            if kind in ("drop_after", "status_after", "drop_mid", "hold"):
                 rest = await up_reader.read()  # `Connection: close` upstream: the answer ends at EOF
+                if kind == "hold":
+                    while await reader.read(65536):  # no answer until the client hangs up
+                        pass
+                    return
                 if fault is not None and kind == "status_after":
                     assert fault.code is not None
                     writer.write(_status_response(fault.code, fault.retry_after, fault.body, fault.content_type))

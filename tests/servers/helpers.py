@@ -135,17 +135,27 @@ def _lowlevel_sse_app(server: Server[Any], path: str, message_path: str) -> Star
 
 
 class RequireHeaders:
-    """ASGI middleware in front of an app: 401 unless every required header has its exact value."""
+    """ASGI middleware in front of an app: 401 unless every required header has its exact value.
 
-    def __init__(self, app: ASGIApp, required: dict[str, str]) -> None:
+    `challenge`: the 401's `WWW-Authenticate` value (e.g. a plain "Bearer", as a server that checks a static
+    token sends); none by default. Every request is checked, the `/.well-known/` metadata paths included (a
+    server without OAuth has none to offer)."""
+
+    def __init__(self, app: ASGIApp, required: dict[str, str], *, challenge: str | None = None) -> None:
         self.app = app
         self.required = {name.lower().encode(): value.encode() for name, value in required.items()}
+        self.challenge = challenge
+        #: The paths refused (to see what a client asked for before it gave up).
+        self.refused: list[str] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             headers = dict(scope["headers"])
             if any(headers.get(name) != value for name, value in self.required.items()):
-                await PlainTextResponse("authentication required", status_code=401)(scope, receive, send)
+                self.refused.append(scope["path"])
+                extra = {"WWW-Authenticate": self.challenge} if self.challenge is not None else None
+                refusal = PlainTextResponse("authentication required", status_code=401, headers=extra)
+                await refusal(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 

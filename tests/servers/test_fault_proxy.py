@@ -27,6 +27,7 @@ from servers.fault_proxy import (
     drop_after,
     drop_before,
     drop_mid,
+    hold,
     passthrough,
     reset,
     status,
@@ -179,6 +180,36 @@ def test_status_after_forwards_then_answers_the_status(
     response = call(client, proxy)
     assert (response.status_code, response.headers["retry-after"]) == (504, "1")
     assert proxy.reached("tools/call") == upstream.count("tools/call") == 1
+
+
+def test_hold_forwards_and_answers_nothing_until_the_client_hangs_up(
+    proxy: FaultProxy, upstream: Upstream, client: httpx2.Client
+) -> None:
+    proxy.plan(hold())
+    with pytest.raises(httpx2.ReadTimeout):  # the client's own timeout ends it; nothing ever arrives
+        client.post(proxy.url + "/rpc", json=rpc("tools/call", "add"), timeout=httpx2.Timeout(10.0, read=0.5))
+    assert proxy.reached("tools/call") == upstream.count("tools/call") == 1
+    assert proxy.log == [LogEntry("tools/call", "add", "hold")]
+    assert call(client, proxy).status_code == 200
+
+
+def test_trace_lists_every_post_in_order_and_sessions_every_session_id(
+    proxy: FaultProxy, client: httpx2.Client
+) -> None:
+    proxy.plan(status(500), method="ping")
+    client.post(proxy.url + "/rpc", json=rpc("initialize"))
+    client.post(proxy.url + "/rpc", json=rpc("notifications/initialized", id=None), headers={"mcp-session-id": "s1"})
+    client.post(proxy.url + "/rpc", json=rpc("ping"), headers={"mcp-session-id": "s2"})
+    call(client, proxy)
+    assert proxy.trace == [
+        LogEntry("initialize", None, None),
+        LogEntry("notifications/initialized", None, None),
+        LogEntry("ping", None, "status(500)"),
+        LogEntry("tools/call", "add", None),
+    ]
+    assert proxy.sessions == {"s1", "s2"}
+    proxy.clear(counters=True)
+    assert proxy.trace == [] and proxy.sessions == {"s1", "s2"}
 
 
 def test_drop_before_never_reaches_the_upstream(proxy: FaultProxy, upstream: Upstream, client: httpx2.Client) -> None:

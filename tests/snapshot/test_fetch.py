@@ -373,7 +373,8 @@ async def test_stdio_server_snapshot_and_launch_record(script: Callable[[str, st
         "transport": "stdio",
         "command": PYTHON,
         "args": [str(path)],
-        "envNames": ["API_TOKEN", "REGION"],
+        "env": {"REGION": "eu-west"},  # a setting: recorded as written (issue 57)
+        "envNames": ["API_TOKEN"],  # a secret: by name
         "cwd": str(tmp_path),
     }
     assert "tok-123456" not in snapshot.to_text()

@@ -81,13 +81,13 @@ def test_a_warm_run_writes_no_stub_text_and_a_moved_name_is_written_again(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     written: list[str] = []
-    real = code_api._StubWriter.function
+    real = code_api.StubWriter.function
 
     def recording(self: Any, tool: Any, listing: Any) -> str:
         written.append(tool.wire_name)
         return real(self, tool, listing)
 
-    monkeypatch.setattr(code_api._StubWriter, "function", recording)
+    monkeypatch.setattr(code_api.StubWriter, "function", recording)
     tools = [_tool("b", "Shared", "x"), _tool("c", "Shared", "y")]
     _stub(snapshot_of(tools))
     assert written == ["b", "c"]
@@ -103,18 +103,29 @@ def test_a_warm_run_writes_no_stub_text_and_a_moved_name_is_written_again(
 
 
 def test_a_rejected_replay_changes_nothing(cache: Path) -> None:
-    writer = code_api._StubWriter(taken={"b"} | set(code_api._TYPING_NAMES))
+    writer = code_api.StubWriter({"b"} | set(code_api.TYPING_NAMES), Diagnostics())
     recorded = code_api_pieces.RecordedWriter(writer)
     events = [("in", "Thing", False), ("add", "Thing"), ("class", "class Thing(TypedDict): ..."),
               ("set", ("Thing", "x"), "Thing"), ("use", "TypedDict"), ("in", "b", False)]  # fmt: skip
     assert not recorded.replay(events)  # `b` is taken: the last question's answer differs
-    assert set(recorded.taken) == {"b"} | set(code_api._TYPING_NAMES)
+    assert set(recorded.taken) == {"b"} | set(code_api.TYPING_NAMES)
     assert list(recorded.classes) == [] and dict(recorded.bodies) == {} and set(recorded.used) == set()
     assert recorded.replay(events[:-1])
     assert "Thing" in set(recorded.taken) and list(recorded.classes) == ["class Thing(TypedDict): ..."]
 
 
-@pytest.mark.parametrize("damage", ["garbage", "events", "function"])
+def test_a_tools_notes_are_made_again_when_its_text_is_replayed(cache: Path) -> None:
+    loose = {"name": "loose", "inputSchema": _object({"o": _object({"": {"type": "string"}})})}
+    snapshot = snapshot_of([loose, _tool("b", "Shared", "x")])
+    notes = []
+    for _ in range(2):  # made, then replayed
+        diagnostics = Diagnostics()
+        generate_files(snapshot, package_name="client", diagnostics=diagnostics)
+        notes.append([str(item) for item in diagnostics.items if item.code == "code-api-loose-type"])
+    assert notes[0] and notes[1] == notes[0]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "events", "function", "diagnostics"])
 def test_bad_cache_entries_only_cost_time(damage: str, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = snapshot_of([_tool("b", "Shared", "x"), _tool("c", "Shared", "y")])
     expected = _stub(snapshot)
@@ -124,6 +135,6 @@ def test_bad_cache_entries_only_cost_time(damage: str, cache: Path, monkeypatch:
             continue
         entry = read_entry(path)
         for result in entry["results"].values():
-            result[damage] = [("nonsense",)] if damage == "events" else 42
+            result[damage] = {"events": [("nonsense",)], "diagnostics": [{"level": "?"}]}.get(damage, 42)
         path.write_bytes(encode_entry(entry))
     assert _stub(snapshot) == expected

@@ -19,7 +19,7 @@ class ReadPdfBytesArguments(BaseModel):
 class ReadPdfBytesResult(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
     url: str
-    bytes: Annotated[str, Field(description="Base64 encoded bytes")]
+    bytes_: Annotated[str, Field(alias="bytes", description="Base64 encoded bytes")]
     offset: int | float
     byte_count: Annotated[int | float, Field(alias="byteCount")]
     total_bytes: Annotated[int | float, Field(alias="totalBytes")]

@@ -24,6 +24,7 @@ from mcp_codegen.inputs.launch import (
     StdioLaunch,
     Transport,
     auth_spec,
+    choose_env,
     no_login_reason,
     parse_http,
     parse_stdio,
@@ -286,7 +287,30 @@ SERVER_OPTIONS = [
         ),
     ),
     click.option(
-        "-e", "--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for --stdio; ${VAR} expanded."
+        "-e",
+        "--env",
+        "env",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help=(
+            "Environment for --stdio; ${VAR} expanded. A setting (-e MODE=paper) is recorded as written; a secret"
+            " (judged by its name, then its shape: -e API_KEY=...) or a ${VAR} value by name only, read from the"
+            " environment when the generated client connects."
+        ),
+    ),
+    click.option(
+        "--secret-env",
+        "secret_env",
+        multiple=True,
+        metavar="NAME",
+        help="Record this -e variable by name only, though its value looks like a setting (repeatable).",
+    ),
+    click.option(
+        "--keep-env",
+        "keep_env",
+        multiple=True,
+        metavar="NAME",
+        help="Record this -e variable's value as written, though it looks secret (repeatable).",
     ),
     click.option("--cwd", type=click.Path(file_okay=False), metavar="DIR", help="Working directory for --stdio."),
     click.option(
@@ -294,7 +318,7 @@ SERVER_OPTIONS = [
         "no_redact",
         multiple=True,
         metavar="VALUE",
-        help="Record this --stdio argument (or part of one) as given, although it looks secret (repeatable).",
+        help="Record this --stdio argument (or part of one) or -H value as given, though it looks secret (repeatable).",
     ),
     click.option(
         "--registry",
@@ -340,6 +364,8 @@ class ServerArguments:
     headers: tuple[str, ...]
     stdio: str | None
     env: tuple[str, ...]
+    secret_env: tuple[str, ...]
+    keep_env: tuple[str, ...]
     cwd: str | None
     no_redact: tuple[str, ...]
     registry: str | None
@@ -370,9 +396,13 @@ class ServerArguments:
             timeout=self.timeout,
         )
         if self.no_redact:
-            if not isinstance(launch, StdioLaunch):
-                raise UsageError("--no-redact goes with --stdio (or a --registry package)")
+            if launch is None:
+                raise UsageError("--no-redact goes with --stdio or -H")
             launch = dataclasses.replace(launch, keep=frozenset(self.no_redact))
+        if self.secret_env or self.keep_env:
+            if not isinstance(launch, StdioLaunch):
+                raise UsageError("--secret-env and --keep-env go with --stdio and -e")
+            launch = choose_env(launch, self.secret_env, self.keep_env, what="--secret-env/--keep-env")
         return launch
 
 

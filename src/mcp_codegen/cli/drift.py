@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,6 +25,9 @@ from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import UsageError
 from mcp_codegen.inputs.launch import ServerLaunch
 from mcp_codegen.snapshot.model import Snapshot
+
+if TYPE_CHECKING:
+    from mcp_codegen.drift import DriftReport
 
 #: Any failure of a drift command (a bad file, an unreachable server): the comparison could not be made.
 COMPARISON_FAILED = 2
@@ -59,10 +62,19 @@ def _drift_options(function: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
-def _report_drift(old: Snapshot, new: Snapshot, fail_on: str, output_format: str, allow_file: Path | None) -> None:
-    from mcp_codegen.drift import apply_allowlist, diff_snapshots, exit_code, load_allowlist, render
+def _report_drift(
+    old: Snapshot,
+    new: Snapshot | None,
+    fail_on: str,
+    output_format: str,
+    allow_file: Path | None,
+    results: DriftReport | None = None,
+) -> None:
+    from mcp_codegen.drift import DriftReport, apply_allowlist, diff_snapshots, exit_code, load_allowlist, render
 
-    report = diff_snapshots(old, new)
+    report = diff_snapshots(old, new) if new is not None else DriftReport()
+    if results is not None:  # the listing's findings, then the results' (each in the report's order)
+        report = DriftReport(findings=(*report.findings, *results.findings))
     if allow_file is not None:
         report = apply_allowlist(report, load_allowlist(allow_file))
     click.echo(render(report, output_format), nl=False)
@@ -98,10 +110,17 @@ def diff_command(old: Path, new: Path, fail_on: str, output_format: str, allow_f
     required=True,
     help="Generated package directory or snapshot file the client was made from.",
 )
+@click.option(
+    "--results-from",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A directory of new recordings (*.ndjson): compare their results with the result types the client "
+    "observed (generate --results-from), offline unless --url/--stdio/--registry is given too.",
+)
 @_drift_options
 def check_command(
     server: ServerArguments,
     against: Path,
+    results_from: Path | None,
     fail_on: str,
     output_format: str,
     allow_file: Path | None,
@@ -110,7 +129,8 @@ def check_command(
 
     \b
     Without --url/--stdio/--registry, the server recorded in the package's snapshot is used (a registry
-    entry recorded there is read again, at the recorded version).
+    entry recorded there is read again, at the recorded version). With --results-from only, no server is
+    reached: the recordings' results are compared with the observed result types.
     Exit codes: 0 no drift at or above --fail-on; 1 drift; 2 the comparison could not be made.
     """
 
@@ -119,11 +139,20 @@ def check_command(
 
         reporter = Reporter(server.quiet or output_format != "text", verbose=server.verbose)
         old = load_side(against)
-        launch = server.launch() or _recorded_launch(old, server.timeout, server.auth)
-        # A listing the package was generated without on purpose is not asked for again.
-        skipped = server.skipped | {key for key, reason in old.not_listed.items() if reason == "skipped"}
-        new = take_snapshot(launch, server.timeout, reporter, Diagnostics(), skipped)
-        _report_drift(old, new, fail_on, output_format, allow_file)
+        results = None
+        if results_from is not None:
+            from mcp_codegen.drift.results import diff_results
+            from mcp_codegen.snapshot.observed import recorded_answers
+
+            results = diff_results(old, recorded_answers(results_from))
+        new = None
+        launch = server.launch()
+        if launch is not None or results_from is None:
+            launch = launch or _recorded_launch(old, server.timeout, server.auth)
+            # A listing the package was generated without on purpose is not asked for again.
+            skipped = server.skipped | {key for key, reason in old.not_listed.items() if reason == "skipped"}
+            new = take_snapshot(launch, server.timeout, reporter, Diagnostics(), skipped)
+        _report_drift(old, new, fail_on, output_format, allow_file, results)
 
     run_command(action, error_code=COMPARISON_FAILED)
 
@@ -142,8 +171,13 @@ def _recorded_launch(snapshot: Snapshot, timeout: float, given: AuthOptions) -> 
     if record is None:
         raise UsageError("the snapshot records no launch spec: give --url, --stdio or --registry")
     if record.transport == "stdio":
-        env = {name: os.environ[name] for name in record.env_names if name in os.environ}
-        return stdio_launch(record.command or "", record.args, env, record.cwd, what="the recorded command")
+        from mcp_codegen_runtime.connection.launch import recorded_env
+
+        env = recorded_env(record.as_json(), os.environ)  # the settings as recorded, the secrets when set
+        kept = dict.fromkeys((name for name, _value in record.env), False)
+        return stdio_launch(
+            record.command or "", record.args, env, record.cwd, what="the recorded command", env_choice=kept
+        )
     headers = {
         header.name: expand_env(header.template, what=f"header {header.name}")
         for header in record.headers

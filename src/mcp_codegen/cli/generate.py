@@ -97,9 +97,17 @@ class StaleOutputError(CodegenError):
 @click.option(
     "--overwrite",
     is_flag=True,
-    help="Replace the output directory even if mcp-codegen did not generate it; files it did not write are "
-    "removed (and named), except a server package's handlers.py. Without it, files you added to a generated "
-    "package are kept.",
+    help="Also replace generated files you changed since mcp-codegen wrote them (its manifest lists them). "
+    "Nothing else is ever deleted: files you added are kept, and a folder holding them is refused unless "
+    "--keep-other-files.",
+)
+@click.option(
+    "--keep-other-files",
+    "keep_others",
+    is_flag=True,
+    help="Generate into a folder that holds files mcp-codegen did not write (a .git, your own modules), or "
+    "beside them with --overwrite, keeping every one as it is. A file of yours where a generated file goes is "
+    "still refused.",
 )
 @click.option("--strict", is_flag=True, help="Fail (exit 1) on any warning not accepted with --allow-warning.")
 @click.option(
@@ -133,6 +141,12 @@ class StaleOutputError(CodegenError):
     "from your pyproject.toml. none: the code as rendered.",
 )
 @click.option(
+    "--results-from",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A directory of recorded sessions (*.ndjson, `record=`): type the results of tools that declare no "
+    "output schema from the JSON they answered.",
+)
+@click.option(
     "--descriptions",
     "descriptions_file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -153,6 +167,7 @@ def generate_command(
     server_package: bool,
     with_cli: bool,
     overwrite: bool,
+    keep_others: bool,
     strict: bool,
     allow_warnings: tuple[str, ...],
     check: bool,
@@ -161,6 +176,7 @@ def generate_command(
     exclude: tuple[str, ...],
     tool_prefix: str | None,
     formatter: str | None,
+    results_from: Path | None,
     descriptions_file: Path | None,
 ) -> None:
     """Generate a typed client package from a live server, a snapshot file, or the servers of a config.
@@ -186,7 +202,11 @@ def generate_command(
             raise UsageError(
                 f"--allow-warning: unknown {what} {', '.join(unknown)} (see the warning codes in docs/reference/warning-codes.md)"
             )
-        flags = Flags(overwrite=overwrite, strict=strict, check=check, allowed=frozenset(allow_warnings))
+        if output is not None:
+            from mcp_codegen.output.ownership import check_output_path
+
+            check_output_path(output)  # as written: `-o ""` and links on the way, before anything resolves it
+        flags = Flags(overwrite, keep_others, strict, check, frozenset(allow_warnings))
         if server.registry and (snapshot_file or mcp_json or config_file or server_names):
             raise UsageError("--registry names one server: not with --snapshot, --mcp-json, --config or --server")
         launch = server.launch()
@@ -212,6 +232,7 @@ def generate_command(
                 formatter=formatter or "ruff",
                 cli=with_cli,
                 skip=server.skipped,
+                results_from=results_from,
             )
             source = SingleSource(launch=launch, snapshot_file=snapshot_file, timeout=server.timeout)
             _generate_one(source, output, package_name, options, reporter, flags)
@@ -225,7 +246,7 @@ def generate_command(
 
         explicit_timeout = context.get_parameter_source("timeout") is not click.core.ParameterSource.DEFAULT
         cfg = _project_config(mcp_json, config_file)
-        flags = Flags(overwrite=overwrite, strict=strict, check=check, allowed=flags.allowed | set(cfg.allow_warnings))
+        flags = Flags(overwrite, keep_others, strict, check, flags.allowed | set(cfg.allow_warnings))
         overrides: dict[str, Any] = {}
         if include:
             overrides["include"] = list(include)
@@ -241,6 +262,8 @@ def generate_command(
             overrides["cli"] = True
         if server.skip:
             overrides["skip"] = sorted(set(server.skip))
+        if results_from is not None:
+            overrides["results_from"] = str(results_from.resolve())
         names = select_servers(cfg, server_names)
         cfg = apply_overrides(
             cfg,
@@ -262,6 +285,8 @@ def generate_command(
 @dataclass(frozen=True)
 class Flags:
     overwrite: bool
+    #: --keep-other-files: write beside entries mcp-codegen did not write (`output.ownership`).
+    keep_others: bool
     strict: bool
     check: bool
     #: Warning codes --strict accepts (--allow-warning and the config's allow_warnings).
@@ -283,14 +308,22 @@ def _generate_one(
     reporter: Reporter,
     flags: Flags,
 ) -> None:
-    from mcp_codegen.inputs.options import validate_package_name
+    from mcp_codegen.inputs.options import validate_top_level_name
     from mcp_codegen.output.job import model_workers, new_snapshot, preflight, run_job
 
     default_name = output.resolve().name
     if options.meta == "pyproject":  # a project folder may be named like its distribution: demo-client
         default_name = default_name.replace("-", "_")
-    name = validate_package_name(package_name or default_name)
-    preflight(output, overwrite=flags.overwrite, check=flags.check)
+    name = validate_top_level_name(package_name or default_name)
+    consumed = _own_snapshot(source.snapshot_file, output)
+    preflight(
+        output,
+        overwrite=flags.overwrite,
+        check=flags.check,
+        keep_others=flags.keep_others,
+        consumed=consumed,
+        server=options.server,
+    )
     diagnostics = Diagnostics()
     started = time.perf_counter()
     try:
@@ -321,6 +354,8 @@ def _generate_one(
                 strict=flags.strict,
                 check=flags.check,
                 allowed=flags.allowed,
+                keep_others=flags.keep_others,
+                consumed=consumed,
             )
             _stop_early_workers()  # the job is done: not left running while the run reports
     except StrictModeError:
@@ -338,13 +373,24 @@ def _generate_one(
             count = plural(len(result.stale), "file") + (" differs" if len(result.stale) == 1 else " differ")
             raise StaleOutputError(f"{output} is out of date ({count}); regenerate it")
         return
-    extra |= {"written": result.state == "written", "kept": result.kept, "removed": result.removed}
+    extra |= {"written": result.state == "written", "kept": result.kept}
     note = f" ({plural(result.left_out, 'tool')} left out by --include/--exclude)" if result.left_out else ""
     if result.state == "up to date":
         done = f"{output} is up to date{note}"
     else:
         done = f"wrote {output} in {time.perf_counter() - started:.1f} s{note}"
     reporter.summary(taken, diagnostics, done, extra, tools=result.tools)
+
+
+def _own_snapshot(snapshot_file: Path | None, output: Path) -> tuple[str, ...]:
+    """The package's own snapshot when `--snapshot` names it (its path in the package): a change there is this
+    run's input, carried into what it writes."""
+    if snapshot_file is None:
+        return ()
+    try:
+        return (snapshot_file.resolve().relative_to(output.resolve()).as_posix(),)
+    except ValueError:
+        return ()
 
 
 def _stop_early_workers() -> None:
@@ -360,9 +406,6 @@ def _selected(snapshot: Snapshot, options: GenerateOptions) -> int:
 
 
 def _report_files(reporter: Reporter, output: Path, result: JobResult) -> None:
-    for path in result.removed:
-        where = output if path == "." else output / path
-        reporter.line(f"removed {where} (not written by mcp-codegen; --overwrite)")
     if result.kept:
         reporter.progress(f"kept {plural(len(result.kept), 'file')} of yours in {output}: {', '.join(result.kept)}")
 
@@ -401,6 +444,7 @@ def _generate_umbrella(
             output=output,
             package_name=package_name or output.resolve().name,
             overwrite=flags.overwrite,
+            keep_others=flags.keep_others,
             check=flags.check,
             strict=flags.strict,
             allowed=flags.allowed,
@@ -410,7 +454,6 @@ def _generate_umbrella(
     stale = [f"{outcome.package}/{d.path}" for outcome in run.outcomes.values() for d in outcome.stale]
     stale += [d.path for d in run.stale]
     kept = [f"{outcome.package}/{path}" for outcome in run.outcomes.values() for path in outcome.kept] + run.kept
-    removed = [f"{outcome.package}/{path}" for outcome in run.outcomes.values() for path in outcome.removed]
     if reporter.output_format == "json":
         report = {
             "output": str(output),
@@ -422,7 +465,6 @@ def _generate_umbrella(
                     "error": None if isinstance(outcome.result, Snapshot) else str(outcome.result),
                     "diagnostics": [d.as_json() for d in outcome.diagnostics],
                     "kept": outcome.kept,
-                    "removed": outcome.removed,
                 }
                 for name, outcome in run.outcomes.items()
             },
@@ -441,8 +483,6 @@ def _generate_umbrella(
                 reporter.line(f"stale: {output / path}")
         for package in run.removed:
             reporter.line(f"removed {output / package} (its server is no longer configured)")
-        for path in removed:
-            reporter.line(f"removed {output / path} (not written by mcp-codegen; --overwrite)")
         if kept:
             reporter.progress(f"kept {plural(len(kept), 'file')} of yours in {output}: {', '.join(kept)}")
         if not reporter.quiet or partial:

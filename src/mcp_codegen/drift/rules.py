@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from mcp_codegen.drift.result_rules import RESULT_RULES
 from mcp_codegen.drift.rule import DOCS_SOURCE, LEVEL_RANK, LEVELS, NO_SOURCE, NO_WIRE, B, D, Level, Rule, S, Section
 from mcp_codegen.drift.schema_rules import SCHEMA_RULES
 
@@ -206,6 +207,7 @@ _TABLE: tuple[Rule, ...] = (
         "the regenerated return type changes from ToolResult to a typed result",
     ),
     *SCHEMA_RULES,
+    *RESULT_RULES,
     # ---- prompts ---------------------------------------------------------------------------------------------
     Rule(
         "prompt-removed",

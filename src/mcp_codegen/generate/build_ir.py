@@ -35,6 +35,7 @@ from mcp_codegen.generate.schema_prep import (
 )
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.snapshot.model import Snapshot
+from mcp_codegen.snapshot.observed import observed_output_schema
 from mcp_codegen_runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS
 from mcp_codegen_runtime.calls.drift import tool_fingerprint
 from mcp_codegen_runtime.calls.retries import DEFAULT_RETRIES
@@ -61,7 +62,6 @@ _PACKAGE_OWN_NAMES = frozenset(
 )  # fmt: skip
 PACKAGE_NAMES = _PACKAGE_OWN_NAMES | frozenset(PACKAGE_EXPORTS) | frozenset(PACKAGE_LAZY_EXPORTS)
 _CLASS_NAMES_TAKEN = _MODULE_NAMES | PACKAGE_NAMES
-_NAMESPACE_MEMBERS = frozenset({"client", "list", "read", "get"})
 
 
 @dataclass
@@ -83,6 +83,9 @@ class ToolPlan:
     #: A digest of what the prepared schemas are made from (`prepared_cache.prepared_tool_keyed`; with the names,
     #: all the tool's models are made from): empty without a cache.
     prepared_key: str = field(default="", compare=False)
+    #: The result model is made from the result type observed in recordings (`--results-from`), not a listed
+    #: output schema.
+    observed: bool = False
 
     @property
     def models_module(self) -> str:
@@ -104,7 +107,10 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
                 "description override for a tool that is not generated",
                 code="description-override-unused",
             )
-    methods = NameRegistry(reserved_identifiers() | class_members().client | {"models", "annotations"})
+    members = class_members()
+    # `models`: the client module's annotations name `models.X`.
+    reserved = reserved_identifiers() | members.client | members.hooks | members.code_module | members.models_package
+    methods = NameRegistry(reserved | {"models", "annotations"})
     method_names = methods.assign_all(tools, lambda wire: snake_case(wire, fallback="tool"))
     for wire, python in sorted(method_names.items()):
         note = rename_note(wire, python, snake_case(wire, fallback="tool"), methods.claimed_by)
@@ -126,8 +132,14 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
     for wire in sorted(tools):
         raw = tools[wire]
         location = f"tools.{wire}"
+        observed = observed_output_schema(snapshot, raw)
         prepared, prepared_key = prepared_tool_keyed(
-            raw, class_prefix=prefixes[wire], location=location, diagnostics=diagnostics, names=class_names, store=store
+            raw if observed is None else {**raw, "outputSchema": observed},
+            class_prefix=prefixes[wire],
+            location=location,
+            diagnostics=diagnostics,
+            names=class_names,
+            store=store,
         )
         if wire in selection.descriptions:
             raw = {**raw, "description": selection.descriptions[wire]}
@@ -141,6 +153,7 @@ def plan_tools(snapshot: Snapshot, diagnostics: Diagnostics, selection: Selectio
             description_override=selection.descriptions.get(wire),
             task_method=task_methods.get(wire),
             prepared_key=prepared_key,
+            observed=observed is not None and prepared.result_class is not None,
         )
         arguments = prepared.definitions[plan.arguments_class]
         properties = arguments.get("properties")
@@ -386,6 +399,7 @@ def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.
         ui_resource_uri=ui.resource_uri if ui is not None else None,
         ui_visibility=ui.visibility if ui is not None and ui.visibility != DEFAULT_VISIBILITY else None,
         destructive=destructive if isinstance(destructive, bool) else None,
+        observed=plan.observed and result_class is not None,
         repeatable=DEFAULT_RETRIES.may_repeat(
             "tools/call", None, annotations if isinstance(annotations, dict) else None
         ),
@@ -401,7 +415,7 @@ def task_support(raw: dict[str, Any]) -> str | None:
 
 def _prompts(snapshot: Snapshot, diagnostics: Diagnostics) -> tuple[ir.Prompt, ...]:
     prompts = _unique_by(snapshot.prompts, "name", "prompts", diagnostics)
-    registry = NameRegistry(reserved_identifiers() | class_members().namespaces | _NAMESPACE_MEMBERS)
+    registry = NameRegistry(reserved_identifiers() | class_members().namespaces | class_members().hooks)
     names = registry.assign_all(prompts, lambda wire: snake_case(wire, fallback="prompt"))
     result = []
     for wire in sorted(prompts):
@@ -447,7 +461,7 @@ def _resources(
 ) -> tuple[tuple[ir.Resource, ...], tuple[ir.ResourceTemplate, ...]]:
     resources = _unique_by(snapshot.resources, "uri", "resources", diagnostics)
     templates = _unique_by(snapshot.resource_templates, "uriTemplate", "resourceTemplates", diagnostics)
-    registry = NameRegistry(reserved_identifiers() | class_members().namespaces | _NAMESPACE_MEMBERS)
+    registry = NameRegistry(reserved_identifiers() | class_members().namespaces | class_members().hooks)
     # Resources and templates share the `client.resources` namespace; keys are tagged to stay apart.
     labels = {f"r:{uri}": _text(item.get("name")) or uri for uri, item in resources.items()}
     labels |= {f"t:{uri}": _text(item.get("name")) or uri for uri, item in templates.items()}

@@ -6,7 +6,9 @@ than the package's pydantic models. Functions and parameters are named as the cl
 methods are (from the IR); types come from the tool's listed schemas and widen, never narrow: what
 has no plain Python type is `Any`. Every server string reaches the stub through `pysource` (names
 as string literals in `Literal[...]` and functional `TypedDict`s, descriptions as docstrings);
-class and function names are the generator's own.
+class and function names are the generator's own. A key is a class-body name only where `naming.identifier_key`
+allows it (else the functional form keeps it a string); an object with a key no checker accepts (`""`) is typed
+`dict[str, Any]`, with a note.
 """
 
 from __future__ import annotations
@@ -16,29 +18,33 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_codegen.casing import pascal_case
+from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate import ir
-from mcp_codegen.generate.naming import pascal_from_snake
+from mcp_codegen.generate.models import names_in
+from mcp_codegen.generate.naming import identifier_key, pascal_from_snake, usable_key
 from mcp_codegen.generate.pysource import docstring, string_literal
 from mcp_codegen.generate.schema_prep import beyond_literal_range
 
-__all__ = ["CODE_API_FILE", "code_api_text"]
+__all__ = ["CODE_API_FILE", "TYPING_NAMES", "StubWriter", "code_api_text", "stub_prefix", "stub_text"]
 
 #: The stub's file name in the package (read by `runtime/code_mode`).
 CODE_API_FILE = "code_api.pyi"
 #: How deep a schema is followed before its type becomes `Any` (a recursive `$ref` stops here too).
 _MAX_DEPTH = 12
-_TYPING_NAMES = ("Any", "Literal", "NotRequired", "TypedDict")
+TYPING_NAMES = ("Any", "Literal", "NotRequired", "TypedDict")
 _SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 _JsonObject = dict[str, Any]
 
 
-def code_api_text(spec: ir.ClientSpec, listings: Mapping[str, Mapping[str, Any]], header: str) -> str:
+def code_api_text(
+    spec: ir.ClientSpec, listings: Mapping[str, Mapping[str, Any]], header: str, diagnostics: Diagnostics | None = None
+) -> str:
     """The `.pyi` text of the module `spec.package_name` as code mode shows it; `listings` are the tools'
     listed definitions by wire name (their `inputSchema` and `outputSchema`)."""
     tools = [tool for tool in spec.tools if not tool.app_only]
-    writer = _StubWriter(taken={tool.python_name for tool in tools} | set(_TYPING_NAMES))
+    writer = StubWriter({tool.python_name for tool in tools} | set(TYPING_NAMES), diagnostics or Diagnostics())
     functions = [writer.function(tool, listings.get(tool.wire_name, {})) for tool in tools]
-    used = [name for name in _TYPING_NAMES if writer.uses(name)]
+    used = [name for name in TYPING_NAMES if writer.uses(name)]
     return stub_text(stub_prefix(spec, header, used), [*writer.classes, *functions])
 
 
@@ -69,20 +75,27 @@ def _label(spec: ir.ClientSpec) -> str:
     return f"{spec.server_name} {spec.server_version}" if spec.server_version else spec.server_name
 
 
-class _StubWriter:
-    """Types of one package's schemas as stub source, collecting the `TypedDict` classes they need."""
+class StubWriter:
+    """Types of one package's schemas as stub source, collecting the `TypedDict` classes they need.
 
-    def __init__(self, taken: set[str]) -> None:
+    The tools are written in order, and share `taken` (class names), `bodies` (the classes written, by stem and
+    fields), `used` (typing names) and `classes` (the blocks written): all one tool's text depends on of the
+    others' (`code_api_pieces` records and replays a tool's questions and changes to them)."""
+
+    def __init__(self, taken: set[str], diagnostics: Diagnostics) -> None:
         self.classes: list[str] = []
-        self._taken = set(taken)
-        self._used: set[str] = set()
+        self.diagnostics = diagnostics
+        self.taken = set(taken)
+        #: Classes named but not written yet: a functional `TypedDict` quotes a type that names one.
+        self._pending: set[str] = set()
+        self.used: set[str] = set()
         #: A `$defs` entry already written as a class, by (tool, reference).
         self._defined: dict[tuple[str, str], str] = {}
         #: The classes written, by (stem, fields): an identical one is reused.
-        self._bodies: dict[tuple[str, str], str] = {}
+        self.bodies: dict[tuple[str, str], str] = {}
 
     def uses(self, name: str) -> bool:
-        return name in self._used
+        return name in self.used
 
     def function(self, tool: ir.Tool, listing: Mapping[str, Any]) -> str:
         stem = pascal_from_snake(tool.python_name)
@@ -90,13 +103,13 @@ class _StubWriter:
         properties = _object(input_schema.get("properties"))
         parts: list[str] = []
         if tool.permissive:
-            self._used.add("Any")
+            self.used.add("Any")
             parts.append("**arguments: Any")
         elif tool.parameters:  # no `extra_arguments`: code reaches only the parameters the schema names
             parts.append("*")
             for parameter in tool.parameters:
                 schema = properties.get(parameter.wire_name)
-                context = _Context(tool.python_name, input_schema)
+                context = _Context(tool, "inputSchema", input_schema)
                 type_source = self._type(schema, context, stem + pascal_case(parameter.wire_name, fallback="Value"), 0)
                 default = "" if parameter.required else " = ..."
                 parts.append(f"{parameter.python_name}: {type_source}{default}")
@@ -107,7 +120,7 @@ class _StubWriter:
     def _returns(self, tool: ir.Tool, stem: str, output_schema: _JsonObject) -> str:
         if tool.result_class is None or not output_schema:
             return "str"
-        context = _Context(tool.python_name, output_schema)
+        context = _Context(tool, "outputSchema", output_schema)
         if tool.unwrap_result:
             wrapped = _object(output_schema.get("properties")).get("result")
             return self._type(wrapped, context, stem + "Result", 0)
@@ -116,7 +129,7 @@ class _StubWriter:
     # ---- schema -> type source
 
     def _any(self) -> str:
-        self._used.add("Any")
+        self.used.add("Any")
         return "Any"
 
     def _type(self, schema: object, context: _Context, name: str, depth: int) -> str:
@@ -152,7 +165,7 @@ class _StubWriter:
             return (
                 f"list[{self._type(items, context, name + 'Item', depth + 1)}]"
                 if isinstance(items, dict)
-                else (f"list[{self._any()}]")
+                else f"list[{self._any()}]"
             )
         if kind != "object":
             return self._any()
@@ -169,25 +182,41 @@ class _StubWriter:
         """A `TypedDict` class for an object schema; one already written with the same stem and fields is reused
         (a `$defs` entry that several tools share becomes one class)."""
         class_name = name or self._class_name(stem)
+        if not all(map(usable_key, properties)):
+            self._pending.discard(class_name)
+            self.taken.discard(class_name)
+            self.diagnostics.info(
+                context.location,
+                f"an object has a property named {next(k for k in properties if not usable_key(k))!r}, which no type"
+                " checker takes as a TypedDict key: code_api.pyi types it dict[str, Any]",
+                code="code-api-loose-type",
+            )
+            return f"dict[str, {self._any()}]"
         required = {key for key in node.get("required", []) if isinstance(key, str)}
         fields: list[tuple[str, str]] = []
         for key, value in properties.items():
             field_type = self._type(value, context, class_name + pascal_case(key, fallback="Field"), depth + 1)
             if key not in required:
-                self._used.add("NotRequired")
+                self.used.add("NotRequired")
                 field_type = f"NotRequired[{field_type}]"
             fields.append((key, field_type))
-        self._used.add("TypedDict")
-        as_class = all(key.isidentifier() and not keyword.iskeyword(key) and key.isascii() for key, _ in fields)
+        self.used.add("TypedDict")
+        annotation_names = {name for _, type_source in fields for name in names_in(type_source)}
+        as_class = all(identifier_key(key, annotation_names) for key, _ in fields)
         if as_class:
             shape = "\n".join(f"    {key}: {type_source}" for key, type_source in fields)
         else:  # keys that are not identifiers: the functional form, each key a string literal
-            shape = ", ".join(f"{string_literal(key)}: {type_source}" for key, type_source in fields)
-        same = self._bodies.get((stem, shape))
+            later = self._pending | {class_name}  # a value, not a class body: a name defined below is quoted
+            shape = ", ".join(
+                f"{string_literal(key)}: {string_literal(type_source) if names_in(type_source) & later else type_source}"
+                for key, type_source in fields
+            )
+        self._pending.discard(class_name)
+        same = self.bodies.get((stem, shape))
         if same is not None and class_name not in shape:
-            self._taken.discard(class_name)
+            self.taken.discard(class_name)
             return same
-        self._bodies[(stem, shape)] = class_name
+        self.bodies[(stem, shape)] = class_name
         if as_class:
             self.classes.append(f"class {class_name}(TypedDict):\n{shape}")
         else:
@@ -198,7 +227,7 @@ class _StubWriter:
         target = context.resolve(reference)
         if target is None:
             return self._any()
-        key = (context.tool, reference)
+        key = (context.tool.python_name, reference)
         defined = self._defined.get(key)
         if defined is not None:
             return defined
@@ -217,7 +246,7 @@ class _StubWriter:
         plain = [value for value in values if isinstance(value, str | int | bool) or value is None]
         if len(plain) != len(values) or not plain or any(beyond_literal_range(value) for value in plain):
             return None  # widened: an integer beyond 64 bits cannot stand in `Literal[...]`
-        self._used.add("Literal")
+        self.used.add("Literal")
         return "Literal[" + ", ".join(_literal_source(value) for value in plain) + "]"
 
     def _union(self, options: list[str]) -> str:
@@ -228,17 +257,19 @@ class _StubWriter:
 
     def _class_name(self, stem: str) -> str:
         name, number = stem, 2
-        while name in self._taken or keyword.iskeyword(name):
+        while name in self.taken or keyword.iskeyword(name):
             name, number = f"{stem}{number}", number + 1
-        self._taken.add(name)
+        self.taken.add(name)
+        self._pending.add(name)
         return name
 
 
 class _Context:
     """The schema a tool's `$ref`s resolve in (its input or output schema's root)."""
 
-    def __init__(self, tool: str, root: _JsonObject) -> None:
+    def __init__(self, tool: ir.Tool, schema: str, root: _JsonObject) -> None:
         self.tool = tool
+        self.location = f"tools.{tool.wire_name}.{schema}"
         self.root = root
 
     def resolve(self, reference: str) -> _JsonObject | None:

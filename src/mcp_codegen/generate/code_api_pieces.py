@@ -1,6 +1,6 @@
 """`code_api.pyi` as one piece per tool, each tool's stub text kept in the cache and replayed while it still holds.
 
-The stub writer (`code_api._StubWriter`) takes the tools in order and shares three things between them: the
+The stub writer (`code_api.StubWriter`) takes the tools in order and shares three things between them: the
 class names taken (a name is numbered when taken), the classes already written (an identical class is reused)
 and the typing names used. A tool's text depends on the others only through what it asked of the first two, so
 its entry (`code-api/`, one per server, keyed by its schemas' prepared digest and its IR) records, in order,
@@ -16,10 +16,12 @@ the only stub text made and formatted again (ms-365: 727 KB, ~70 ms to write and
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mcp_codegen.diagnostics import Diagnostic, Diagnostics
 from mcp_codegen.generate import code_api, ir
 from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.pieces import Piece, PieceFile, slot_line
@@ -56,7 +58,7 @@ class _TakenNames(set[str]):
         super().add(name)
         self.log.add("add", name)
 
-    def discard(self, name: str) -> None:
+    def discard(self, name: object) -> None:
         super().discard(name)
         self.log.add("discard", name)
 
@@ -103,29 +105,32 @@ class _Classes(list[str]):
 
 
 class RecordedWriter:
-    """A `code_api._StubWriter` whose shared state records each tool's questions and changes, and replays them."""
+    """A `code_api.StubWriter` whose shared state records each tool's questions and changes, and replays them."""
 
     def __init__(self, writer: Any) -> None:
         self.writer = writer
         self.log = _Log()
-        writer._taken = self.taken = _TakenNames(writer._taken, self.log)
-        writer._used = self.used = _UsedNames(writer._used, self.log)
-        writer._bodies = self.bodies = _Bodies(self.log)
+        writer.taken = self.taken = _TakenNames(writer.taken, self.log)
+        writer.used = self.used = _UsedNames(writer.used, self.log)
+        writer.bodies = self.bodies = _Bodies(self.log)
         writer.classes = self.classes = _Classes(self.log)
 
-    def written(self, make: Callable[[], str]) -> tuple[str, list[Event]]:
-        """`make()` (one tool's function text), and the steps it took."""
+    def written(self, make: Callable[[], str]) -> tuple[str, list[Event], Diagnostics]:
+        """`make()` (one tool's function text), the steps it took and the notes it made."""
         self.log.events = []
+        shared, self.writer.diagnostics = self.writer.diagnostics, Diagnostics()
         try:
-            return make(), self.log.events
+            return make(), self.log.events, self.writer.diagnostics
         finally:
+            shared.extend(self.writer.diagnostics)
+            self.writer.diagnostics = shared
             self.log.events = None
 
     def replay(self, events: list[Event]) -> bool:
         """Take a recorded tool's steps again if every question gets its recorded answer now; else change
         nothing and say no."""
-        undo: list[Callable[[], None]] = []
-        taken, bodies, used, classes = self.taken, self.bodies, self.used, self.classes
+        undo: list[Event] = []  # what to take back, as steps of the same kinds
+        taken, bodies, used = self.taken, self.bodies, self.used
         for event in events:
             kind = event[0]
             if kind == "in":
@@ -134,40 +139,44 @@ class RecordedWriter:
             elif kind == "get":
                 if dict.get(bodies, tuple(event[1])) != event[2]:
                     break
-            elif kind == "add":
-                if not set.__contains__(taken, event[1]):
-                    set.add(taken, event[1])
-                    undo.append(lambda name=event[1]: set.discard(taken, name))
+            elif kind in ("add", "use"):
+                names = taken if kind == "add" else used
+                if not set.__contains__(names, event[1]):
+                    set.add(names, event[1])
+                    undo.append((kind, event[1]))
             elif kind == "discard":
                 if set.__contains__(taken, event[1]):
                     set.discard(taken, event[1])
-                    undo.append(lambda name=event[1]: set.add(taken, name))
+                    undo.append(("discard", event[1]))
             elif kind == "set":
                 key = tuple(event[1])
-                before = dict.get(bodies, key)
+                undo.append(("set", key, dict.get(bodies, key)))
                 dict.__setitem__(bodies, key, event[2])
-                undo.append(lambda key=key, before=before: _restore(bodies, key, before))
             elif kind == "class":
-                list.append(classes, event[1])
-                undo.append(lambda: list.pop(classes))
-            elif kind == "use":
-                if not set.__contains__(used, event[1]):
-                    set.add(used, event[1])
-                    undo.append(lambda name=event[1]: set.discard(used, name))
+                list.append(self.classes, event[1])
+                undo.append(("class",))
             else:
                 break
         else:
             return True
         for step in reversed(undo):
-            step()
+            self._take_back(step)
         return False
 
-
-def _restore(bodies: dict[tuple[str, str], str], key: tuple[str, str], before: str | None) -> None:
-    if before is None:
-        dict.pop(bodies, key, None)
-    else:
-        dict.__setitem__(bodies, key, before)
+    def _take_back(self, step: Event) -> None:
+        kind = step[0]
+        if kind == "add":
+            set.discard(self.taken, step[1])
+        elif kind == "use":
+            set.discard(self.used, step[1])
+        elif kind == "discard":
+            set.add(self.taken, step[1])
+        elif kind == "set" and step[2] is None:
+            dict.pop(self.bodies, step[1], None)
+        elif kind == "set":
+            dict.__setitem__(self.bodies, step[1], step[2])
+        else:
+            list.pop(self.classes)
 
 
 def tool_key(tool: ir.Tool, prepared_key: str) -> str:
@@ -183,6 +192,8 @@ def open_store(server_name: str) -> ServerResults | None:
 
 def _valid(entry: dict[str, Any]) -> bool:
     events = entry["events"]
+    for item in entry["diagnostics"]:
+        Diagnostic.from_json(item)  # raises for one this version did not write: a miss
     return (
         isinstance(entry["function"], str)
         and isinstance(events, list)
@@ -201,7 +212,7 @@ def piece_file(
         parts += ["", slot_line(0), ""]
     skeleton = "\n".join(parts).rstrip("\n") + "\n"
     pieces = tuple(
-        Piece(hashlib.sha256(f"pyi\0{text}".encode()).hexdigest(), "stub", 0, lambda text=text: text, ".pyi")
+        Piece(hashlib.sha256(f"pyi\0{text}".encode()).hexdigest(), "stub", 0, functools.partial(str, text), ".pyi")
         for text in texts
     )
     return PieceFile(skeleton, pieces, render_whole)
@@ -213,11 +224,13 @@ def code_api_file(
     header: str,
     keys: Mapping[str, str],
     server: str,
+    diagnostics: Diagnostics,
 ) -> PieceFile:
     """`code_api.code_api_text` as a `PieceFile`, each tool's text replayed from the `code-api/` cache of `server`
-    where it still holds; `keys` are the tools' prepared digests by wire name (`ToolPlan.prepared_key`)."""
+    where it still holds (its notes added to `diagnostics` either way); `keys` are the tools' prepared digests by
+    wire name (`ToolPlan.prepared_key`)."""
     tools = [tool for tool in spec.tools if not tool.app_only]
-    writer = code_api._StubWriter(taken={tool.python_name for tool in tools} | set(code_api._TYPING_NAMES))
+    writer = code_api.StubWriter({tool.python_name for tool in tools} | set(code_api.TYPING_NAMES), diagnostics)
     recorded = RecordedWriter(writer)
     store = open_store(server) if server else None
     class_blocks: list[list[str]] = []
@@ -230,16 +243,19 @@ def code_api_file(
             assert store is not None
             store.use(key, entry, made=False)
             function = entry["function"]
+            for item in entry["diagnostics"]:
+                diagnostics.add(Diagnostic.from_json(item))
         else:
-            function, events = recorded.written(
-                lambda tool=tool: writer.function(tool, listings.get(tool.wire_name, {}))
+            function, events, notes = recorded.written(
+                functools.partial(writer.function, tool, listings.get(tool.wire_name, {}))
             )
             if store is not None and key:
-                store.use(key, {"events": events, "function": function}, made=True)
+                made = {"events": events, "function": function, "diagnostics": [item.as_json() for item in notes]}
+                store.use(key, made, made=True)
         class_blocks.append(list(recorded.classes[written:]))
         functions.append(function)
     if store is not None:
         store.close()
-    prefix = code_api.stub_prefix(spec, header, [name for name in code_api._TYPING_NAMES if writer.uses(name)])
+    prefix = code_api.stub_prefix(spec, header, [name for name in code_api.TYPING_NAMES if writer.uses(name)])
     blocks = [block for tool_blocks in class_blocks for block in tool_blocks] + functions
     return piece_file(prefix, class_blocks, functions, lambda: code_api.stub_text(prefix, blocks))

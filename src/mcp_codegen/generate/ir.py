@@ -65,6 +65,8 @@ class Tool:
     ui_visibility: tuple[str, ...] | None = None
     #: The listed `destructiveHint`, None when the tool gives none.
     destructive: bool | None = None
+    #: The result model was made from recorded answers (`--results-from`): the runtime parses results into it.
+    observed: bool = False
 
     @property
     def app_only(self) -> bool:

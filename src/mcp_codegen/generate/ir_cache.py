@@ -66,6 +66,7 @@ def _key(plan: ToolPlan, models_source: str) -> str:
         plan.unwrap_result,
         plan.prepared.permissive_arguments,
         plan.prepared.result_class,
+        plan.observed,
     ]
     text = json.dumps(facts, ensure_ascii=False, separators=(",", ":"))  # keys keep their order
     return hashlib.sha256(text.encode()).hexdigest()
@@ -116,9 +117,7 @@ def _parsed(entry: dict[str, Any]) -> ToolIR:
         argument_models=tuple(
             _made(ir.Model, {**m, "fields": tuple(_made(ir.ModelField, f) for f in m["fields"])}) for m in models
         ),
-        diagnostics=tuple(
-            Diagnostic.from_json(d) for d in entry["diagnostics"]
-        ),
+        diagnostics=tuple(Diagnostic.from_json(d) for d in entry["diagnostics"]),
     )
 
 

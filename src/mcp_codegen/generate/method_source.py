@@ -61,14 +61,20 @@ def qualified(type_source: str, model_names: frozenset[str]) -> str:
 #: What the methods may raise, said once in the client classes' docstrings (and docs/reference/generated-package.md)
 #: instead of in each method's: (error, when). The runtime's errors (`mcp_codegen_runtime.calls.errors`).
 CLIENT_RAISES = (
-    ("ArgumentsValidationError", "The arguments do not match the tool's (prompt's, template's) schema; nothing was sent."),
+    (
+        "ArgumentsValidationError",
+        "The arguments do not match the tool's (prompt's, template's) schema; nothing was sent.",
+    ),
     ("ToolError", "The tool ran and reported failure (`isError`)."),
     ("ResultValidationError", "The result does not match the tool's output schema."),
     ("ServerRequestError", "The server answered with a JSON-RPC error (or refused to start a task)."),
     ("PromptError", "A prompt's server answered with an error (unknown prompt, bad argument)."),
     ("ResourceError", "A resource's server answered with an error (for example: no such resource)."),
     ("RequestTimeoutError", "The server did not answer in time."),
-    ("ConnectionClosedError", "The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run)."),
+    (
+        "ConnectionClosedError",
+        "The connection failed and retrying could not help (`OutcomeUnknownError`: it may have run).",
+    ),
 )
 #: Longest default shown in a docstring: defaults are server data, a long one would bury the line.
 DEFAULT_LIMIT = 60
@@ -127,7 +133,10 @@ def tool_docstring(tool: ir.Tool, indent: int) -> str:
     if ui_line is not None:
         lines += ["", ui_line]
     lines += _tool_args_section(tool)
-    if tool.return_type != "ToolResult":
+    if tool.observed:
+        what = "The result typed from its recorded answers (the tool declares no schema); ObservedResultError if not"
+        lines += ["", "Returns:", f"    {tool.return_type}: {what}."]
+    elif tool.return_type != "ToolResult":
         lines += ["", "Returns:", f"    {tool.return_type}: The tool's structured result, validated."]
     return _named_docstring(lines, tool.wire_name, tool.python_name, indent)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import copy
 import functools
-import keyword
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,9 +18,8 @@ from typing import Any, TypeVar
 
 from mcp_codegen.casing import snake_case
 from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.generate.class_members import class_members
 from mcp_codegen.generate.model_defaults import hold_object_defaults
-from mcp_codegen.generate.naming import NameRegistry, reserved_parameters
+from mcp_codegen.generate.naming import NameRegistry, kept_as_field_name, reserved_parameters
 from mcp_codegen_runtime.text import shortened
 
 SHARED_MODULE = "_shared"
@@ -85,20 +83,8 @@ def names_in(type_source: str) -> frozenset[str]:
 
 #: Property names that would shadow what the generated module imports (`Field: Annotated[str, Field(...)]`
 #: breaks type checkers): renamed in every model, the wire name kept as the alias.
-_SHADOWING_FIELD_ALIASES = {
-    name: f"{name.lower()}_"
-    for name in (
-        "Annotated",
-        "Any",
-        "AwareDatetime",
-        "BaseModel",
-        "ConfigDict",
-        "Enum",
-        "Field",
-        "Literal",
-        "RootModel",
-    )
-}
+_IMPORTED = ("Annotated", "Any", "AwareDatetime", "BaseModel", "ConfigDict", "Enum", "Field", "Literal", "RootModel")
+_SHADOWING_FIELD_ALIASES = {name: f"{name.lower()}_" for name in _IMPORTED}
 
 
 def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
@@ -118,19 +104,6 @@ def field_aliases(definitions: Mapping[str, Any]) -> dict[str, str]:
     registry = NameRegistry(reserved_parameters(), reserved_prefix="model_")
     registry.hold(kept | set(_SHADOWING_FIELD_ALIASES.values()))
     return _SHADOWING_FIELD_ALIASES | registry.assign_all(renamed, lambda wire: snake_case(wire, fallback="field"))
-
-
-def kept_as_field_name(wire: str) -> bool:
-    """Whether `wire` is already a snake_case name that is safe to keep as the field's name."""
-    return (
-        snake_case(wire, fallback="field") == wire
-        and wire.isascii()
-        and wire.isidentifier()
-        and not keyword.iskeyword(wire)
-        and not wire.startswith(("_", "model_"))
-        and wire not in class_members().pydantic_model
-        and wire not in _SHADOWING_FIELD_ALIASES
-    )
 
 
 def property_names(node: Any) -> set[str]:
@@ -583,7 +556,7 @@ def _fields(node: ast.ClassDef, nullable: frozenset[str], root_models: Mapping[s
             and isinstance(annotation.slice, ast.Tuple)
         ):
             for meta in annotation.slice.elts[1:]:
-                wire_name = _alias(meta) or wire_name
+                wire_name = wire_name if (alias := _alias(meta)) is None else alias  # "" is a wire name too
             annotation = annotation.slice.elts[0]
         required = statement.value is None
         if not required and wire_name not in nullable:

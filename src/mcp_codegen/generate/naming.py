@@ -1,7 +1,11 @@
 """Python names for wire names: valid, unreserved, collision-free, and the same on every run.
 
-Every identifier the generated code uses for something a server named is decided here, once,
-through a `NameRegistry` per namespace. The wire name is never changed: it stays an alias.
+Every identifier the generated code uses for something a server named is decided here, once, by one rule:
+a name declared in a generated scope must not change the meaning of an annotation evaluated in that scope.
+A wire name that is already such a name keeps it (`kept_as_field_name`); any other is renamed through a
+`NameRegistry` per namespace, the wire name staying the alias (pydantic models, parameters), or stays a
+string key where a dict keeps it (`identifier_key`: code mode's `TypedDict` stubs use the functional form).
+Reserved names are read from the classes a name would sit in (`class_members`), never kept as a list.
 """
 
 from __future__ import annotations
@@ -11,10 +15,11 @@ import keyword
 from collections.abc import Callable, Collection, Iterable
 from functools import cache
 
+from mcp_codegen.casing import snake_case
 from mcp_codegen.generate.class_members import class_members
 
 #: The builtins generated annotations are written with: a model field (so a parameter) or a TypedDict key
-#: named like one would shadow it for the annotations after it in its class.
+#: named like one would shadow it for the annotations of its class (mypy: "Variable ... is not valid as a type").
 ANNOTATION_BUILTINS: frozenset[str] = frozenset(
     {"str", "int", "float", "bool", "list", "dict", "tuple", "set", "frozenset", "bytes"}
 )
@@ -36,6 +41,39 @@ def reserved_parameters() -> frozenset[str]:
     so `range` stays `range`."""
     pydantic = class_members().pydantic_model
     return frozenset({*keyword.kwlist, "_", "self", *ANNOTATION_BUILTINS, *pydantic})
+
+
+def kept_as_field_name(wire: str) -> bool:
+    """Whether `wire` is used as it is for a parameter or a model field: a snake_case ASCII identifier that is
+    no keyword, no name an annotation may use (`list`, `str`...), not pydantic's (`model_*`, `_*`, its
+    methods). Every other name is renamed, the wire name kept as its alias."""
+    return (
+        wire.isascii()
+        and wire.isidentifier()
+        and snake_case(wire, fallback="field") == wire
+        and not wire.startswith(("_", "model_"))
+        and wire not in reserved_parameters()
+    )
+
+
+def identifier_key(wire: str, annotation_names: Collection[str]) -> bool:
+    """Whether a `TypedDict` key `wire` may be written as a class-body name, given the names the class's
+    annotations refer to (else the functional form keeps it a string key): an ASCII identifier that is no
+    keyword and shadows none of them (`list: ...` before `columns: list[...]` would make `list[...]` a
+    subscript of the key's type)."""
+    return (
+        wire.isascii()
+        and wire.isidentifier()
+        and not keyword.iskeyword(wire)
+        and not wire.startswith("_")  # `__annotations__`, `__doc__`...: attributes every class already has
+        and wire not in annotation_names
+        and wire not in ANNOTATION_BUILTINS
+    )
+
+
+def usable_key(wire: str) -> bool:
+    """Whether a type checker accepts `wire` as a `TypedDict` key at all (pyright refuses the empty string)."""
+    return wire != ""
 
 
 class NameRegistry:

@@ -27,6 +27,7 @@ from mcp_codegen.generate.ir_cache import open_store as open_ir_store
 from mcp_codegen.generate.ir_cache import tool_irs
 from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes
 from mcp_codegen.generate.models import ModelsOutput
+from mcp_codegen.generate.observed_models import with_observed_bases
 from mcp_codegen.generate.project import project_files, project_version
 from mcp_codegen.generate.render import header_line, render_cli, render_package, render_server
 from mcp_codegen.generate.snapshot_text import snapshot_text as snapshot_text_of
@@ -92,7 +93,9 @@ def generate_files(
             open_stores(snapshot.server_name, options.formatting())
             stores_opened.append(True)
 
-    models = tool_models(plans, diagnostics, server=snapshot.server_name, while_waiting=while_waiting)
+    models = with_observed_bases(
+        tool_models(plans, diagnostics, server=snapshot.server_name, while_waiting=while_waiting), plans
+    )
     snapshot_text = snapshot_texts[0] if snapshot_texts else snapshot_text_of(snapshot)
     rest = [plan for plan in plans if plan.wire_name not in irs]
     irs.update(zip((plan.wire_name for plan in rest), tool_irs(rest, models, ir_store()), strict=True))
@@ -120,7 +123,7 @@ def generate_files(
         )
     listings = {plan.wire_name: plan.raw for plan in plans}
     keys = {plan.wire_name: plan.prepared_key for plan in plans}
-    rendered[CODE_API_FILE] = code_api_file(spec, listings, header, keys, snapshot.server_name)
+    rendered[CODE_API_FILE] = code_api_file(spec, listings, header, keys, snapshot.server_name, diagnostics)
     texts = format_python(rendered, options.formatting(), server=snapshot.server_name)
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")

@@ -400,6 +400,7 @@ def render_cli(
         context,
         server_label_md=_md_text(label),
         exit_codes=[(code, meaning) for code, meaning in EXIT_CODES.items()],
+        variables=launch_variables(spec.launch),
         **skill_context(spec, package, label, commands),
     )
     return {"__main__.py": main, "SKILL.md": skill}

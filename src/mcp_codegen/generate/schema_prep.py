@@ -23,7 +23,7 @@ from typing import Any
 from mcp_codegen.casing import pascal_case
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.model_defaults import default_fits
-from mcp_codegen.generate.models import kept_as_field_name
+from mcp_codegen.generate.naming import kept_as_field_name
 from mcp_codegen.generate.schema_names import (
     LABEL_LIMIT,
     member_labels,

@@ -14,8 +14,10 @@ allow_warnings = ["input-schema-empty"]  # warning codes --strict accepts (docs:
 [servers.github]            # the name: its snake_case form names the subpackage (`github`)
 command = "npx"             # stdio: `command` (+ `args`) ...
 args = ["-y", "@modelcontextprotocol/server-github"]
-env = { GITHUB_PERSONAL_ACCESS_TOKEN = "${GITHUB_TOKEN}" }
+env = { GITHUB_PERSONAL_ACCESS_TOKEN = "${GITHUB_TOKEN}", GITHUB_TOOLSETS = "repos,issues" }
 env_file = ".env"           # KEY=VALUE lines, passed to the process (`env` wins)
+secret_env = []             # variables recorded by name though their value looks like a setting
+keep_env = []               # variables recorded as written though their value looks secret
 cwd = "."
 include = ["get_*", "search_*"]          # fnmatch globs over wire tool names
 exclude = ["*_delete"]
@@ -24,6 +26,7 @@ descriptions = { search_code = "Search code in all repositories." }
 package_name = "github_client"           # default: the server name in snake_case
 formatter = "black"                      # "ruff" (default), "black" or "none"
 cli = true                  # also a command line (`python -m github_client`) and an agent skill (SKILL.md)
+results_from = "tests/recordings"   # recorded sessions typing results the server declares no schema for
 
 [servers.remote]            # ... or `url`, over streamable HTTP / legacy SSE
 url = "https://mcp.example.com/mcp"
@@ -55,7 +58,11 @@ Every table rejects keys it does not know, naming the key with its location and 
 one (`unknown key servers.github.comand (did you mean 'command'?)`). A server has exactly one of
 `command` (stdio; `transport` may only be "stdio"), `url` (`transport` "http", "sse" or "auto") and
 `registry` (with `env_file` and `registry_url` only: see `inputs.registry`);
-`env`, `cwd` go with `command`, `headers` and `auth` with `url`; `env_file` with either. Server names must
+`env`, `cwd`, `secret_env`, `keep_env` go with `command`, `headers` and `auth` with `url`; `env_file` with
+either.
+A variable of `env` (or `env_file`) whose value is a `${...}` reference, or a secret by its name or shape, is
+recorded by name only (read from the environment when the generated client connects); a setting is recorded as
+written; `secret_env` and `keep_env` decide for the variables they name. Server names must
 contain a letter or digit, their snake_case form must not be a Python keyword, and no two may share it.
 
 References, expanded when a server is resolved (`resolve_server`), in `command`, `args`, `url`, `cwd`,
@@ -97,11 +104,12 @@ from mcp_codegen.inputs.launch import (
     ServerLaunch,
     StdioLaunch,
     auth_spec,
+    choose_env,
     no_login_reason,
     redact_url,
 )
 from mcp_codegen.inputs.validation_errors import describe_validation_error, dotted_location
-from mcp_codegen.inputs.variables import Expander, env_arg_template, env_template, read_env_file
+from mcp_codegen.inputs.variables import Expander, env_arg_template, env_template, read_env_file, references
 
 if TYPE_CHECKING:  # the pipeline is imported only when a server is resolved (it is slow to import)
     from mcp_codegen.inputs.options import GenerateOptions
@@ -166,6 +174,9 @@ class ServerConfig(BaseModel):
     transport: TransportName | None = None
     env: dict[str, str] = Field(default_factory=dict)
     env_file: str | None = None
+    #: Variables recorded by name only / as written, whatever their value looks like (see `env`).
+    secret_env: list[str] = Field(default_factory=list)
+    keep_env: list[str] = Field(default_factory=list)
     cwd: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     auth: AuthConfig | None = None
@@ -183,6 +194,8 @@ class ServerConfig(BaseModel):
     cli: bool = False
     #: Listings not to ask the server for (see `generate --skip`).
     skip: list[Literal["resources", "templates", "prompts"]] = Field(default_factory=list)
+    #: A directory of recorded sessions typing the results of tools without an output schema (`--results-from`).
+    results_from: str | None = None
     enabled: bool = True
 
     @field_validator("command")
@@ -220,7 +233,8 @@ class ServerConfig(BaseModel):
             if self.registry is None:
                 raise ValueError("'registry_url' goes with 'registry'")
             given = [key for key in ("command", "url", "transport", "cwd", "auth") if getattr(self, key) is not None]
-            given += [key for key in ("args", "env", "headers") if getattr(self, key)]
+            listed = ("args", "env", "headers", "secret_env", "keep_env")
+            given += [key for key in listed if getattr(self, key)]
             if given:
                 raise ValueError(
                     f"{', '.join(repr(k) for k in given)} do not go with 'registry' (its values come from the environment)"
@@ -238,8 +252,10 @@ class ServerConfig(BaseModel):
         else:
             if self.transport == "stdio":
                 raise ValueError("transport 'stdio' needs 'command', not 'url'")
-            if self.env or self.cwd is not None or self.args:
-                used = [k for k, v in (("args", self.args), ("env", self.env), ("cwd", self.cwd)) if v]
+            if self.env or self.cwd is not None or self.args or self.secret_env or self.keep_env:
+                values: dict[str, object] = {"args": self.args, "env": self.env, "cwd": self.cwd}
+                values |= {"secret_env": self.secret_env, "keep_env": self.keep_env}
+                used = [k for k, v in values.items() if v]
                 raise ValueError(f"{', '.join(repr(k) for k in used)} go with 'command', not 'url'")
         return self
 
@@ -484,6 +500,7 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
         formatter=server.formatter,
         cli=server.cli,
         skip=frozenset(SKIPPABLE[name] for name in server.skip),
+        results_from=_path(cfg, server.results_from) if server.results_from is not None else None,
     )
     package = server.package_name or subpackage_name(name)
     if server.registry is not None:
@@ -509,12 +526,16 @@ def resolve_server(cfg: ProjectConfig, name: str) -> tuple[ServerLaunch, Generat
         args = tuple(expander.expand(arg, what=f"{where}.args[{i}]") for i, arg in enumerate(server.args))
         # An argument made of environment references is recorded as `${VAR}`s (expanded by the generated client).
         templates = tuple(env_arg_template(raw) or arg for raw, arg in zip(server.args, args, strict=True))
-        launch: ServerLaunch = StdioLaunch(
+        stdio = StdioLaunch(
             command=expander.expand(server.command, what=f"{where}.command"),
             args=args,
             env=env,
             cwd=cwd,
             arg_templates=templates if templates != args else None,
+            env_choice={key: True for key, value in server.env.items() if references(value)},
+        )
+        launch: ServerLaunch = choose_env(
+            stdio, tuple(server.secret_env), tuple(server.keep_env), what=f"{where}.secret_env/keep_env"
         )
         return launch, options, package
     assert server.url is not None

@@ -14,7 +14,10 @@ counts, strongest first:
   `AWS_ACCESS_KEY_ID`, `AZURE_STORAGE_KEY`), Twilio's SIDs by their prefix;
 * the secret of a composite `ID:SECRET` (`ACxxxx/SKxxxx:secret`, `AKIA...:wJal.../K7...`): what follows a found
   credential after `:` (`/`, `+` and `=` included), named after it (`AWS_SECRET_ACCESS_KEY`);
-* the value of a `key=value` pair whose key looks secret (`api_key=...`, `AccountKey=...`), named after the key;
+* a vendor key with a random body (`dop_v1_...`, `shpat_...`, `pplx-...`: `secret_shapes.vendor_keys_in`),
+  named after its vendor, wherever it stands (an id-like place too);
+* the value of a `key=value` pair whose key says so (`api_key=...`, `AccountKey=...`; `value_context.named_verdict`:
+  not `public_key=...` or `sort_key=...`), named after the key;
 * an AWS secret access key or Azure storage key by its shape (40 base64 characters; 88 ending in `==`), whole
   though it holds `/` and `+`;
 * a random-looking token (`mcp_codegen_runtime.secret_shapes.looks_random`, the length-aware rule, or 20+ characters over
@@ -34,12 +37,14 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from mcp_codegen.casing import words
+from mcp_codegen.inputs.value_context import Verdict, id_name, named_verdict, secret_name
 from mcp_codegen_runtime.secret_shapes import (
     aws_secret_shape,
     azure_key_shape,
     looks_random,
     path_like,
     public_identifier,
+    vendor_keys_in,
 )
 
 __all__ = ["GENERIC_HINT", "Found", "find_credentials", "id_name", "secret_name", "secret_of", "upper_snake"]
@@ -75,48 +80,11 @@ _ID_SEGMENT = re.compile(
 _SHORTEST_ENV_VALUE = 8
 _SHORTEST_TOKEN = 20
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-+.=~/:]{11,}")
-_SECRET_WORDS = frozenset(
-    {
-        "token", "key", "apikey", "secret", "password", "passwd", "pass", "pw", "pwd", "passphrase", "pat", "auth",
-        "authorization", "bearer", "credential", "credentials", "cookie", "sig", "signature",
-    }
-)  # fmt: skip
-#: Words of a name that says where a secret is, or what kind or how much of it: its value is no secret.
-_NOT_SECRET_WORDS = frozenset(
-    {
-        "file", "path", "dir", "url", "id", "ids", "name", "env", "header", "type", "length", "limit", "limits",
-        "mode", "max", "min", "count", "size", "ttl", "timeout", "budget", "expiry", "expires", "scope", "scopes",
-        "method", "provider", "scheme", "kind", "format", "strategy", "endpoint", "issuer", "audience", "store",
-    }
-)  # fmt: skip
-#: The last word of a name whose value identifies something (public, however random it looks).
-_ID_WORDS = frozenset(
-    {
-        "id", "ids", "uuid", "guid", "sha", "revision", "rev", "commit", "digest", "ref", "page", "sheet",
-        "spreadsheet", "document", "doc", "price", "product", "trace", "span", "project", "workspace", "org",
-        "organization", "tenant", "account", "region", "model", "profile", "image", "tag", "version", "channel",
-        "team", "user", "username", "repo", "repository", "branch", "bucket", "table", "collection", "namespace",
-        "cluster", "zone", "database", "folder", "site", "app", "domain", "host",
-    }
-)  # fmt: skip
 
 
 def upper_snake(text: str) -> str:
     """`--api-key` -> `API_KEY`: a variable name made of `text`'s words."""
     return "_".join(words(text)).upper() or "VALUE"
-
-
-def secret_name(name: str) -> bool:
-    """True for a flag, key, header or variable name that looks like it holds a secret (`--api-key`, `TOKEN`,
-    `Authorization`), but not one that names where a secret is or what kind (`--token-file`, `--auth-mode`)."""
-    parts = set(words(name))
-    return bool(parts & _SECRET_WORDS) and not parts & _NOT_SECRET_WORDS
-
-
-def id_name(name: str) -> bool:
-    """True for a flag or key whose value identifies something (`--sheet-id`, `--revision`, `page_id`)."""
-    parts = words(name)
-    return bool(parts) and parts[-1] in _ID_WORDS and not secret_name(name)
 
 
 @dataclass(frozen=True)
@@ -244,6 +212,8 @@ def find_credentials(
         take(arg.index("=") + 1, len(arg), "$" + values[arg.partition("=")[2]])
 
     if not _may_hold_a_token(arg):
+        for start, end, name in vendor_keys_in(arg):
+            take(start, end, name)
         return sorted(found, key=lambda span: span.start)
     for secret_type, pattern in _format_rules():
         for match in pattern.finditer(arg):
@@ -254,17 +224,22 @@ def find_credentials(
             after = _AFTER_COLON.match(arg, end)
             if span is not None and after is not None:
                 take(after.start(1), after.end(1), secret_of(hint))
+    for start, end, name in vendor_keys_in(arg):
+        take(start, end, name)
 
     public: list[tuple[int, int]] = []
     for match in _KEY_VALUE.finditer(arg):
-        if secret_name(match.group(1)):
+        verdict = named_verdict(match.group(1), match.group(2))
+        if verdict is Verdict.SECRET:
             take(match.start(2), match.end(2), match.group(1))
-        elif id_name(match.group(1)):
+        elif verdict is Verdict.PUBLIC:
             public.append((match.start(2), match.end(2)))
     if public_context:
         return sorted(found, key=lambda span: span.start)
     for match in _WIDE_TOKEN.finditer(arg):
         token = match.group()
+        if any(start <= match.start() and match.end() <= end for start, end in public):
+            continue
         if azure_key_shape(token):
             take(match.start(), match.end(), "azure storage key")
         elif _path_or_url(arg, match.start(), token):

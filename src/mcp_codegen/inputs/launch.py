@@ -8,6 +8,7 @@ the OAuth kind, client id and scopes, and the *name* of the variable holding a c
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -26,6 +27,8 @@ from mcp_codegen_runtime.text import shortened
 # A header template is recorded only when what is left after removing its `${VAR}`s is an auth scheme
 # word such as "Bearer ": anything else might be a literal secret.
 AUTH_SCHEME_ONLY = re.compile(r"^(?:[A-Za-z][A-Za-z-]{0,20} )?$")
+#: The auth scheme word a literal header secret keeps before its placeholder (`Bearer ${AUTHORIZATION}`).
+_SCHEME = re.compile(r"(?:Bearer|Basic|Token|Bot|Digest|ApiKey|DPoP)[ \t]+", re.IGNORECASE)
 
 Transport = Literal["auto", "http", "sse"]
 AuthKind = Literal["oauth", "client-credentials", "workload"]
@@ -279,15 +282,20 @@ class LaunchRecord:
     transport: Literal["stdio", "http", "sse"]
     command: str | None = None
     args: tuple[str, ...] = ()
+    #: The variables given to the server that hold secrets: recorded by name, read from the environment.
     env_names: tuple[str, ...] = ()
     cwd: str | None = None
     url: str | None = None
     headers: tuple[HeaderRecord, ...] = ()
     auth: AuthRecord | None = None
+    #: The variables given to the server that are settings, not secrets: recorded as written.
+    env: tuple[tuple[str, str], ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         if self.transport == "stdio":
             data: dict[str, Any] = {"transport": "stdio", "command": self.command, "args": list(self.args)}
+            if self.env:
+                data["env"] = dict(self.env)
             if self.env_names:
                 data["envNames"] = list(self.env_names)
             if self.cwd is not None:
@@ -304,12 +312,14 @@ class LaunchRecord:
     def from_json(cls, data: Mapping[str, Any]) -> LaunchRecord:
         transport = data.get("transport")
         if transport == "stdio":
+            settings = data.get("env")
             return cls(
                 transport="stdio",
                 command=str(data["command"]),
                 args=tuple(str(a) for a in data.get("args", ())),
                 env_names=tuple(str(n) for n in data.get("envNames", ())),
                 cwd=data.get("cwd"),
+                env=tuple((str(k), str(v)) for k, v in settings.items()) if isinstance(settings, Mapping) else (),
             )
         if transport in ("http", "sse"):
             return cls(
@@ -341,11 +351,25 @@ class StdioLaunch:
     arg_templates: tuple[str, ...] | None = field(default=None, repr=False)
     #: Values kept as they are although they look secret (`--no-redact`).
     keep: frozenset[str] = field(default=frozenset(), repr=False)
+    #: Variables of `env` whose kind was chosen, not judged: True records it by name (`--secret-env`, or a
+    #: value given as `${VAR}`), False keeps its value as written (`--keep-env`).
+    env_choice: Mapping[str, bool] = field(default_factory=dict)
+
+    def secret_env(self) -> dict[str, str]:
+        """The variables of `env` that hold secrets (recorded by name only): chosen, or judged by name and
+        shape as an argument's value is (`inputs.redaction.secret_setting`); the rest are settings, kept."""
+        from mcp_codegen.inputs.redaction import secret_setting
+
+        def secret(name: str, value: str) -> bool:
+            chosen = self.env_choice.get(name)
+            return secret_setting(name, value, keep=self.keep) if chosen is None else chosen
+
+        return {name: value for name, value in self.env.items() if secret(name, value)}
 
     def recorded_args(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The arguments as recorded, each secret replaced by a `${NAME}` the generated client expands at run
         time (`inputs.redaction`), and the NAMEs introduced that way (each needs setting when connecting)."""
-        from mcp_codegen.inputs.redaction import placeholder_args, secret_name, upper_snake
+        from mcp_codegen.inputs.redaction import placeholder_args, upper_snake
 
         templates = self.args if self.arg_templates is None else self.arg_templates
         taken: dict[str, str] = {}  # placeholder name -> the hint it was made for
@@ -359,11 +383,12 @@ class StdioLaunch:
             taken[name] = hint
             return "${" + name + "}"
 
-        secrets = {name: value for name, value in self.env.items() if secret_name(name)}
-        # Only the variables given to the server: the generator's own environment differs between machines.
+        secrets = self.secret_env()
+        # Only the secrets given to the server: the generator's own environment differs between machines, and a
+        # kept setting needs no hiding (`${NAME}` in an argument is read from the environment when connecting).
         args = tuple(
             placeholder_args(
-                templates, replace, secret_values=secrets, environ=self.env, keep=self.keep, command=self.command
+                templates, replace, secret_values=secrets, environ=secrets, keep=self.keep, command=self.command
             )
         )
         return args, tuple(name for name in taken if name not in self.env)
@@ -380,12 +405,14 @@ class StdioLaunch:
         return found
 
     def record(self) -> LaunchRecord:
+        secrets = self.secret_env()
         return LaunchRecord(
             transport="stdio",
             command=self.command,
             args=self.recorded_args()[0],
-            env_names=tuple(sorted(self.env)),
+            env_names=tuple(sorted(secrets)),
             cwd=self.cwd,
+            env=tuple(sorted((name, value) for name, value in self.env.items() if name not in secrets)),
         )
 
     def describe(self) -> str:
@@ -408,19 +435,41 @@ class HttpLaunch:
     #: (as the generated client does); False for `--auth none`.
     stored_token: bool = True
 
-    def record(self, transport: Literal["http", "sse"] | None = None) -> LaunchRecord:
-        headers = []
+    #: Header values kept as they are although they look secret (`--no-redact`).
+    keep: frozenset[str] = field(default=frozenset(), repr=False)
+
+    def recorded_headers(self) -> tuple[tuple[HeaderRecord, ...], tuple[str, ...]]:
+        """The headers as recorded, and the NAMEs introduced for literal secrets (each needs setting when
+        connecting). A value given as `${VAR}`s (and a scheme word) is recorded as written; a literal secret,
+        judged as a launch argument is (`redaction.secret_setting`: `Authorization: Bearer X`, `X-API-Key: X`),
+        as a `${NAME}` placeholder named after the header (`Bearer ${AUTHORIZATION}`, the scheme word kept); a
+        setting (`Notion-Version: 2022-06-28`) as written."""
+        from mcp_codegen.inputs.redaction import secret_setting, upper_snake
+
+        headers: list[HeaderRecord] = []
+        introduced: list[str] = []
         for name in sorted(self.headers, key=str.lower):
             template = self.header_templates.get(name)
-            kept = None
+            value = self.headers[name]
             if template is not None and env_references(template):
                 literal = without_env_references(template)
-                if AUTH_SCHEME_ONLY.match(literal):
-                    kept = template
-            headers.append(HeaderRecord(name, kept))
+                headers.append(HeaderRecord(name, template if AUTH_SCHEME_ONLY.match(literal) else None))
+            elif secret_setting(name, value, keep=self.keep):
+                variable = upper_snake(name)
+                while variable in introduced:
+                    variable += "_2"
+                introduced.append(variable)
+                scheme = _SCHEME.match(value)
+                headers.append(HeaderRecord(name, (scheme.group(0) if scheme else "") + "${" + variable + "}"))
+            else:
+                headers.append(HeaderRecord(name, None if "${" in value else value))  # a setting, as written
+        return tuple(headers), tuple(introduced)
+
+    def record(self, transport: Literal["http", "sse"] | None = None) -> LaunchRecord:
         chosen = transport or ("sse" if self.transport == "sse" else "http")
         auth = self.auth.record() if self.auth is not None else None
-        return LaunchRecord(transport=chosen, url=redact_url(self.url), headers=tuple(headers), auth=auth)
+        headers = self.recorded_headers()[0]
+        return LaunchRecord(transport=chosen, url=redact_url(self.url), headers=headers, auth=auth)
 
     def describe(self) -> str:
         return redact_url(self.url)
@@ -437,12 +486,15 @@ def stdio_launch(
     *,
     what: str = "--stdio",
     environ: Mapping[str, str] | None = None,
+    env_choice: Mapping[str, bool] | None = None,
 ) -> StdioLaunch:
     """A stdio launch whose arguments' `${VAR}`s are expanded from the environment (a missing one is a usage
     error) and recorded as written, so a secret passed as `${VAR}` never reaches a snapshot."""
     args = tuple(expand_env(arg, what=what, environ=environ) for arg in arg_templates)
     templates = arg_templates if args != arg_templates else None
-    return StdioLaunch(command=command, args=args, env=env, cwd=cwd, arg_templates=templates)
+    return StdioLaunch(
+        command=command, args=args, env=env, cwd=cwd, arg_templates=templates, env_choice=dict(env_choice or {})
+    )
 
 
 def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) -> StdioLaunch:
@@ -454,12 +506,28 @@ def parse_stdio(command_line: str, env_pairs: tuple[str, ...], cwd: str | None) 
     if not words:
         raise UsageError("--stdio needs a command")
     env: dict[str, str] = {}
+    given_by_reference: dict[str, bool] = {}
     for pair in env_pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise UsageError(f"-e/--env takes KEY=VALUE, got {key or pair!r}" if not sep else "-e/--env: empty name")
         env[key] = expand_env(value, what=f"-e {key}")
-    return stdio_launch(words[0], tuple(words[1:]), env, cwd)
+        if env_references(value):  # `-e TOKEN='${MY_TOKEN}'`: read from the environment, never recorded
+            given_by_reference[key] = True
+    return stdio_launch(words[0], tuple(words[1:]), env, cwd, env_choice=given_by_reference)
+
+
+def choose_env(launch: StdioLaunch, secret: tuple[str, ...], kept: tuple[str, ...], *, what: str) -> StdioLaunch:
+    """`launch` with the kind of some variables chosen: `secret` names are recorded by name only, `kept` ones
+    as written (`--secret-env`, `--keep-env`, or the config's `secret_env`/`keep_env`)."""
+    for name in (*secret, *kept):
+        if name not in launch.env:
+            raise UsageError(f"{what}: {name} is not a variable given to the server (add it with -e {name}=VALUE)")
+    both = sorted(set(secret) & set(kept))
+    if both:
+        raise UsageError(f"{what}: {both[0]} is both a secret and a kept setting: choose one")
+    choice = {**launch.env_choice, **dict.fromkeys(kept, False), **dict.fromkeys(secret, True)}
+    return dataclasses.replace(launch, env_choice=choice)
 
 
 def parse_http(

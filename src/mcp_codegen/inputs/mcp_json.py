@@ -43,7 +43,12 @@ from mcp_codegen.inputs.config import (
     ServerConfig,
     validate_config,
 )
-from mcp_codegen.inputs.redaction import needs_replacing, placeholder_args, placeholder_url, upper_snake
+from mcp_codegen.inputs.redaction import (
+    placeholder_args,
+    placeholder_url,
+    secret_setting,
+    upper_snake,
+)
 from mcp_codegen.inputs.validation_errors import describe_validation_error, dotted_location
 from mcp_codegen.inputs.variables import input_env_var, read_user_text, references
 
@@ -222,8 +227,9 @@ def strip_jsonc(text: str) -> str:
 def starter_config_toml(cfg: ProjectConfig) -> str:
     """A `mcp-codegen.toml` for `cfg`, without secret values.
 
-    References (`${VAR}`, `${input:ID}`, ...) are kept as written. Every other value of `env` and
-    `headers` is replaced by a `${NAME}` reference (an auth scheme word such as "Bearer " is kept), and so
+    References (`${VAR}`, `${input:ID}`, ...) are kept as written, and so are settings (`MODE = "paper"`).
+    Every secret value of `env` and `headers` (judged by its name, then its shape: `redaction.secret_setting`)
+    is replaced by a `${NAME}` reference (an auth scheme word such as "Bearer " is kept), and so
     are the value after a secret-looking flag in `args` (`--api-key X`, `--token=X`), URL passwords and
     secret-looking URL query values; a value mixing a reference with a long literal run (16+ letters or
     digits) is replaced as well. NAME is the env key (prefixed with the server's name when servers
@@ -233,7 +239,7 @@ def starter_config_toml(cfg: ProjectConfig) -> str:
     literal_values: dict[str, set[str]] = {}
     for server in cfg.servers.values():
         for key, value in server.env.items():
-            if needs_replacing(value):
+            if secret_setting(key, value):
                 literal_values.setdefault(key, set()).add(value)
 
     exports: dict[str, list[str]] = {}  # variable -> where it is used
@@ -277,7 +283,7 @@ def starter_config_toml(cfg: ProjectConfig) -> str:
         if server.env:
             tables.append(f"\n[{table}.env]")
             for key, value in server.env.items():
-                if not needs_replacing(value):
+                if not secret_setting(key, value):  # a setting (or a reference): as written
                     tables.append(f"{_key(key)} = {_string(value)}")
                     continue
                 variable = _env_name(key) if len(literal_values.get(key, ())) <= 1 else f"{prefix}_{_env_name(key)}"
@@ -286,7 +292,7 @@ def starter_config_toml(cfg: ProjectConfig) -> str:
         if server.headers:
             tables.append(f"\n[{table}.headers]")
             for key, value in server.headers.items():
-                if not needs_replacing(value):
+                if not secret_setting(key, value):
                     tables.append(f"{_key(key)} = {_string(value)}")
                     continue
                 variable = f"{prefix}_{upper_snake(key)}"

@@ -27,6 +27,34 @@ def validate_package_name(name: str) -> str:
     return name
 
 
+#: Top-level modules the runtime imports (its dependencies, optional ones included) and the runtime itself: a
+#: generated package named like one would hide it. tests/unit/test_package_names.py derives them from the
+#: runtime's source and checks that this set holds every one.
+RUNTIME_MODULES = frozenset(
+    {
+        "mcp_codegen_runtime", "mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "httpx", "httpx2",
+        "typing_extensions", "jsonschema", "referencing", "jwt", "cryptography", "opentelemetry", "uvicorn",
+        "starlette", "temporalio", "keyring", "pydantic_monty", "openai", "anthropic", "langchain_core",
+        "pydantic_ai", "agents", "claude_agent_sdk", "google", "smolagents", "PIL", "llama_index",
+    }
+)  # fmt: skip
+
+
+def validate_top_level_name(name: str) -> str:
+    """A package imported as a top-level module: a valid name that hides no module of the standard library or
+    of the runtime's imports (`-o os` would make `import os` in its own modules, and mypy, read the package)."""
+    import sys
+
+    validate_package_name(name)
+    if name in sys.stdlib_module_names or name in RUNTIME_MODULES:
+        whose = "the standard library's" if name in sys.stdlib_module_names else "a module the runtime imports"
+        raise UsageError(
+            f"package name {name!r} is {whose} {name!r}, which the package would hide: "
+            f"use --package-name {name}_client (or -o {name}_client)"
+        )
+    return name
+
+
 @dataclass(frozen=True)
 class Selection:
     """Which tools a package covers, and how agents see them (generation options)."""
@@ -69,6 +97,9 @@ class GenerateOptions:
     #: The optional listings not asked for (`--skip`, a config's `skip`), by snapshot key: what the snapshot is
     #: taken with, not generated from (the snapshot records them), so not part of the key.
     skip: frozenset[str] = frozenset()
+    #: `--results-from`: a directory of recorded sessions whose JSON answers type the results of tools without an
+    #: output schema. Not part of the key: what it finds goes into the snapshot, which the input hash covers.
+    results_from: Path | None = None
 
     def with_shared_runtime(self, parent_package: str = "") -> GenerateOptions:
         return replace(self, shared_runtime=True, parent_package=parent_package)

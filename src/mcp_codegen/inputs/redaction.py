@@ -1,19 +1,21 @@
 """Secrets in command arguments and URLs replaced by `${NAME}` placeholders, before anything is written.
 
 One set of rules serves every place a launch is recorded (snapshots, generated packages, progress lines)
-and the starter `mcp-codegen.toml` of `init --from`: the value after a secret-looking flag (`--api-key X`,
-`--token=X`, `-p X`, `--pw X`, `--bearer=X`; not an enum-like word such as `--auth oauth`, a port after `-p`, or
-npx's `-p PACKAGE`), the secret of a header-shaped argument with a secret-looking name (mcp-remote's
-`--header "Authorization: Bearer X"`, `X-API-Key: X`; the scheme word kept), a URL's password
-(`postgres://app:PASSWORD@db`), a URL query value under a secret-looking key (the runtime's `SECRET_QUERY_KEY`,
-which also redacts URLs: `runtime/connection/urls.py`), and the value of a secret-looking variable given to the
-server wherever it appears in an argument, then whatever `inputs.credentials` finds in what is left (known
-credential formats, `ID:SECRET` composites, `key=value` pairs, AWS and Azure keys by shape, random-looking
-tokens, values of the server's variables; nothing by shape after an id-like flag such as `--sheet-id`). A value
-that is already only `${...}` references is left alone, and so is a value the user keeps (`--no-redact`). The
-caller names each placeholder from a hint (the flag, "password", the header, the query key, "stripe access
-key", "secret", or `$NAME` for a variable's own name; a second value under one hint gets a number: "password 2")
-and learns where it went.
+and the starter `mcp-codegen.toml` of `init --from`. Each value is read from its context first
+(`inputs.value_context`): the flag it follows or carries (`--api-key X`, `--token=X`, `-p X`, `--pw X`), a
+header's name (mcp-remote's `--header "Authorization: Bearer X"`, `X-API-Key: X`; the scheme word kept), a
+`KEY=` (`api_key=X`), its place in the launch (the package after `npx -y`, the image after `docker run`,
+mysql's attached `-pPASSWORD`; sshpass's `-p`). A context that says "secret" hides the value, one that says
+"public" keeps it (a path after `--ssh-key`, `--auth github`, a value after `--sheet-id`, a publishable key);
+otherwise, and inside what is kept, the shape decides: a URL's password (`postgres://app:PASSWORD@db`), a URL
+query value under a secret-looking key (the runtime's `SECRET_QUERY_KEY`, which also redacts URLs:
+`runtime/connection/urls.py`), the value of a secret variable given to the server wherever it appears, then
+whatever `inputs.credentials` finds (vendor keys such as `dop_v1_...` wherever they stand, known credential
+formats, `ID:SECRET` composites, `key=value` pairs, AWS and Azure keys by shape, random-looking tokens, values of
+the server's variables). A value that is already only `${...}` references is left alone, and so is a value the
+user keeps (`--no-redact`). The caller names each placeholder from a hint (the flag, "password", the header, the
+query key, "stripe access key", "secret", or `$NAME` for a variable's own name; a second value under one hint
+gets a number: "password 2") and learns where it went.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ import urllib.parse
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from mcp_codegen.inputs.credentials import find_credentials, id_name, secret_name, upper_snake
+from mcp_codegen.inputs.value_context import LaunchPositions, Verdict, named_verdict
 from mcp_codegen_runtime.connection.urls import SECRET_QUERY_KEY
-from mcp_codegen_runtime.secret_shapes import public_identifier
 
 __all__ = [
     "Replace",
@@ -32,6 +34,7 @@ __all__ = [
     "placeholder_args",
     "placeholder_url",
     "secret_name",
+    "secret_setting",
     "upper_snake",
 ]
 
@@ -52,16 +55,10 @@ _FLAG = re.compile(r"-{1,2}[A-Za-z]")
 #: Short flags that take a password (mysql's `-p`); npx's `-p PACKAGE` before its package is told apart.
 _SECRET_SHORT_FLAGS = frozenset({"-p"})
 _FLAG_ALIASES = {"p": "password", "pw": "password", "pwd": "password", "pass": "password", "bearer": "bearer token"}
-_NPX = re.compile(r"(?:^|[/\\])(?:npx|bunx|pnpx)(?:\.cmd|\.exe)?$")
-#: npx's flags that take no value (what follows `-y` is its package, not the flag's value).
-_NPX_SWITCHES = frozenset({"-y", "--yes", "-q", "--quiet", "--no", "--no-install", "--ignore-existing"})
+#: mysql's `-pPASSWORD`, attached (apart, `-p DB` prompts for the password and names a database).
+_ATTACHED_P = re.compile(r"-p([^-\s].*)", re.DOTALL)
+#: A port or version attached to `-p` (`-p8080`, uv's `-p3.12`).
 _PORT = re.compile(r"[0-9.:\[\]]+(?:/(?:tcp|udp))?")
-#: Values of secret-named flags that choose a kind of authentication rather than hold one.
-_ENUM_VALUES = frozenset(
-    {"oauth", "oauth2", "bearer", "basic", "none", "env", "keyring", "header", "query", "auto", "true", "false",
-     "on", "off", "yes", "no", "required", "optional", "enabled", "disabled", "pkce", "apikey", "api-key", "token"}
-)  # fmt: skip
-_SSH_PUBLIC_KEY = re.compile(r"(?:ssh-[a-z0-9]+|ecdsa-sha2-[a-z0-9]+|sk-[a-z0-9@.-]+)[ \t]+(AAAA[A-Za-z0-9+/=]+)")
 #: A header-shaped argument (`Authorization: Bearer X`, mcp-remote's `--header` value): an auth scheme word kept.
 _HEADER = re.compile(
     r"(?P<name>[A-Za-z][A-Za-z0-9_-]*)[ \t]*:[ \t]*(?:(?:Bearer|Basic|Token|Bot|Digest|ApiKey)[ \t]+)?(?P<secret>\S.*)",
@@ -123,63 +120,119 @@ def placeholder_args(
     """`args` with every secret replaced (see the module docstring): `--token X` and `--token=X` by
     `replace("--token", i)` (`-p`, `--pw`: `replace("password", i)`), a header-shaped `Authorization: Bearer X`
     by `Authorization: Bearer ` + `replace("Authorization", i)`, URLs by `placeholder_url`, each value of
-    `secret_values` (variable -> value, from secret-looking variables given to the server) by
-    `replace(variable, i)` wherever it appears, and what `inputs.credentials` finds in what is left (`environ`:
-    the variables given to the server, a value equal to one of them is replaced by `replace("$NAME", i)`). An
-    argument or value in `keep` stays as it is. `command` tells `npx -p PACKAGE` from `-p PASSWORD`.
+    `secret_values` (variable -> value, from secret variables given to the server) by `replace(variable, i)`
+    wherever it appears, and what `inputs.credentials` finds in what is left (`environ`: the variables given to
+    the server, a value equal to one of them is replaced by `replace("$NAME", i)`). An argument or value in
+    `keep` stays as it is. `command` places each argument (`npx -p PACKAGE`, `mysql -pPASSWORD DB`).
     """
     values = sorted(
         ((name, value) for name, value in (secret_values or {}).items() if len(value) >= _SHORTEST_SECRET),
         key=lambda item: len(item[1]),
         reverse=True,
     )
-    found_hint = _FoundHints()
+    hints = _FoundHints()
+    positions = LaunchPositions(command)
     safe: list[str] = []
-    secret_next: str | None = None
     before = ""  # the flag this argument may be the value of
-    positional_seen = False
     for index, arg in enumerate(args):
         if arg in keep:
             safe.append(arg)
-            secret_next, before = None, ""
-            continue
-        for name, value in values:
-            if value in arg:
-                arg = arg.replace(value, replace(name, index))
-        flag, equals, value = arg.partition("=")
-        is_flag = _FLAG.match(arg) is not None
-        if secret_next is not None and not is_flag and needs_replacing(arg) and not _public_value(before, arg):
-            recorded = replace(found_hint(secret_next, arg), index)
-        elif is_flag and equals and _secret_flag(flag) and needs_replacing(value) and not _public_value(flag, value):
-            recorded = f"{flag}={replace(found_hint(_flag_hint(flag), value), index)}" if value not in keep else arg
-        elif (
-            header := _secret_header(value if is_flag and equals else arg, index, replace, found_hint, keep)
-        ) is not None:
-            recorded = f"{flag}={header}" if is_flag and equals else header
         else:
-
-            def at_index(hint: str, index: int = index) -> str:
-                return replace(hint, index)
-
-            if is_flag and equals:
-                recorded = f"{flag}={placeholder_url(value, at_index, hint_prefix=flag + ' ', keep=keep)}"
-            else:
-                prefix = f"{before} " if before else ""
-                recorded = placeholder_url(arg, at_index, hint_prefix=prefix, keep=keep)
-        context = flag if is_flag and equals else before
-        public = bool(context) and id_name(context)
-        safe.append(_replace_found(recorded, index, replace, found_hint, environ or {}, keep, context, public))
-        npx_package = flag == "-p" and _NPX.search(command or "") is not None and not positional_seen
-        positional_seen = positional_seen or not is_flag and (not before or before in _NPX_SWITCHES)
-        secret_next = None
-        if is_flag and not equals and _secret_flag(flag) and not npx_package:
-            secret_next = _flag_hint(flag)
-        before = flag if is_flag and not equals else ""
+            for name, value in values:
+                if value in arg:
+                    arg = arg.replace(value, replace(name, index))
+            safe.append(_recorded_arg(arg, index, before, positions, replace, hints, environ or {}, keep))
+        positions.advance(arg, before)
+        is_flag = _FLAG.match(arg) is not None and arg not in keep
+        before = arg if is_flag and "=" not in arg and not _ATTACHED_P.fullmatch(arg) else ""
     return safe
 
 
-def _secret_flag(flag: str) -> bool:
-    return secret_name(flag) or flag in _SECRET_SHORT_FLAGS
+def secret_setting(name: str, value: str, *, keep: Collection[str] = ()) -> bool:
+    """Whether the variable `name=value` given to a server holds a secret (recorded by name, read from the
+    environment when connecting) rather than a setting (kept as written): judged as the value of a flag
+    `--name` would be, by the name first, then by the shape (`-e API_KEY=...` is secret, `-e PAPER_TRADE=True`
+    and `-e DOMAIN=acme.backlog.com` are settings, `-e CONFIG={"token": "ghp_..."}` is secret)."""
+    if value in keep or not needs_replacing(value):
+        return False
+
+    def replace(_hint: str, _index: int | None) -> str:
+        return "${SECRET}"
+
+    recorded = _recorded_arg(value, 0, name, LaunchPositions(None), replace, _FoundHints(), {}, keep)
+    return recorded != value
+
+
+def _recorded_arg(
+    arg: str,
+    index: int,
+    before: str,
+    positions: LaunchPositions,
+    replace: Replace,
+    hints: _FoundHints,
+    environ: Mapping[str, str],
+    keep: Collection[str],
+) -> str:
+    """One argument as recorded: judged by its context first (the flag it follows or carries, a header's name,
+    its place in the launch), by its shape after that."""
+
+    def hidden(hint: str, value: str) -> str:
+        return replace(hints(hint, value), index)
+
+    def shaped(text: str, context: str, public: bool) -> str:
+        return _replace_found(text, index, replace, hints, environ, keep, context, public)
+
+    is_flag = _FLAG.match(arg) is not None
+    flag, equals, value = arg.partition("=")
+    if before and not is_flag:  # the value of `before`
+        verdict = _flag_verdict(before, arg, positions)
+        if verdict is Verdict.SECRET and needs_replacing(arg):
+            return hidden(_flag_hint(before), arg)
+        if verdict is Verdict.SHAPE and (header := _secret_header(arg, hidden, keep)) is not None:
+            return header
+        public = verdict is Verdict.PUBLIC or id_name(before)
+        return shaped(_urls_replaced(arg, index, replace, before, keep), before, public)
+    if positions.package(arg, before):
+        return shaped(arg, "", True)  # the package or image a launcher runs: a name, public
+    attached = _ATTACHED_P.fullmatch(arg)
+    if attached is not None and not positions.launcher_flag("-p"):
+        password = attached.group(1)
+        if not _PORT.fullmatch(password) and needs_replacing(password) and password not in keep:
+            return "-p" + hidden("password", password)  # mysql's `-pPASSWORD`
+        return arg
+    if is_flag and equals:
+        verdict = _flag_verdict(flag, value, positions)
+        if verdict is Verdict.SECRET and needs_replacing(value):
+            return arg if value in keep else f"{flag}={hidden(_flag_hint(flag), value)}"
+        if verdict is Verdict.SHAPE and (header := _secret_header(value, hidden, keep)) is not None:
+            return f"{flag}={header}"
+        public = verdict is Verdict.PUBLIC or id_name(flag)
+        return f"{flag}={shaped(_urls_replaced(value, index, replace, flag, keep), flag, public)}"
+    header = _secret_header(arg, hidden, keep)
+    if header is not None:
+        return header
+    return shaped(_urls_replaced(arg, index, replace, "", keep), "", False)
+
+
+def _flag_verdict(flag: str, value: str, positions: LaunchPositions) -> Verdict:
+    """What `flag` says of its value: `-p` by the command (mysql's spaced `-p DB` names a database, sshpass's
+    `-p` is a password, a launcher's `-p` its package), other flags by their name (`named_verdict`)."""
+    if positions.launcher_flag(flag):
+        return named_verdict("", value)
+    if flag in _SECRET_SHORT_FLAGS:
+        if positions.sshpass:
+            return Verdict.SECRET
+        if positions.mysql:
+            return named_verdict("", value)
+        return named_verdict(flag, value, short_p=True)
+    return named_verdict(flag, value)
+
+
+def _urls_replaced(text: str, index: int, replace: Replace, context: str, keep: Collection[str]) -> str:
+    def at_index(hint: str) -> str:
+        return replace(hint, index)
+
+    return placeholder_url(text, at_index, hint_prefix=f"{context} " if context else "", keep=keep)
 
 
 def _flag_hint(flag: str) -> str:
@@ -187,27 +240,18 @@ def _flag_hint(flag: str) -> str:
     return _FLAG_ALIASES.get(flag.lstrip("-").lower(), flag)
 
 
-def _public_value(flag: str, value: str) -> bool:
-    """A value after a secret-named flag that is no secret: an enum-like word (`--auth oauth`), an SSH public
-    key (`--authorized-key "ssh-ed25519 AAAA..."`), a port after `-p` (`-p 8080`, `-p 8080:80`)."""
-    if value.lower() in _ENUM_VALUES:
-        return True
-    ssh_key = _SSH_PUBLIC_KEY.match(value)
-    if ssh_key is not None and public_identifier(ssh_key.group(1)):
-        return True
-    return flag in _SECRET_SHORT_FLAGS and _PORT.fullmatch(value) is not None
-
-
-def _secret_header(arg: str, index: int, replace: Replace, hints: _FoundHints, keep: Collection[str]) -> str | None:
+def _secret_header(arg: str, hidden: Callable[[str, str], str], keep: Collection[str]) -> str | None:
     """`Authorization: Bearer X` as `Authorization: Bearer ${AUTHORIZATION}` (the scheme word kept), and
-    `X-API-Key: X` as `X-API-Key: ${X_API_KEY}`; None when `arg` is no header with a secret-looking name."""
+    `X-API-Key: X` as `X-API-Key: ${X_API_KEY}`; None when `arg` is no header whose name holds a secret."""
     match = _HEADER.fullmatch(arg)
     if match is None or not secret_name(match.group("name")):
         return None
     secret = match.group("secret")
+    if named_verdict(match.group("name"), secret) is not Verdict.SECRET:
+        return None
     if not needs_replacing(secret) or secret in keep or arg in keep:
         return None
-    return arg[: match.start("secret")] + replace(hints(match.group("name"), secret), index)
+    return arg[: match.start("secret")] + hidden(match.group("name"), secret)
 
 
 class _FoundHints:

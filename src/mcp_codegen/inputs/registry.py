@@ -69,7 +69,9 @@ def parse_reference(text: str) -> RegistryReference:
     if not sep:
         name, version = text.strip(), ""
     if not name or "/" not in name or any(c.isspace() for c in name) or "@" in name:
-        raise UsageError(f"--registry takes NAME[@VERSION] (e.g. io.github.owner/server@1.0.0), got {shortened(text, 80)!r}")
+        raise UsageError(
+            f"--registry takes NAME[@VERSION] (e.g. io.github.owner/server@1.0.0), got {shortened(text, 80)!r}"
+        )
     if sep and not _VERSION.fullmatch(version):
         raise UsageError(f"--registry {name}: {shortened(version, 40)!r} is not a version")
     return RegistryReference(name, version or None)
@@ -358,7 +360,8 @@ def _package_launch(package: Mapping[str, Any], environ: Mapping[str, str]) -> S
     else:
         spec = f"{identifier}@{version}" if version else identifier
         args = [*(runtime_args or (["-y"] if launcher == "npx" else [])), spec, *package_args]
-    return StdioLaunch(command=launcher, args=tuple(args), env=env)
+    # Read from the environment (or the registry's defaults) each time the entry is resolved: recorded by name.
+    return StdioLaunch(command=launcher, args=tuple(args), env=env, env_choice=dict.fromkeys(env, True))
 
 
 def _arguments(value: Any, values: _Values) -> list[str]:

@@ -23,6 +23,7 @@ from mcp_codegen.collector import collector_paused
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import StrictModeError
 from mcp_codegen.generate.manifest import digest, read_manifest, recorded_diagnostics
+from mcp_codegen.output.ownership import check_output_path
 from mcp_codegen.output.write import (
     Difference,
     check_location,
@@ -37,6 +38,9 @@ from mcp_codegen.wording import plural
 
 if TYPE_CHECKING:
     from mcp_codegen.inputs.options import GenerateOptions
+
+#: A server package's files that are the user's by design (its handlers, created once): kept in every mode.
+SERVER_USER_FILES = ("handlers.py",)
 
 UP_TO_DATE = "up to date"
 WRITTEN = "written"
@@ -71,17 +75,27 @@ class JobResult:
     left_out: int
     #: With --check: how the output differs from what would be written.
     stale: list[Difference] = field(default_factory=list)
-    #: The user's own files carried over, and (with --overwrite) the files not ours that were removed.
+    #: Entries that are not mcp-codegen's (the user's own files, a `.git/`), left as they were.
     kept: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
 
 
-def preflight(output: Path, *, overwrite: bool, check: bool) -> None:
-    """Fail before any server is contacted if `output` cannot be written (exit 4) or is not ours (exit 4)."""
+def preflight(
+    output: Path,
+    *,
+    overwrite: bool,
+    check: bool,
+    keep_others: bool = False,
+    consumed: Collection[str] = (),
+    server: bool = False,
+) -> None:
+    """Fail before any server is contacted if `output` is a path no run may use, cannot be written, or holds what
+    the mode may not write beside or over (exit 4, `output.ownership`)."""
+    check_output_path(output)
     if check:
         return
     check_location(output)
-    check_ownership(output, overwrite=overwrite)
+    users = SERVER_USER_FILES if server else ()
+    check_ownership(output, overwrite=overwrite, keep_others=keep_others, consumed=consumed, users=users)
 
 
 def prepare(
@@ -98,6 +112,10 @@ def prepare(
     from mcp_codegen.generate.fingerprint import input_hash
 
     options = options.located(output)  # the formatter's settings, from the user's pyproject.toml
+    if options.results_from is not None:  # result types observed in recordings go into the snapshot
+        from mcp_codegen.snapshot.observed import with_observed_results
+
+        snapshot = with_observed_results(snapshot, options.results_from, diagnostics)
     tools = sum(1 for tool in snapshot.tools if options.selection.selects(str(tool.get("name"))))
     left_out = len(snapshot.tools) - tools
     if not check and output.is_dir() and is_current(output, input_hash(snapshot, package_name, options)):
@@ -120,7 +138,7 @@ def prepare(
     stubs = handlers.stubs if handlers is not None else None
     if options.server:
         _check_handlers(output, files["server.py"].decode("utf-8"), diagnostics)
-    users = ("handlers.py",) if options.server else ()
+    users = SERVER_USER_FILES if options.server else ()
     return Prepared(snapshot, output, package_name, diagnostics, tools, left_out, files, stubs, users)
 
 
@@ -158,7 +176,9 @@ def enforce_strict(diagnostics: Iterable[Diagnostics], allowed: Collection[str] 
         )
 
 
-def finish(prepared: Prepared, *, check: bool, overwrite: bool) -> JobResult:
+def finish(
+    prepared: Prepared, *, check: bool, overwrite: bool, keep_others: bool = False, consumed: Collection[str] = ()
+) -> JobResult:
     """With `check`, compare the output with the generated files; else write them (if not up to date)."""
     tools, left_out = prepared.tools, prepared.left_out
     if prepared.files is None:
@@ -166,10 +186,17 @@ def finish(prepared: Prepared, *, check: bool, overwrite: bool) -> JobResult:
     if check:
         stale = differences(prepared.output, prepared.files)
         return JobResult(STALE if stale else CURRENT, tools, left_out, stale=stale)
-    written = write_package(prepared.output, prepared.files, overwrite=overwrite, users=prepared.users)
+    written = write_package(
+        prepared.output,
+        prepared.files,
+        overwrite=overwrite,
+        keep_others=keep_others,
+        users=prepared.users,
+        consumed=consumed,
+    )
     if prepared.handlers_stubs is not None:
         _create_once(prepared.output / "handlers.py", prepared.handlers_stubs)
-    return JobResult(WRITTEN, tools, left_out, kept=written.kept, removed=written.removed)
+    return JobResult(WRITTEN, tools, left_out, kept=written.kept)
 
 
 def _check_handlers(output: Path, server_module: str, diagnostics: Diagnostics) -> None:
@@ -211,12 +238,14 @@ def run_job(
     strict: bool,
     check: bool,
     allowed: Collection[str] = (),
+    keep_others: bool = False,
+    consumed: Collection[str] = (),
 ) -> JobResult:
     """One server's whole job. Raises `StrictModeError` (nothing written; `diagnostics` holds the warnings)."""
     prepared = prepare(snapshot, output, package_name, options, diagnostics, check=check)
     if strict:
         enforce_strict([diagnostics], allowed)
-    return finish(prepared, check=check, overwrite=overwrite)
+    return finish(prepared, check=check, overwrite=overwrite, keep_others=keep_others, consumed=consumed)
 
 
 __all__ = [

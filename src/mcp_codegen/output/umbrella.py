@@ -32,12 +32,8 @@ from mcp_codegen.generate.manifest import MANIFEST, manifest_bytes, read_manifes
 from mcp_codegen.generate.render import render_umbrella
 from mcp_codegen.inputs.options import validate_package_name
 from mcp_codegen.interrupts import deferred_interrupts, record_written
-from mcp_codegen.output.write import (
-    check_ownership,
-    generated_paths,
-    user_files,
-    write_bytes_atomically,
-)
+from mcp_codegen.output.ownership import check_holdings, check_output_path, survey
+from mcp_codegen.output.write import check_location, check_ownership, remove_generated, write_bytes_atomically
 from mcp_codegen.snapshot.model import read_snapshot
 
 
@@ -85,25 +81,67 @@ def umbrella_files(package_name: str, members: Sequence[ir.UmbrellaMember]) -> d
     return dict(sorted(files.items()))
 
 
-def check_umbrella_ownership(directory: Path, packages: Sequence[str], *, overwrite: bool) -> None:
-    """Refuse (OutputConflictError) to write into a directory, or over a subpackage, mcp-codegen did not write."""
-    check_ownership(directory, overwrite=overwrite)
+#: The umbrella's own files (besides its subpackages): what `umbrella_files` returns, whatever its members.
+UMBRELLA_FILES = ("__init__.py", "README.md", "py.typed", MANIFEST)
+
+
+def preflight_umbrella(
+    directory: Path,
+    configured: Mapping[str, str],
+    packages: Sequence[str],
+    overwrite: bool,
+    keep_others: bool,
+    *,
+    check: bool,
+) -> None:
+    """Refuse (OutputConflictError, exit 4) before any server starts what `output.ownership` refuses: in the
+    umbrella's own folder (its subpackages aside) and in each subpackage of `packages` to be written."""
+    check_output_path(directory)
+    if check:
+        return
+    check_location(directory)
+    check_holdings(
+        directory,
+        overwrite=overwrite,
+        keep_others=keep_others,
+        new_paths=UMBRELLA_FILES,
+        ignore=_subpackages(directory, configured.values()),
+    )
     for package in packages:
-        check_ownership(directory / package, overwrite=overwrite)
+        check_ownership(directory / package, overwrite=overwrite, keep_others=keep_others)
 
 
-def write_umbrella_files(directory: Path, files: Mapping[str, bytes]) -> None:
-    """Replace the umbrella's own files one by one, manifest last; the `_runtime/` copy an umbrella generated before
-    0.2 held (its manifest lists it) is removed: the subpackages import the installed runtime now."""
+def _subpackages(directory: Path, configured: Collection[str]) -> set[str]:
+    """The umbrella's subpackage folders: each configured server's, and those generated for servers gone."""
+    return {*configured, *orphan_subpackages(directory, configured)}
+
+
+def write_umbrella_files(
+    directory: Path,
+    files: Mapping[str, bytes],
+    configured: Collection[str],
+    *,
+    overwrite: bool,
+    keep_others: bool,
+) -> list[str]:
+    """Replace the umbrella's own files one by one, manifest last, and remove those its previous manifest lists
+    that are not written again (the `_runtime/` copy of an umbrella from before 0.2); returns the entries of the
+    user's in its folder, which stay as they are."""
+    found = check_holdings(
+        directory,
+        overwrite=overwrite,
+        keep_others=keep_others,
+        new_paths=files,
+        ignore=_subpackages(directory, configured),
+    )
     directory.mkdir(parents=True, exist_ok=True)
-    previous = read_manifest(directory) or {}
     for path, data in files.items():
         if path != MANIFEST:
             write_bytes_atomically(directory / path, data)
-    old_runtime = directory / "_runtime"
-    if any(str(path).startswith("_runtime/") for path in previous.get("files", {})) and old_runtime.is_dir():
-        shutil.rmtree(old_runtime)
+    for path in sorted(found.listed - set(files)):
+        remove_generated(directory, path)
     write_bytes_atomically(directory / MANIFEST, files[MANIFEST])
+    return list(found.others)
 
 
 def orphan_subpackages(directory: Path, packages: Collection[str]) -> list[str]:
@@ -122,21 +160,20 @@ def orphan_subpackages(directory: Path, packages: Collection[str]) -> list[str]:
     )
 
 
-def remove_subpackage(directory: Path) -> list[str]:
-    """Take a generated subpackage out of the umbrella; returns the user's own files, which stay.
+def remove_subpackage(directory: Path, *, overwrite: bool = False) -> list[str]:
+    """Take a generated subpackage out of the umbrella; returns what stays: the user's own entries, and files
+    its manifest lists that the user changed since (removed only with `overwrite`).
 
-    Without such files the folder goes in one rename, then is deleted; with them, only the files its
-    manifest lists (and the manifest) are deleted, and the folder stays with the user's files.
+    With nothing to keep, the folder goes in one rename, then is deleted; otherwise only the files its manifest
+    lists (and the manifest) are deleted, and the folder stays with the rest.
     """
-    kept = user_files(directory)
+    found = survey(directory)
+    kept = [*found.others, *([] if overwrite else found.edited)]
     if kept:
-        for path in sorted(generated_paths(directory) or ()):
-            (directory / path).unlink(missing_ok=True)
+        for path in sorted(found.listed - set(kept)):
+            remove_generated(directory, path)
         (directory / MANIFEST).unlink(missing_ok=True)
-        for folder in sorted((p for p in directory.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
-            if not any(folder.iterdir()):
-                folder.rmdir()
-        return kept
+        return sorted(kept)
     with deferred_interrupts():  # never a `.old-*` left behind
         doomed = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=directory.parent))
         os.rmdir(doomed)
@@ -147,9 +184,9 @@ def remove_subpackage(directory: Path) -> list[str]:
 
 
 __all__ = [
-    "check_umbrella_ownership",
     "members_on_disk",
     "orphan_subpackages",
+    "preflight_umbrella",
     "remove_subpackage",
     "umbrella_files",
     "write_umbrella_files",

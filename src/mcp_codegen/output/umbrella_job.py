@@ -36,9 +36,8 @@ class ServerOutcome:
     #: "written", "up to date", "stale" (with --check), "current" (with --check) or "failed".
     state: str = "failed"
     stale: list[Difference] = field(default_factory=list)
-    #: The user's own files kept in the subpackage; files not ours removed by --overwrite.
+    #: Entries in the subpackage that are not mcp-codegen's (the user's own files), left as they were.
     kept: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -50,7 +49,8 @@ class UmbrellaRun:
     stale: list[Difference] = field(default_factory=list)
     #: Subpackages of servers no longer in the config, removed by this run.
     removed: list[str] = field(default_factory=list)
-    #: Files of the user's left in those subpackages (paths relative to the umbrella).
+    #: Entries of the user's left in those subpackages, and files of theirs in the umbrella's own folder
+    #: (paths relative to the umbrella).
     kept: list[str] = field(default_factory=list)
 
     @property
@@ -65,6 +65,7 @@ def generate_umbrella(
     output: Path,
     package_name: str,
     overwrite: bool = False,
+    keep_others: bool = False,
     check: bool = False,
     strict: bool = False,
     allowed: Collection[str] = (),
@@ -77,22 +78,19 @@ def generate_umbrella(
     written) when `strict` and any server has warnings whose codes are not in `allowed`.
     """
     from mcp_codegen.inputs.config import package_name_for, resolve_server
-    from mcp_codegen.inputs.options import validate_package_name
-    from mcp_codegen.output.job import preflight
+    from mcp_codegen.inputs.options import validate_top_level_name
     from mcp_codegen.output.umbrella import (
-        check_umbrella_ownership,
         members_on_disk,
         orphan_subpackages,
+        preflight_umbrella,
         remove_subpackage,
         umbrella_files,
         write_umbrella_files,
     )
 
-    validate_package_name(package_name)
+    validate_top_level_name(package_name)
     packages = {name: package_name_for(cfg, name) for name in cfg.servers}
-    preflight(output, overwrite=overwrite, check=check)
-    if not check:
-        check_umbrella_ownership(output, [packages[name] for name in names], overwrite=overwrite)
+    preflight_umbrella(output, packages, [packages[name] for name in names], overwrite, keep_others, check=check)
     outcomes: dict[str, ServerOutcome] = {}
     launches: dict[str, ServerLaunch] = {}
     options: dict[str, GenerateOptions] = {}
@@ -135,17 +133,20 @@ def generate_umbrella(
         enforce_strict([outcome.diagnostics for outcome in outcomes.values()], allowed)
     run = UmbrellaRun(output, package_name, outcomes)
     for name, job in prepared.items():
-        done = finish(job, check=check, overwrite=overwrite)
+        done = finish(job, check=check, overwrite=overwrite, keep_others=keep_others)
         outcome = outcomes[name]
-        outcome.state, outcome.stale, outcome.kept, outcome.removed = done.state, done.stale, done.kept, done.removed
+        outcome.state, outcome.stale, outcome.kept = done.state, done.stale, done.kept
     if check:
         run.stale = differences_top(output, umbrella_files(package_name, members_on_disk(output, packages)))
         run.stale += [Difference(orphan, "removed") for orphan in orphan_subpackages(output, packages.values())]
         return run
-    for orphan in orphan_subpackages(output, packages.values()):
-        run.kept += [f"{orphan}/{path}" for path in remove_subpackage(output / orphan)]
+    orphans = orphan_subpackages(output, packages.values())
+    for orphan in orphans:
+        run.kept += [f"{orphan}/{path}" for path in remove_subpackage(output / orphan, overwrite=overwrite)]
         run.removed.append(orphan)
-    write_umbrella_files(output, umbrella_files(package_name, members_on_disk(output, packages)))
+    files = umbrella_files(package_name, members_on_disk(output, packages))
+    subpackages = [*packages.values(), *orphans]  # what is left of an orphan is named above
+    run.kept += write_umbrella_files(output, files, subpackages, overwrite=overwrite, keep_others=keep_others)
     return run
 
 

@@ -17,7 +17,13 @@ from mcp_codegen.errors import ServerError
 from mcp_codegen.inputs.launch import HttpLaunch, ServerLaunch, redact_url
 from mcp_codegen.snapshot.probe import AUTH_STATUSES, LINE_LIMIT, Probe, Scrubber, SpawnError
 from mcp_codegen.snapshot.waits import timeout_hint
+from mcp_codegen_runtime.auth.challenge import BEARER_TOKEN_HINT
 from mcp_codegen_runtime.text import one_line
+
+#: Seconds to wait for each OAuth metadata document after a 401 (a local server answers at once).
+_METADATA_TIMEOUT = 5.0
+#: A 401 with a plain Bearer challenge and no OAuth metadata: a token the user brings.
+_PLAIN_BEARER = f"{BEARER_TOKEN_HINT} (its 401 names no OAuth; --auth oauth if it speaks OAuth anyway)"
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -58,6 +64,9 @@ def to_server_error(
 
 def _describe(cause: BaseException, probe: Probe, launch: ServerLaunch | None, timeout: float, scrub: Scrubber) -> str:
     where = probe.where()
+    if type(cause).__name__ == "BearerTokenRequiredError":  # a stored token's flow met a plain Bearer 401
+        url = redact_url(launch.url) if isinstance(launch, HttpLaunch) else "the server"
+        return f"authentication failed (HTTP 401) at {url}: {_PLAIN_BEARER}"
     if _is_oauth_failure(cause):  # before the HTTP status: the 401 that started the flow explains nothing
         url = redact_url(launch.url) if isinstance(launch, HttpLaunch) else "the server"
         auth = launch.auth if isinstance(launch, HttpLaunch) else None
@@ -167,12 +176,32 @@ def _describe_auth_failure(status: int, probe: Probe, launch: HttpLaunch, url: s
             sent += f" (try `mcp-codegen auth logout {url}`, then log in again)"
         return f"authentication failed (HTTP {status}) at {url}; {sent}"
     if status == 401 and probe.http is not None and getattr(probe.http, "bearer", False) and not names:
+        if not _speaks_oauth(launch.url, str(getattr(probe.http, "challenge", ""))):
+            return f"authentication failed (HTTP 401) at {url}: {_PLAIN_BEARER}"
         return (
             f"authentication failed (HTTP 401) at {url}: the server asks for OAuth; run `mcp-codegen auth login"
             f" {url}` first (its token is then used without --auth), or add --auth oauth to log in now"
         )
     sent = f"headers sent: {', '.join(names)}" if names else "no headers were sent (add one with -H)"
     return f"authentication failed (HTTP {status}) at {url}; {sent}"
+
+
+def _speaks_oauth(server_url: str, challenge: str) -> bool:
+    """A 401's server speaks OAuth when its challenge says so or it serves OAuth metadata where OAuth servers
+    publish it (`auth.challenge`); asked only once a 401 has already ended the run."""
+    from mcp_codegen_runtime.auth.challenge import oauth_challenge, oauth_metadata, oauth_metadata_urls
+
+    if oauth_challenge(challenge):
+        return True
+    try:
+        with httpx2.Client(timeout=_METADATA_TIMEOUT, follow_redirects=True) as client:
+            for metadata_url in oauth_metadata_urls(server_url):
+                answer = client.get(metadata_url, headers={"Accept": "application/json"})
+                if oauth_metadata(answer.status_code, answer.content):
+                    return True
+    except httpx2.HTTPError:
+        return False
+    return False
 
 
 def _is_oauth_failure(error: BaseException) -> bool:

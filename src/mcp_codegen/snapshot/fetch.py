@@ -25,7 +25,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.errors import ServerError
-from mcp_codegen.inputs.launch import ServerLaunch, StdioLaunch
+from mcp_codegen.inputs.launch import HttpLaunch, ServerLaunch, StdioLaunch
 from mcp_codegen.inputs.options import SKIPPABLE
 from mcp_codegen.snapshot.connect import Connection, Progress, connect, connect_in_process
 from mcp_codegen.snapshot.model import OPTIONAL_LISTINGS, JsonObject, Snapshot
@@ -143,6 +143,16 @@ async def take_snapshot(
                 f"a secret in the command line is recorded as ${{{name}}}: set {name} when the generated client"
                 " connects, or write ${VAR} in --stdio yourself (single-quoted, so your shell leaves it);"
                 " --no-redact VALUE keeps a value that only looks secret",
+                code="secret-in-command",
+            )
+    if isinstance(launch, HttpLaunch):
+        headers, introduced = launch.recorded_headers()
+        for header, name in ((h, n) for h in headers for n in introduced if h.template and f"${{{n}}}" in h.template):
+            diagnostics.warn(
+                "launch.headers",
+                f"a secret in the header {header.name} is recorded as ${{{name}}}: set {name} when the generated"
+                f" client connects, or write ${{VAR}} in -H yourself (single-quoted: -H '{header.name}:"
+                " ...${VAR}'); --no-redact VALUE keeps a value that only looks secret",
                 code="secret-in-command",
             )
     return snapshot

@@ -64,6 +64,9 @@ class Snapshot:
     #: The listings this snapshot does not hold (an `OPTIONAL_LISTINGS` key -> a `NOT_LISTED_REASONS` value):
     #: their lists are empty because they were not taken, not because the server offers nothing.
     not_listed: Mapping[str, str] = field(default_factory=dict)
+    #: Result types seen in recorded sessions (`--results-from`) of tools without an output schema, by tool:
+    #: `{"observed": true, "samples": N, "schema": {...}}` (`snapshot.observed`). Not what the server lists.
+    observed_results: Mapping[str, JsonObject] = field(default_factory=dict)
 
     @property
     def server_name(self) -> str:
@@ -104,6 +107,7 @@ class Snapshot:
             if self.skills is None
             else _sorted_items(tuple(_canonical_skill(s) for s in self.skills), "uri"),
             not_listed=dict(sorted(self.not_listed.items())),
+            observed_results={name: sorted_keys(self.observed_results[name]) for name in sorted(self.observed_results)},
         )
 
     def as_json(self) -> JsonObject:
@@ -126,6 +130,8 @@ class Snapshot:
             data["skills"] = list(self.skills)
         if self.not_listed:
             data["notListed"] = dict(self.not_listed)
+        if self.observed_results:
+            data["observedResults"] = dict(self.observed_results)
         return data
 
     def to_text(self) -> str:
@@ -222,6 +228,7 @@ class Snapshot:
             registry=registry,
             skills=_item_list(data, "skills", source) if "skills" in data else None,
             not_listed=_not_listed(data.get("notListed"), source),
+            observed_results=_observed_results(data, source),
         ).canonical()
 
     @classmethod
@@ -356,6 +363,22 @@ def _not_listed(value: Any, source: str) -> dict[str, str]:
             f"{source}: notListed must map {', '.join(OPTIONAL_LISTINGS)} to one of {', '.join(NOT_LISTED_REASONS)}"
         )
     return dict(value)
+
+
+def _observed_results(data: Mapping[str, Any], source: str) -> dict[str, JsonObject]:
+    observed = data.get("observedResults") or {}
+    valid = isinstance(observed, Mapping) and all(
+        isinstance(entry, Mapping)
+        and entry.get("observed") is True
+        and isinstance(entry.get("samples"), int)
+        and isinstance(entry.get("schema"), Mapping)
+        for entry in observed.values()
+    )
+    if not valid:
+        raise SnapshotFormatError(
+            f"{source}: observedResults must map tool names to {{observed: true, samples: N, schema: {{...}}}}"
+        )
+    return {str(name): sorted_keys(entry) for name, entry in observed.items()}
 
 
 def _sort_key(item: Mapping[str, Any], key: str) -> tuple[str, str]:

@@ -24,13 +24,17 @@ if TYPE_CHECKING:
 __all__ = [
     "ArgumentsValidationError",
     "AuthRequiredError",
+    "BearerTokenRequiredError",
     "ConnectError",
     "ConnectionClosedError",
     "HttpStatusError",
     "McpClientError",
+    "MissingVariableError",
+    "ObservedResultError",
     "OutcomeUnknownError",
     "PromptError",
     "ProtocolError",
+    "ReplayMismatchError",
     "RequestTimeoutError",
     "ResourceError",
     "ResultValidationError",
@@ -102,6 +106,27 @@ class ConnectError(McpClientError):
     """The server could not be started, reached or initialized (the message is one line, without secrets)."""
 
 
+class MissingVariableError(ConnectError):
+    """A recorded launch needs an environment variable that is not set (a secret recorded by its name).
+
+    `variable` is its name, `needed_by` what needs it ("argument 3 of the recorded command", "header
+    'Authorization'"), `place` "argument" or "header" (what to give instead: a command, or headers).
+    """
+
+    variable: str
+    needed_by: str
+    place: str
+
+    def __init__(self, variable: str, needed_by: str, place: str, fix: str) -> None:
+        super().__init__(
+            f"{needed_by} needs the environment variable ${{{variable}}}, which is not set"
+            f" (a secret is recorded by name: set it, or {fix})"
+        )
+        self.variable = variable
+        self.needed_by = needed_by
+        self.place = place
+
+
 class AuthRequiredError(ConnectError):
     """The server needs an OAuth login and no usable token is stored (the message names the command).
 
@@ -113,6 +138,12 @@ class AuthRequiredError(ConnectError):
     def __init__(self, message: str, *, url: str = "") -> None:
         super().__init__(message)
         self.url = url
+
+
+class BearerTokenRequiredError(AuthRequiredError):
+    """The server answered 401 with a plain Bearer challenge (no OAuth in it or in its metadata): it wants a
+    token the caller brings in a header, not an OAuth login; the message names the header to pass.
+    """
 
 
 class ConnectionClosedError(McpClientError):
@@ -367,6 +398,8 @@ class ResultValidationError(McpClientError):
     tool: str
     result: ToolResult
     errors: list[ErrorDetails]
+    #: How the message says what the result does not match, and what to do (subclasses say otherwise).
+    _mismatch = "does not match its output schema: {detail}"
 
     def __init__(
         self,
@@ -379,12 +412,42 @@ class ResultValidationError(McpClientError):
         detail = reason if reason is not None else _describe_errors(errors)
         sent = server_excerpt(result.structured, result.text)
         super().__init__(
-            f"result of tool {tool!r} does not match its output schema: {detail}"
+            f"result of tool {tool!r} "
+            + self._mismatch.format(detail=detail)
             + (f"; the server sent: {sent}" if sent else "")
         )
         self.tool = tool
         self.result = result
         self.errors = list(errors)
+
+
+class ObservedResultError(ResultValidationError):
+    """A result of a tool typed from recorded answers (`--results-from`) does not fit that observed type.
+
+    The server declares no output schema: its answers changed shape since they were recorded. `.result`
+    keeps the raw result; record again and regenerate with `--results-from` to type the new shape.
+    """
+
+    _mismatch = (
+        "does not fit the type observed in its recorded results: {detail}"
+        " (record again and regenerate with --results-from)"
+    )
+
+
+class ReplayMismatchError(McpClientError):
+    """A replayed session was sent what its recording does not have, or was closed with recorded requests
+    unused. `.request` is what was sent (None on close), `.expected` what the recording expected next.
+    """
+
+    request: str | None
+    expected: str | None
+
+    def __init__(
+        self, message: str, *, request: str | None = None, expected: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.request = request
+        self.expected = expected
 
 
 class NoUIError(McpClientError, LookupError):

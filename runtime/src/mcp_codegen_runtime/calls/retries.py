@@ -3,15 +3,19 @@
 A request that failed in transit is one of two kinds (`Fault.kind`):
 
 - `"not_processed"`: it never reached a handler (the connection could not be opened or broke before
-  the request was written; `408`, `429`, a `503` with `Retry-After`; a session the server no longer
-  knows: `404`, or a `400` about the session id). Sent again for every request.
+  the request was written; `408`, `429`, a `503` with `Retry-After`; a session the server says it
+  no longer knows: `404` or `400` with the server's own JSON-RPC error about the session). Sent
+  again for every request.
 - `"maybe_processed"`: it was written and no answer came (a dropped connection, `502`/`504`, a bare
-  `503` (a gateway whose upstream reset), a read that broke mid-answer, a server process that exited). Sent again only when repeating it is safe:
+  `503` (a gateway whose upstream reset), a read that broke mid-answer, a server process that exited,
+  a `404` not in the server's words: a gateway may answer it after forwarding). Sent again only when repeating it is safe:
   listings, reads, `prompts/get`, `ping`, completions, the task requests (`tasks/get`, `tasks/result`,
   `tasks/list`, `tasks/cancel`), and tools whose annotations say
   `readOnlyHint` or `idempotentHint` (or that `Retries.repeatable` names).
 
 Everything else (JSON-RPC errors, `isError` results, other `4xx`, bad arguments) is never retried.
+A request is as processed as its most processed attempt (`Fault.then`): once one attempt may have
+run, no later fault (a refused retry, a failed renewal of the session) makes it "not processed".
 Waits grow exponentially with jitter, never below a `Retry-After`, and never past the call's deadline.
 """
 
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 __all__ = [
@@ -72,6 +76,24 @@ class Fault:
     status: int | None = None
     #: The session is gone (the server restarted or expired it, or the process exited): open a new one first.
     new_session: bool = False
+
+    def then(self, later: Fault) -> Fault:
+        """`later`, the fault of a later attempt of the same request, as it stands for the request: once
+        an attempt may have reached a handler, the request may have run, whatever happens after.
+        """
+        if self.kind == "maybe_processed" and later.kind == "not_processed":
+            return replace(later, kind="maybe_processed")
+        return later
+
+    def renewal_failed(self) -> Fault:
+        """This fault once opening a new session for the request failed: the request is as processed as
+        it was; it now waits for a session (and carries no status: the refusal was dealt with).
+        """
+        failed = ", then opening a new session failed"
+        cause = self.cause if self.cause.endswith(failed) else self.cause + failed
+        return replace(
+            self, cause=cause, retry_after=None, status=None, new_session=True
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,15 +6,19 @@ digest: "sha256:<hex>", size}] | "dynamic"}`; each file is read with `resources/
 sends is trusted: a file's path must stay inside its skill's folder (no `.` or `..` segment, no absolute
 or drive path, no backslash), a name must be one folder name, and every file must match its digest and
 size before anyone sees it. The generator (snapshot, drift) and the client both read entries through here.
+
+A file's answer is decoded, hashed and handed on one chunk at a time (`stream_file`), and cut off at the size
+its manifest promised: an install never holds more than one file's answer and one chunk of its bytes.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 from urllib.parse import unquote, urlsplit
@@ -22,6 +26,8 @@ from urllib.parse import unquote, urlsplit
 from .errors import McpClientError
 
 __all__ = [
+    "MAX_INSTALL_BYTES",
+    "MAX_INSTALL_FILES",
     "MAX_SKILL_BYTES",
     "MAX_SKILL_FILES",
     "SKILLS_EXTENSION",
@@ -34,6 +40,7 @@ __all__ = [
     "frontmatter_mismatch",
     "parse_skill",
     "skill_fingerprint",
+    "stream_file",
     "verified_file",
 ]
 
@@ -41,7 +48,13 @@ SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 #: The extension's limits per skill (the Python SDK's PR and FastMCP agree): files, and bytes in all.
 MAX_SKILL_FILES = 512
 MAX_SKILL_BYTES = 16 * 1024 * 1024
+#: One `install()` at most: files and bytes over every skill it installs, from their manifests, checked before
+#: anything is read (a server listing thousands of skills cannot fill the disk).
+MAX_INSTALL_FILES = 10_000
+MAX_INSTALL_BYTES = 1024 * 1024 * 1024
 MAIN_FILE = "SKILL.md"
+#: Bytes of a file decoded, hashed and written at a time.
+CHUNK = 1024 * 1024
 
 #: Agent Skills names: lowercase letters, digits and single hyphens, at most 64 characters.
 _NAME = re.compile(r"^(?!-)(?!.*--)[a-z0-9-]{1,64}(?<!-)$")
@@ -242,14 +255,79 @@ def verified_file(skill: str, file: SkillFile, content: bytes) -> bytes:
             f"the server sent {len(content)} bytes, its manifest promised {file.size}",
             path=file.path,
         )
-    actual = "sha256:" + hashlib.sha256(content).hexdigest()
-    if actual != file.digest:
+    _check_digest(skill, file, hashlib.sha256(content))
+    return content
+
+
+def _check_digest(skill: str, file: SkillFile, sha: Any) -> None:
+    if "sha256:" + sha.hexdigest() != file.digest:
         raise SkillIntegrityError(
             skill,
             "the bytes the server sent do not match the manifest's digest",
             path=file.path,
         )
-    return content
+
+
+def stream_file(
+    skill: str, file: SkillFile, contents: list[Any], write: Callable[[bytes], object]
+) -> None:
+    """Hand the bytes of a `resources/read` answer for `file` to `write`, one chunk at a time, hashing them;
+    SkillIntegrityError (after the chunks written so far) for an answer that is not one file, more bytes than
+    the manifest's size (cut off there, judged before decoding where the answer's length tells), fewer, or
+    other bytes than its digest."""
+    if len(contents) != 1:
+        raise SkillIntegrityError(
+            skill,
+            f"the read answered {len(contents)} contents, not one file",
+            path=file.path,
+        )
+    sha = hashlib.sha256()
+    sent = 0
+    try:
+        for piece in _pieces(contents[0], file.size):
+            sent += len(piece)
+            if sent > file.size:
+                raise OverflowError
+            sha.update(piece)
+            write(piece)
+    except OverflowError:
+        raise SkillIntegrityError(
+            skill,
+            f"the server sent more than the {file.size} bytes its manifest promised",
+            path=file.path,
+        ) from None
+    except (ValueError, binascii.Error) as error:  # UnicodeEncodeError included
+        raise SkillIntegrityError(skill, str(error), path=file.path) from None
+    if sent != file.size:
+        raise SkillIntegrityError(
+            skill,
+            f"the server sent {sent} bytes, its manifest promised {file.size}",
+            path=file.path,
+        )
+    _check_digest(skill, file, sha)
+
+
+def _pieces(item: Any, size: int) -> Iterator[bytes]:
+    """The bytes of one content item in chunks: text as UTF-8, a blob base64-decoded. OverflowError when its
+    length alone shows more than `size` bytes (a character is at least one byte; 4 base64 characters are 3).
+    """
+    text = getattr(item, "text", None)
+    if isinstance(text, str):
+        if len(text) > size:
+            raise OverflowError
+        for start in range(0, len(text), CHUNK):
+            yield text[start : start + CHUNK].encode("utf-8")
+        return
+    blob = getattr(item, "blob", None)
+    if not isinstance(blob, str):
+        raise ValueError("the read answered neither text nor a blob")
+    if len(blob) % 4:
+        raise ValueError("the blob is not base64 (its length is not a multiple of 4)")
+    if len(blob) // 4 * 3 - len(blob[-2:]) + len(blob[-2:].rstrip("=")) > size:
+        raise OverflowError
+    step = CHUNK // 3 * 4  # whole groups of 4 characters: each chunk decodes alone
+    for start in range(0, len(blob), step):
+        yield base64.b64decode(blob[start : start + step], validate=True)
 
 
 def frontmatter_mismatch(skill_md: bytes, frontmatter: Mapping[str, Any]) -> str | None:

@@ -203,6 +203,7 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         "arguments_class",
         "models_module",
         "name",
+        "observed",
         "python_name",
         "result_class",
         "snapshot",
@@ -217,6 +218,8 @@ class ToolSpec(Generic[ArgsT, ResultT]):
     result_class: str | None
     unwrap_result: bool
     snapshot: SnapshotData
+    #: The result model was made from recorded answers (`--results-from`): the tool declares no output schema.
+    observed: bool
     #: MCP Apps: the tool's `_meta.ui` (UI resource and visibility) as listed at generation, or None.
     ui: ToolUI | None
 
@@ -233,8 +236,10 @@ class ToolSpec(Generic[ArgsT, ResultT]):
         description: str | None = None,
         ui_resource_uri: str | None = None,
         ui_visibility: Sequence[str] | None = None,
+        observed: bool = False,
     ) -> None:
         self.name = name
+        self.observed = observed
         self.ui = (
             ToolUI(
                 resource_uri=ui_resource_uri,

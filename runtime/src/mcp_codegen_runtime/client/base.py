@@ -2,14 +2,14 @@
 
 Built from parts, one job each: `core` (the session and sending requests), `server_features`
 (listings, resources, prompts, roots), `tool_calls` (typed `tools/call`), `agent_tools` (agent
-tools and model tool calls), `code_calls` (code mode) and `connectors` (`stdio()`, `http()`, `connect()`, ...).
+tools and model tool calls), `code_calls` (code mode), `connectors` (`stdio()`, `http()`, `connect()`, ...)
+and `replaying` (`replay()`).
 """
 
 from __future__ import annotations
 
 from .agent_tools import AgentTools
 from .code_calls import CodeCalls
-from .connectors import Connectors
 from .core import ClientCore
 from .namespaces import (
     AsyncPromptsBase,
@@ -17,6 +17,7 @@ from .namespaces import (
     prompt_arguments,
     template_uri,
 )
+from .replaying import Replaying
 from .server_features import ServerFeatures
 from .tool_calls import ToolCalls
 
@@ -30,7 +31,7 @@ __all__ = [
 
 
 class AsyncClientBase(
-    Connectors, AgentTools, CodeCalls, ToolCalls, ServerFeatures, ClientCore
+    Replaying, AgentTools, CodeCalls, ToolCalls, ServerFeatures, ClientCore
 ):
     """An MCP client session with typed calls; the generated `AsyncClient` adds one method per tool.
 

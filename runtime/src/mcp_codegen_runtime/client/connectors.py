@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import (
@@ -22,6 +23,12 @@ from ..connection.http import http_attempts
 from ..connection.launch import launch_attempts
 from ..connection.session import AsyncConnection
 from ..connection.stdio import StderrTarget, stdio_attempt
+from ..recordings.plan import (
+    TRANSPORT_TAP,
+    RecordSettings,
+    launch_secrets,
+    plan_connection,
+)
 from ..server_requests import list_changed_kind, updated_resource
 from .core import call_hook
 from .server_features import ServerFeatures
@@ -35,6 +42,7 @@ if TYPE_CHECKING:
     from mcp.server import Server
     from mcp.server.mcpserver import MCPServer
 
+    from ..recordings.replay import Replayer
     from ..server_requests import (
         ChangeHandler,
         ElicitationHandler,
@@ -60,7 +68,7 @@ def _installed_version(distribution: str) -> str:
         return "0.0.0"
 
 
-def _server_requests(
+def server_requests_of(
     elicitation: ElicitationHandler | None,
     sampling: SamplingHandler | None,
     roots: Sequence[RootLike] | None,
@@ -121,6 +129,8 @@ class Connectors(ServerFeatures):
         cache_target: str | None = None,
         trace_content: bool = False,
         retries: int | Retries = 5,
+        recording: RecordSettings | None = None,
+        replayer: Replayer | None = None,
     ) -> AsyncConnection[Self]:
         made: list[Self] = []
         policy = retries_setting(retries) or DEFAULT_RETRIES
@@ -173,7 +183,19 @@ class Connectors(ServerFeatures):
         async def guard(client: Self) -> object:
             return await client.check_drift(strict=strict)
 
-        return AsyncConnection(
+        if replayer is None:  # `record=`, or the pytest plugin's recording of this test
+            plan = plan_connection(cls._package(), recording)
+            replayer = plan.replayer
+            if plan.tap is not None:
+                options[TRANSPORT_TAP] = plan.tap
+            if plan.failure is not None:
+                attempts = plan.failing_attempts
+        connection_class: type[AsyncConnection[Self]] = AsyncConnection
+        if replayer is not None:
+            from ..recordings.replay import replaying
+
+            attempts, connection_class = replaying(replayer, timeout)
+        connection = connection_class(
             make_client,
             attempts,
             timeout=timeout,
@@ -188,6 +210,9 @@ class Connectors(ServerFeatures):
                 **handshake,
             },
         )
+        if replayer is not None:
+            connection.replayer = replayer  # type: ignore[attr-defined]
+        return connection
 
     @classmethod
     def _handshake_options(cls) -> dict[str, Any]:
@@ -318,6 +343,8 @@ class Connectors(ServerFeatures):
         cache: CacheSetting = True,
         trace_content: bool = False,
         retries: int | Retries = 5,
+        record: str | os.PathLike[str] | None = None,
+        redact: bool = True,
     ) -> AsyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `async with AsyncClient.stdio(...) as client:`.
 
@@ -371,6 +398,11 @@ class Connectors(ServerFeatures):
         `readOnlyHint` or `idempotentHint`. A number of retries (default 5; 0 turns retrying and
         reconnecting off) or a `Retries` (delays, and tools known to be safe or unsafe to repeat).
         A lost connection is opened again for the next request. See the "Failures and retries" page.
+
+        `record`: a file the session is written to as it happens, one JSON-RPC message a line (mcporter's
+        format; `replay()` answers from it). Secrets are replaced by named placeholders as it is
+        written: header values and cookies, the values of the variables given to the server, and
+        token-shaped strings anywhere; `redact=False` writes everything as sent.
         """
         args = tuple(args)
         return cls._connection_for(
@@ -388,12 +420,13 @@ class Connectors(ServerFeatures):
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
-            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            server_requests=server_requests_of(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=cache,
             trace_content=trace_content,
             retries=retries,
+            recording=RecordSettings(record, redact, lambda: (env or {}, {})),
         )
 
     @classmethod
@@ -417,6 +450,8 @@ class Connectors(ServerFeatures):
         cache: CacheSetting = True,
         trace_content: bool = False,
         retries: int | Retries = 5,
+        record: str | os.PathLike[str] | None = None,
+        redact: bool = True,
     ) -> AsyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
@@ -426,8 +461,8 @@ class Connectors(ServerFeatures):
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
         `drift_check`, `strict`, `client_info`, the server-request handlers
-        (`elicitation`, `sampling`, `roots`, `on_log`), `cache`, `trace_content` and `retries`:
-        see `stdio()`.
+        (`elicitation`, `sampling`, `roots`, `on_log`), `cache`, `trace_content`, `retries`,
+        `record` and `redact`: see `stdio()`.
         """
         return cls._connection_for(
             lambda: http_attempts(
@@ -437,13 +472,14 @@ class Connectors(ServerFeatures):
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
-            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            server_requests=server_requests_of(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=cache,
             cache_target=url,
             trace_content=trace_content,
             retries=retries,
+            recording=RecordSettings(record, redact, lambda: ({}, headers or {})),
         )
 
     @classmethod
@@ -468,6 +504,8 @@ class Connectors(ServerFeatures):
         cache: CacheSetting = True,
         trace_content: bool = False,
         retries: int | Retries = 5,
+        record: str | os.PathLike[str] | None = None,
+        redact: bool = True,
     ) -> AsyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
@@ -483,7 +521,7 @@ class Connectors(ServerFeatures):
         offers it (`auth=` builders take their own `dpop=`).
         `drift_check`, `strict`, `stderr` (a stdio server's), `client_info`, the
         server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`), `cache`,
-        `trace_content` and `retries`: see `stdio()`.
+        `trace_content`, `retries`, `record` and `redact`: see `stdio()`.
         """
         launch = cls._launch
         return cls._connection_for(
@@ -500,13 +538,16 @@ class Connectors(ServerFeatures):
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
-            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            server_requests=server_requests_of(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=cache,
             cache_target=_recorded_url(launch),
             trace_content=trace_content,
             retries=retries,
+            recording=RecordSettings(
+                record, redact, lambda: launch_secrets(launch, env, headers)
+            ),
         )
 
     @classmethod
@@ -527,11 +568,13 @@ class Connectors(ServerFeatures):
         cache: CacheSetting = True,
         trace_content: bool = False,
         retries: int | Retries = 5,
+        record: str | os.PathLike[str] | None = None,
+        redact: bool = True,
     ) -> AsyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `async with AsyncClient.in_process(srv)`.
 
         `drift_check`, `strict`, `client_info`, the server-request handlers, `cache`,
-        `trace_content` and `retries`: see `stdio()`.
+        `trace_content`, `retries`, `record` and `redact`: see `stdio()`.
         """
         return cls._connection_for(
             lambda: [in_process_attempt(server, timeout=timeout)],
@@ -539,10 +582,11 @@ class Connectors(ServerFeatures):
             drift_check=drift_check,
             strict=strict,
             client_info=client_info,
-            server_requests=_server_requests(elicitation, sampling, roots, on_log),
+            server_requests=server_requests_of(elicitation, sampling, roots, on_log),
             on_change=on_change,
             on_resource_updated=on_resource_updated,
             cache=cache,
             trace_content=trace_content,
             retries=retries,
+            recording=RecordSettings(record, redact),
         )

@@ -2,9 +2,13 @@
 
 `list()` asks `skills/list` (every page); `get(name)` reads each file of the skill with `resources/read`
 and checks it against the manifest's digest and size (`SkillIntegrityError` names the file);
-`install(name=None, into=DIR)` verifies every skill it installs before it writes anything, then writes each
-one to `DIR/<name>/` atomically: staged in a sibling folder, renamed into place, an existing folder kept
-intact on any failure. The generated namespaces narrow `name` to the names known at generation.
+`install(name=None, into=DIR)` streams every file of every skill it installs into one staging folder beside
+the targets (`DIR/.skills.*.staging`), hashing it on the way and cutting it off at its manifest's size; only
+when every file of every skill is verified is each skill renamed into place as `DIR/<name>/` (an existing
+folder moved aside, and put back on failure). Memory stays bounded by one file's answer and one chunk, not by
+the number of skills times their size; an install is capped at `MAX_INSTALL_FILES` files and
+`MAX_INSTALL_BYTES` bytes, from the manifests, before anything is read. The generated namespaces narrow
+`name` to the names known at generation.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -23,14 +27,16 @@ from ..calls.drift import DriftSummary, SchemaDriftError, compare
 from ..calls.errors import UnsupportedByServerError
 from ..calls.skills import (
     MAIN_FILE,
+    MAX_INSTALL_BYTES,
+    MAX_INSTALL_FILES,
     Skill,
     SkillContent,
+    SkillFile,
     SkillIntegrityError,
-    file_bytes,
     frontmatter_mismatch,
     parse_skill,
     skill_fingerprint,
-    verified_file,
+    stream_file,
 )
 
 if TYPE_CHECKING:
@@ -158,45 +164,71 @@ class AsyncSkillsBase:
         self, names: Sequence[str] | None, *, into: str | os.PathLike[str]
     ) -> builtins.list[Path]:
         """Install the skills `names` (any names; every skill when None), each as `into/<name>/`: every file
-        of every skill verified before anything is written. Returns the folders written.
+        of every skill streamed to a staging folder and verified before anything is moved into place. Returns
+        the folders written.
         """
         entries = await list_skill_entries(self._client)
         if names is None:
             names = sorted(
                 {name for entry in entries if (name := _name_of(entry)) is not None}
             )
-        contents = [await self._verified(each, entries) for each in names]
-        return [write_skill(Path(into), content) for content in contents]
+        skills = [_listed(name, entries) for name in dict.fromkeys(names)]
+        _check_install_limits(skills)
+        folder = Path(into)
+        for skill in skills:
+            _refuse_link(folder / skill.name, skill.name)
+        folder.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=".skills.", suffix=".staging", dir=folder))
+        try:
+            for skill in skills:
+                await self._stage(skill, stage / skill.name)
+            return [
+                _swap_in(stage / skill.name, folder / skill.name) for skill in skills
+            ]
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
 
     async def _verified(
         self, name: str, entries: Sequence[dict[str, Any]]
     ) -> SkillContent:
-        matches = [entry for entry in entries if _name_of(entry) == name]
-        if len(matches) != 1:
-            found = "no skill" if not matches else f"{len(matches)} skills"
-            raise SkillIntegrityError(name, f"the server lists {found} of that name")
-        try:
-            skill = parse_skill(matches[0])
-        except ValueError as error:
-            raise SkillIntegrityError(name, str(error)) from None
-        if skill.files == "dynamic":
-            raise SkillIntegrityError(
-                name, "its manifest is dynamic: the files cannot be verified"
-            )
+        skill = _listed(name, entries)
         files: dict[str, bytes] = {}
-        # SKILL.md first: a skill whose SKILL.md fails is refused before any other file is read.
-        for file in sorted(skill.files, key=lambda file: file.path != MAIN_FILE):
-            result = await self._client.read_resource(file.uri)
-            try:
-                content = file_bytes(result.contents)
-            except ValueError as error:
-                raise SkillIntegrityError(name, str(error), path=file.path) from None
-            files[file.path] = verified_file(name, file, content)
+        for file in _main_first(skill):
+            content = bytearray()
+            await self._read_into(skill.name, file, content.extend)
+            files[file.path] = bytes(content)
             if file.path == MAIN_FILE:
-                mismatch = frontmatter_mismatch(content, skill.frontmatter)
-                if mismatch is not None:
-                    raise SkillIntegrityError(name, mismatch, path=MAIN_FILE)
+                _check_frontmatter(skill, files[MAIN_FILE])
         return SkillContent(skill, files)
+
+    async def _stage(self, skill: Skill, folder: Path) -> None:
+        """Stream every file of `skill` into `folder` (fresh), verified; the frontmatter of its SKILL.md is
+        checked from the file written."""
+        root = folder.resolve()
+        for file in _main_first(skill):
+            destination = folder.joinpath(*file.path.split("/"))
+            if (
+                not destination.resolve().is_relative_to(root)
+                or destination.resolve() == root
+            ):
+                raise SkillIntegrityError(
+                    skill.name, "the path leaves the skill's folder", path=file.path
+                )
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            with open(destination, "xb") as handle:
+                await self._read_into(skill.name, file, handle.write)
+            if file.path == MAIN_FILE:
+                with open(destination, "rb") as handle:
+                    _check_frontmatter(skill, handle.read(_FRONTMATTER_BYTES))
+
+    async def _read_into(
+        self, name: str, file: SkillFile, write: Callable[[bytes], object]
+    ) -> None:
+        """Read `file` and stream its bytes to `write`, verified; the answer is let go before returning."""
+        result = await self._client.read_resource(file.uri)
+        contents = result.contents
+        del result
+        stream_file(name, file, contents, write)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._client!r}>"
@@ -246,16 +278,68 @@ class SyncSkillsBase:
         return f"<{type(self).__name__} of {self._client!r}>"
 
 
+#: How much of SKILL.md its frontmatter is looked for in (it opens the file).
+_FRONTMATTER_BYTES = 1024 * 1024
+
+
+def _listed(name: str, entries: Sequence[Mapping[str, Any]]) -> Skill:
+    """The one usable, static skill `name` among the listed `entries`, else SkillIntegrityError."""
+    matches = [entry for entry in entries if _name_of(entry) == name]
+    if len(matches) != 1:
+        found = "no skill" if not matches else f"{len(matches)} skills"
+        raise SkillIntegrityError(name, f"the server lists {found} of that name")
+    try:
+        skill = parse_skill(matches[0])
+    except ValueError as error:
+        raise SkillIntegrityError(name, str(error)) from None
+    if skill.files == "dynamic":
+        raise SkillIntegrityError(
+            name, "its manifest is dynamic: the files cannot be verified"
+        )
+    return skill
+
+
+def _main_first(skill: Skill) -> builtins.list[SkillFile]:
+    """SKILL.md first: a skill whose SKILL.md fails is refused before any other file is read."""
+    assert skill.files != "dynamic"
+    return sorted(skill.files, key=lambda file: file.path != MAIN_FILE)
+
+
+def _check_frontmatter(skill: Skill, skill_md: bytes) -> None:
+    mismatch = frontmatter_mismatch(skill_md, skill.frontmatter)
+    if mismatch is not None:
+        raise SkillIntegrityError(skill.name, mismatch, path=MAIN_FILE)
+
+
+def _check_install_limits(skills: Sequence[Skill]) -> None:
+    """Refuse, before anything is read, an install over `MAX_INSTALL_FILES` or `MAX_INSTALL_BYTES`."""
+    files = size = 0
+    for skill in skills:
+        assert skill.files != "dynamic"
+        files += len(skill.files)
+        size += sum(file.size for file in skill.files)
+        if files > MAX_INSTALL_FILES or size > MAX_INSTALL_BYTES:
+            raise SkillIntegrityError(
+                skill.name,
+                f"with it, this install would hold {files} files of {size} bytes; one install holds at "
+                f"most {MAX_INSTALL_FILES} files and {MAX_INSTALL_BYTES} bytes: install fewer skills at once",
+            )
+
+
+def _refuse_link(target: Path, name: str) -> None:
+    if target.is_symlink():
+        raise SkillIntegrityError(
+            name, f"{target} is a symbolic link; refusing to write through it"
+        )
+
+
 def write_skill(into: Path, content: SkillContent) -> Path:
     """Write `content` as `into/<name>/` atomically: staged in a fresh sibling folder, then renamed into place
     (an existing folder is moved aside first and put back on failure). Refuses a destination that is a link.
     """
     name = content.name
     target = into / name
-    if target.is_symlink():
-        raise SkillIntegrityError(
-            name, f"{target} is a symbolic link; refusing to write through it"
-        )
+    _refuse_link(target, name)
     into.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".staging", dir=into))
     try:
@@ -281,10 +365,11 @@ def write_skill(into: Path, content: SkillContent) -> Path:
     return target
 
 
-def _swap_in(stage: Path, target: Path) -> None:
+def _swap_in(stage: Path, target: Path) -> Path:
+    """Rename `stage` to `target`; an existing `target` is moved aside first, put back on failure."""
     if not target.exists():
         stage.rename(target)
-        return
+        return target
     aside = Path(
         tempfile.mkdtemp(
             prefix=f".{target.name}.", suffix=".previous", dir=target.parent
@@ -298,3 +383,4 @@ def _swap_in(stage: Path, target: Path) -> None:
         aside.rename(target)
         raise
     shutil.rmtree(aside, ignore_errors=True)
+    return target

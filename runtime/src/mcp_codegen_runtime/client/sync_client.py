@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from .blocking import AsyncT, BlockingCore, SyncConnection
 
 if TYPE_CHECKING:
+    import os
     from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
     from typing import Self
@@ -75,6 +76,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
         cache: CacheSetting = True,
         trace_content: bool = False,
         retries: int | Retries = 5,
+        record: str | os.PathLike[str] | None = None,
+        redact: bool = True,
     ) -> SyncConnection[Self]:
         """Start `command args...` and talk MCP over its stdin/stdout: `with Client.stdio(...) as client:`.
 
@@ -128,6 +131,11 @@ class SyncClientBase(BlockingCore[AsyncT]):
         `readOnlyHint` or `idempotentHint`. A number of retries (default 5; 0 turns retrying and
         reconnecting off) or a `Retries` (delays, and tools known to be safe or unsafe to repeat).
         A lost connection is opened again for the next request. See the "Failures and retries" page.
+
+        `record`: a file the session is written to as it happens, one JSON-RPC message a line (mcporter's
+        format; `replay()` answers from it). Secrets are replaced by named placeholders as it is
+        written: header values and cookies, the values of the variables given to the server, and
+        token-shaped strings anywhere; `redact=False` writes everything as sent.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -151,6 +159,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 cache=cache,
                 trace_content=trace_content,
                 retries=retries,
+                record=record,
+                redact=redact,
             ),
         )
 
@@ -175,6 +185,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
         cache: CacheSetting = True,
         trace_content: bool = False,
         retries: int | Retries = 5,
+        record: str | os.PathLike[str] | None = None,
+        redact: bool = True,
     ) -> SyncConnection[Self]:
         """Connect over streamable HTTP (`"http"`), legacy SSE (`"sse"`) or the first that works (`"auto"`).
 
@@ -184,8 +196,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
         A request the server refuses after connecting (say, expired credentials) raises
         `HttpStatusError` with the HTTP status and the names of the headers sent.
         `drift_check`, `strict`, `client_info`, the server-request handlers
-        (`elicitation`, `sampling`, `roots`, `on_log`), `cache`, `trace_content` and `retries`:
-        see `stdio()`.
+        (`elicitation`, `sampling`, `roots`, `on_log`), `cache`, `trace_content`, `retries`,
+        `record` and `redact`: see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -208,6 +220,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 cache=cache,
                 trace_content=trace_content,
                 retries=retries,
+                record=record,
+                redact=redact,
             ),
         )
 
@@ -233,6 +247,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
         cache: CacheSetting = True,
         trace_content: bool = False,
         retries: int | Retries = 5,
+        record: str | os.PathLike[str] | None = None,
+        redact: bool = True,
     ) -> SyncConnection[Self]:
         """Reach the server this client was generated from, reading recorded secrets from the environment.
 
@@ -248,7 +264,7 @@ class SyncClientBase(BlockingCore[AsyncT]):
         offers it (`auth=` builders take their own `dpop=`).
         `drift_check`, `strict`, `stderr` (a stdio server's), `client_info`, the
         server-request handlers (`elicitation`, `sampling`, `roots`, `on_log`), `cache`,
-        `trace_content` and `retries`: see `stdio()`.
+        `trace_content`, `retries`, `record` and `redact`: see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -272,6 +288,8 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 cache=cache,
                 trace_content=trace_content,
                 retries=retries,
+                record=record,
+                redact=redact,
             ),
         )
 
@@ -293,11 +311,13 @@ class SyncClientBase(BlockingCore[AsyncT]):
         cache: CacheSetting = True,
         trace_content: bool = False,
         retries: int | Retries = 5,
+        record: str | os.PathLike[str] | None = None,
+        redact: bool = True,
     ) -> SyncConnection[Self]:
         """Talk to a server object in this process (tests, embedding): `with Client.in_process(srv)`.
 
         `drift_check`, `strict`, `client_info`, the server-request handlers, `cache`,
-        `trace_content` and `retries`: see `stdio()`.
+        `trace_content`, `retries`, `record` and `redact`: see `stdio()`.
         """
         async_class = cls._async_class
         return SyncConnection(
@@ -317,6 +337,66 @@ class SyncClientBase(BlockingCore[AsyncT]):
                 cache=cache,
                 trace_content=trace_content,
                 retries=retries,
+                record=record,
+                redact=redact,
+            ),
+        )
+
+    @classmethod
+    def replay(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        server: str | None = None,
+        lenient: bool = False,
+        ignore_arguments: Sequence[str] = (),
+        timeout: float = 60.0,
+        drift_check: bool = False,
+        strict: bool = False,
+        client_info: ClientInfo | None = None,
+        elicitation: ElicitationHandler | None = None,
+        sampling: SamplingHandler | None = None,
+        roots: Sequence[RootLike] | None = None,
+        on_log: LogHandler | None = None,
+        on_change: ChangeHandler | None = None,
+        on_resource_updated: ResourceUpdatedHandler | None = None,
+    ) -> SyncConnection[Self]:
+        """Answer from a recording instead of a server: `with Client.replay("session.ndjson") as client:`.
+
+        The file is one a connector's `record=` wrote, the pytest plugin's, or mcporter's
+        (`mcporter record`). The handshake and the listings are answered from it whatever this
+        client sends; each other request (`tools/call`, `resources/read`, `prompts/get`, ...) must
+        be the next recorded one, with the same method and deeply equal params (a tool's name and
+        arguments), and gets its recorded answer. A request the recording does not have raises
+        `ReplayMismatchError`, naming it and the request the recording expected next; leaving the
+        `async with` with recorded requests never sent raises `ReplayMismatchError` too. What the
+        server sent around an answer (progress, log messages, list changes, its own requests) is
+        sent again at its place.
+
+        `server`: which server's session to replay when the file holds several (by the recorded
+        `_meta.server`; default: this package's, else the first). `lenient=True` matches requests
+        in any order; `ignore_arguments` names argument keys left out of the comparison at any
+        depth (timestamps, request ids). `drift_check` (off: a recording need not list the tools),
+        `strict`, `client_info` and the server-request handlers: see `stdio()`.
+        """
+        async_class = cls._async_class
+        return SyncConnection(
+            cls,
+            lambda: async_class.replay(
+                path,
+                server=server,
+                lenient=lenient,
+                ignore_arguments=ignore_arguments,
+                timeout=timeout,
+                drift_check=drift_check,
+                strict=strict,
+                client_info=client_info,
+                elicitation=elicitation,
+                sampling=sampling,
+                roots=roots,
+                on_log=on_log,
+                on_change=on_change,
+                on_resource_updated=on_resource_updated,
             ),
         )
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import mcp_types
     from pydantic import BaseModel
 
+    from ..calls.observed import ObservedResult
     from ..calls.specs import ToolSpec
     from ..calls.tracing import CallHook
     from .task_handles import AsyncTasksBase
@@ -282,6 +283,14 @@ class ToolCalls(ClientCore):
         result_model = spec.result_model
         if result_model is None:
             return ToolResult(raw)
+        if (
+            spec.observed
+        ):  # typed from recorded answers: the tool declares no output schema
+            from ..calls.observed import observed_result
+
+            return observed_result(
+                cast("type[ObservedResult]", result_model), raw, tool=spec.name
+            )
         structured: object = raw.structured_content
         if structured is None:
             structured = _structured_from_text(raw, spec.unwrap_result)

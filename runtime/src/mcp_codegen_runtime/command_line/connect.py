@@ -83,6 +83,7 @@ def connected(
         ConnectionClosedError,
         HttpStatusError,
         McpClientError,
+        MissingVariableError,
         OutcomeUnknownError,
         RequestTimeoutError,
         TaskCancelledError,
@@ -109,6 +110,19 @@ def connected(
             return EXIT_SERVER
         print(
             f"{line.prog}: server unavailable: {one_line(str(error))}", file=sys.stderr
+        )
+        return EXIT_CONNECTION
+    except (
+        MissingVariableError
+    ) as error:  # the library's hint names its API; this one the command line's
+        instead = (
+            "--stdio CMD" if error.place == "argument" else "--url URL -H 'NAME: VALUE'"
+        )
+        print(
+            f"{line.prog}: cannot reach the server: {error.needed_by} needs the environment variable"
+            f" ${{{error.variable}}}, which is not set (a secret is recorded by name: set it, or give"
+            f" the server with {instead})",
+            file=sys.stderr,
         )
         return EXIT_CONNECTION
     except (ConnectError, ConnectionClosedError, RequestTimeoutError) as error:

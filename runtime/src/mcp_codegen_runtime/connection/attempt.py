@@ -110,10 +110,8 @@ def sdk_client(
 
     from mcp import Client
 
+    from ..recordings.plan import TRANSPORT_TAP
     from .results import with_complete_results
-
-    if isinstance(target, AbstractAsyncContextManager):
-        target = with_complete_results(cast("AbstractAsyncContextManager[Any]", target))
 
     settings: dict[str, Any] = {
         "mode": "legacy",
@@ -121,6 +119,18 @@ def sdk_client(
         "read_timeout_seconds": timeout,
     }
     settings.update(options or {})
+    tap = settings.pop(
+        TRANSPORT_TAP, None
+    )  # `record=`: the session is written as it happens
+    if tap is not None and not isinstance(target, AbstractAsyncContextManager):
+        from mcp.client._memory import InMemoryTransport
+
+        target = InMemoryTransport(
+            target
+        )  # an in-process server, over streams to record
+    if isinstance(target, AbstractAsyncContextManager):
+        transport = cast("AbstractAsyncContextManager[Any]", target)
+        target = with_complete_results(tap.wrap(transport) if tap else transport)
     return Client(target, **settings)
 
 

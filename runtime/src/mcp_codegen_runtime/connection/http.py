@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -18,6 +20,8 @@ from .attempt import (
 from .urls import safe_url
 
 if TYPE_CHECKING:
+    import ssl
+
     from mcp import Client
 
 __all__ = ["HttpTransport", "HttpWatch", "http_attempts", "http_transport"]
@@ -38,6 +42,7 @@ class HttpWatch:
         "any_method",
         "auth_error",
         "bearer",
+        "challenge",
         "last",
         "reason",
         "status",
@@ -50,8 +55,10 @@ class HttpWatch:
         self.with_auth = False
         #: What the auth flow raised last (no login stored, a refused token exchange...).
         self.auth_error: BaseException | None = None
-        #: The first refusal was a 401 with a Bearer challenge (the server speaks OAuth).
+        #: The first refusal was a 401 with a Bearer challenge (OAuth, or a token the caller brings).
         self.bearer = False
+        #: That 401's `WWW-Authenticate` value (`auth.challenge.oauth_challenge` tells OAuth apart).
+        self.challenge = ""
         #: The first refused response since `reset()`: what explains a failed connect.
         self.status: int | None = None
         self.reason = ""
@@ -66,6 +73,7 @@ class HttpWatch:
         self.last = None
         self.auth_error = None
         self.bearer = False
+        self.challenge = ""
 
 
 # Marks the requests an auth flow makes of its own (metadata, registration, token): their
@@ -96,6 +104,7 @@ def _status_hook(watch: HttpWatch) -> Callable[[Any], Any]:
             watch.bearer = status == 401 and challenge.lower().startswith(
                 ("bearer", "dpop")
             )
+            watch.challenge = challenge if watch.bearer else ""
 
     return on_response
 
@@ -145,6 +154,16 @@ def _tagged_auth(auth: Any, watch: HttpWatch) -> Any:
     return TaggedAuth()
 
 
+@functools.lru_cache(maxsize=4)
+def _tls_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    """`httpx2`'s default TLS context (which reads `SSL_CERT_FILE`/`SSL_CERT_DIR`, the key here), made once:
+    loading the CA bundle costs tens of milliseconds, and every connect and session renewal opens a client.
+    """
+    import httpx2
+
+    return httpx2.create_ssl_context()
+
+
 def _http_client(
     headers: Mapping[str, str], timeout: float, watch: HttpWatch, auth: Any = None
 ) -> Any:
@@ -157,6 +176,9 @@ def _http_client(
         auth = _tagged_auth(auth, watch)
     return httpx2.AsyncClient(
         headers=dict(headers),
+        verify=_tls_context(
+            os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
+        ),
         timeout=httpx2.Timeout(timeout, read=max(timeout, _HTTP_READ_TIMEOUT)),
         auth=auth,
         event_hooks={"response": [post_response_hook, _status_hook(watch)]},
@@ -289,6 +311,14 @@ def http_attempts(
             if watch.auth_error is not None:
                 return _auth_failure(watch.auth_error, shown)
             if watch.bearer and not watch.with_auth and not sent:
+                from ..auth.challenge import BEARER_TOKEN_HINT, oauth_challenge
+
+                if not oauth_challenge(watch.challenge):
+                    return (
+                        f"HTTP 401 from {shown}: {BEARER_TOKEN_HINT} when generating,"
+                        " or headers={'Authorization': 'Bearer ...'} here"
+                        " (auth=oauth(url) if it speaks OAuth after all)"
+                    )
                 return (
                     f"HTTP 401 from {shown}: the server wants an OAuth login"
                     " (pass auth=oauth(url), or auth=stored(url) after"

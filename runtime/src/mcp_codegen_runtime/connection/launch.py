@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, cast
 
-from ..calls.errors import ConnectError
+from ..calls.errors import ConnectError, MissingVariableError
 from .attempt import Attempt
 from .environment import expand_env_references
 from .http import http_attempts
@@ -17,6 +17,7 @@ __all__ = [
     "expand_header_template",
     "launch_attempts",
     "launch_auth",
+    "recorded_env",
 ]
 
 
@@ -24,8 +25,8 @@ def expand_header_template(name: str, template: str, environ: Mapping[str, str])
     return expand_env_references(
         template,
         environ,
-        lambda variable: ConnectError(
-            f"header {name!r} needs the environment variable ${{{variable}}}, which is not set"
+        lambda variable: MissingVariableError(
+            variable, f"header {name!r}", "header", "pass headers= to connect()"
         ),
     )
 
@@ -37,12 +38,31 @@ def expand_argument(index: int, template: str, environ: Mapping[str, str]) -> st
     return expand_env_references(
         template,
         environ,
-        lambda variable: ConnectError(
-            f"argument {index + 1} of the recorded command needs the environment variable"
-            f" ${{{variable}}}, which is not set (a secret is recorded by name: set it, or pass"
-            " the command to AsyncClient.stdio())"
+        lambda variable: MissingVariableError(
+            variable,
+            f"argument {index + 1} of the recorded command",
+            "argument",
+            "pass the command to AsyncClient.stdio()",
         ),
     )
+
+
+def recorded_env(
+    launch: Mapping[str, Any], environ: Mapping[str, str]
+) -> dict[str, str]:
+    """The environment a recorded stdio server is given: its settings as recorded (`"env"`; a variable set
+    in `environ` wins, so a setting can be changed without regenerating), and its secrets (`"envNames"`,
+    recorded by name only) read from `environ` when set."""
+    settings = launch.get("env")
+    found: dict[str, str] = {}
+    if isinstance(settings, dict):
+        for name, value in cast("dict[object, object]", settings).items():
+            if isinstance(name, str) and isinstance(value, str):
+                found[name] = environ.get(name, value)
+    for name in _strings(launch.get("envNames")):
+        if name in environ:
+            found[name] = environ[name]
+    return found
 
 
 def _strings(value: object) -> list[str]:
@@ -76,11 +96,7 @@ def launch_attempts(
         command = launch.get("command")
         if not isinstance(command, str) or not command:
             raise ConnectError("the recorded launch spec has no command")
-        child_env = {
-            name: environ[name]
-            for name in _strings(launch.get("envNames"))
-            if name in environ
-        }
+        child_env = recorded_env(launch, environ)
         child_env.update(env or {})
         cwd = launch.get("cwd")
         return [

@@ -9,26 +9,33 @@ Every request of a client goes through `SessionRecovery._send_recovering` (a par
    that "may have run" only where repeating it is safe; waits grow, never past the call's timeout.
 3. A session the server no longer knows (`Fault.new_session`) is renewed once however many
    requests learnt it at the same moment (the client's generation counts sessions), with the drift
-   guard run again (`_reconnect_now`); requests still in flight on the old session keep it open
-   until they are answered (`session.Lease`). A `404` (or the `400` session form) is a lost session
-   only when the session refuses a `ping` too and the new one answers it (`_after_refusal`: a
-   gateway may answer `404` after forwarding), and at most once per request: after that it is the
-   server's or the gateway's answer, and `OutcomeUnknownError` for a request not safe to repeat.
-4. A fault with no retry left becomes what it means: `OutcomeUnknownError` (it may have run), the
-   HTTP status (`HttpStatusError`), the server's answer, or `ConnectionClosedError`.
+   guard run again (`_reconnect_now`), within the deadline of the request that renews it;
+   requests still in flight on the old session keep it open until they are answered
+   (`session.Lease`). A `404` (or the `400` session form) is a lost session only when the session
+   refuses a `ping` too and the new one answers it (`_after_refusal`), and at most once per
+   request: after that it is the server's or the gateway's answer. The session is renewed for
+   every request, but only one the server refused in its own words (never run) is sent again
+   unless it is safe to repeat: a gateway may answer `404` after forwarding.
+4. A request is as processed as its most processed attempt (`Fault.then`): once it may have run, no
+   later fault or failed renewal makes it "not processed". A fault with no retry left becomes what
+   it means: `OutcomeUnknownError` (it may have run), the HTTP status (`HttpStatusError`), the
+   server's answer, or `ConnectionClosedError` (the server did not get it).
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import math
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from ..calls.drift import SchemaDriftError
 from ..calls.errors import (
     ConnectError,
     ConnectionClosedError,
+    McpClientError,
     OutcomeUnknownError,
     request_label,
     sdk_connection_closed,
@@ -52,6 +59,11 @@ __all__ = ["SessionRecovery"]
 
 _log = logging.getLogger(__name__)
 R = TypeVar("R")
+
+#: The client whose new session the drift guard is checking (in the guard's own requests).
+_checking: contextvars.ContextVar[SessionRecovery | None] = contextvars.ContextVar(
+    "mcp_codegen_checking_session", default=None
+)
 
 
 class SessionRecovery:
@@ -215,8 +227,6 @@ class SessionRecovery:
         retry = 0
         renewed = False
         while True:
-            if fault.kind == "maybe_processed" and not repeatable:
-                raise self._outcome_unknown(method, tool, fault, retry) from None
             if fault.new_session and fault.status is not None:
                 # A 404 (or the 400 session form): the session is gone at most once per request.
                 again_on = None
@@ -224,16 +234,16 @@ class SessionRecovery:
                     try:
                         again_on = await self._after_refusal(generation, deadline)
                     except ConnectError as failure:
-                        error = failure
-                        fault = Fault(
-                            "not_processed", "cannot reconnect", new_session=True
-                        )
+                        error, fault = failure, fault.renewal_failed()
                         continue
                 if again_on is None:  # the server's or a gateway's answer
                     raise self._refusal_answer(
                         error, method, tool, fault, renewed, repeatable
                     )
                 generation, renewed = again_on, True
+                if fault.kind == "maybe_processed" and not repeatable:
+                    # Later requests have a session again; this one may have run (a gateway's 404).
+                    raise self._outcome_unknown(method, tool, fault, retry, error)
                 retry += 1
                 _log.info(
                     "sending %s again on a new session (%s)",
@@ -242,18 +252,17 @@ class SessionRecovery:
                 )
                 if telemetry_active():
                     record_retry(method, retry, fault.cause, 0.0)
+            elif fault.kind == "maybe_processed" and not repeatable:
+                raise self._outcome_unknown(method, tool, fault, retry, error)
             elif await self._wait_for_retry(
                 policy, method, tool, fault, retry + 1, deadline
             ):
                 retry += 1
                 if self._closed_reason is not None or fault.new_session:
                     try:
-                        await self._renew(generation)
+                        await self._renew(generation, deadline)
                     except ConnectError as failure:
-                        error = failure
-                        fault = Fault(
-                            "not_processed", "cannot reconnect", new_session=True
-                        )
+                        error, fault = failure, fault.renewal_failed()
                         continue
                     generation, renewed = self._generation, True
             else:
@@ -269,7 +278,7 @@ class SessionRecovery:
                 next_fault = await self._fault(failure, sent, generation)
                 if next_fault is None:
                     raise
-                error, fault = failure, next_fault
+                error, fault = failure, fault.then(next_fault)
 
     async def _wait_for_retry(
         self,
@@ -336,7 +345,12 @@ class SessionRecovery:
         return OutcomeUnknownError(text, method=method, tool=tool)
 
     def _outcome_unknown(
-        self, method: str, tool: str | None, fault: Fault, retries: int
+        self,
+        method: str,
+        tool: str | None,
+        fault: Fault,
+        retries: int,
+        error: Exception | None = None,
     ) -> OutcomeUnknownError:
         label = request_label(method, f"tool {tool!r}" if tool else None)
         detail, self._closed_detail = self._closed_detail, None
@@ -350,6 +364,8 @@ class SessionRecovery:
         text = f"{label}: {fault.cause} after the request was sent; the server may have run it ({why})"
         if detail:
             text += f"; {detail}"
+        if isinstance(error, ConnectError):
+            text += f"; {error}"
         return OutcomeUnknownError(text, method=method, tool=tool)
 
     def _given_up(
@@ -362,7 +378,7 @@ class SessionRecovery:
     ) -> Exception:
         """What a request that failed in transit raises once no retry is left."""
         if fault.kind == "maybe_processed":
-            return self._outcome_unknown(method, tool, fault, retries)
+            return self._outcome_unknown(method, tool, fault, retries, error)
         connection = self._connection
         if isinstance(error, RequestFault):
             if fault.new_session:  # the server's refusal, as it sent it
@@ -400,46 +416,67 @@ class SessionRecovery:
         shows the refusals are a gateway's, not the session's.
         """
         refused_at = time.monotonic()
+        if _checking.get() is self:
+            return None  # the new session's own check was refused: its renewal fails (`_reconnect_now`)
         async with self._renewal_lock():
             if self._closed_reason is not None and not self._lost:
                 raise self._closed_error()  # closed by the user meanwhile
-            if self._generation == generation:
+            if self._lost:  # a renewal failed: there is no session to ask, open one
+                await self._reconnect_now(deadline)
+            elif self._generation == generation:
                 if not await self._refuses_ping(refused_at, deadline):
                     return None
-                await self._reconnect_now()
+                await self._reconnect_now(deadline)
             if await self._refuses_ping(refused_at, deadline):
                 return None
             return self._generation
 
     async def _refuses_ping(self, since: float, deadline: float) -> bool:
         """Whether the current session refuses a `ping` as a session the server no longer knows; one
-        `ping` per session answers every request refused before it was sent (`since`).
+        `ping` per session answers every request refused before it was sent (`since`). A `ping` lost in
+        transit says nothing of the session: it is sent again (the retry policy's waits, within
+        `deadline`); one that never gets through is no refusal (the request's refusal is its answer).
         """
+        import anyio
+
+        known = self._pings
+        if known is not None and known[0] == self._generation and known[1] >= since:
+            return known[2]
+        policy = self._retry_policy()
+        sent = time.monotonic()
+        fault = await self._ping_fault(deadline)
+        for retry in range(1, policy.max_retries + 1):
+            if fault is None or fault.new_session:
+                break
+            wait = policy.delay(retry, fault.retry_after)
+            if time.monotonic() + wait >= deadline:
+                break
+            await anyio.sleep(wait)
+            fault = await self._ping_fault(deadline)
+        refused = fault is not None and fault.new_session
+        self._pings = (self._generation, sent, refused)
+        return refused
+
+    async def _ping_fault(self, deadline: float) -> Fault | None:
+        """Send the current session a `ping` (until `deadline` at most): its transit fault, or None."""
         import anyio
         from mcp_types import EmptyResult, PingRequest
 
         from .exchange import begin
 
-        known = self._pings
-        if known is not None and known[0] == self._generation and known[1] >= since:
-            return known[2]
-        sent = time.monotonic()
         probe = begin()
         lease = self._lease
         if lease is not None:
             lease.enter()
         try:
-            with anyio.move_on_after(max(0.0, deadline - sent)):
+            with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
                 await self._session.send_request(PingRequest(), EmptyResult)
         except Exception:  # noqa: BLE001 - only the refusal's fault matters
             _log.debug("the ping after a session refusal failed", exc_info=True)
         finally:
             if lease is not None:
                 lease.leave()
-        fault = probe.fault
-        refused = fault is not None and fault.new_session
-        self._pings = (self._generation, sent, refused)
-        return refused
+        return probe.fault
 
     async def _reopen(self, timeout: float | None) -> None:
         """Before a request on a client whose connection was lost: open it again, retries allowing."""
@@ -453,7 +490,7 @@ class SessionRecovery:
         generation = self._generation
         for attempt in range(policy.max_retries + 1):
             try:
-                await self._renew(generation)
+                await self._renew(generation, deadline)
                 return
             except ConnectError as error:
                 wait = policy.delay(attempt + 1, None)
@@ -466,13 +503,16 @@ class SessionRecovery:
                 )
                 await anyio.sleep(wait)
 
-    async def _renew(self, generation: int) -> None:
-        """Open a new session unless another request already did since `generation`."""
+    async def _renew(self, generation: int, deadline: float = math.inf) -> None:
+        """Open a new session (within `deadline`) unless another request already did since `generation`
+        (and it did not fail)."""
+        if _checking.get() is self:
+            raise ConnectError("the new session failed while it was being checked")
         async with self._renewal_lock():
             if self._closed_reason is not None and not self._lost:
                 raise self._closed_error()  # closed by the user meanwhile
-            if self._generation == generation:
-                await self._reconnect_now()
+            if self._generation == generation or self._lost:
+                await self._reconnect_now(deadline)
 
     def _renewal_lock(self) -> anyio.Lock:
         lock = self._renewing
@@ -482,15 +522,23 @@ class SessionRecovery:
             lock = self._renewing = anyio.Lock()
         return lock
 
-    async def _reconnect_now(self) -> None:
-        """`reconnect()`, with the renewal lock held: a new session, then the drift guard."""
+    async def _reconnect_now(self, deadline: float = math.inf) -> None:
+        """`reconnect()`, with the renewal lock held: a new session, then the drift guard; within
+        `deadline` (that of the request that renews it), else `ConnectError`.
+
+        The guard's own requests never renew the session (`_checking`): a new session that fails
+        them, or that the guard cannot check before `deadline`, fails the renewal as a `ConnectError`
+        (only a strict guard's `SchemaDriftError` is raised as it is).
+        """
+        import anyio
+
         connection = self._connection
         assert connection is not None
         # Requests arriving meanwhile wait for the new session (`_reopen`).
         self._mark_closed("the client is reconnecting")
         self._lost = True
         try:
-            self._session = await connection.reconnect()
+            self._session = await connection.reconnect(deadline - time.monotonic())
         except ConnectError as error:
             self._closed_reason = str(error)
             raise
@@ -504,5 +552,28 @@ class SessionRecovery:
             for method in LISTINGS:
                 await cache.evict_method(method)
         guard = connection.after_connect
-        if guard is not None:
-            await guard(self)
+        if guard is None:
+            return
+        checking = _checking.set(self)
+        try:
+            with anyio.fail_after(max(0.0, deadline - time.monotonic())):
+                await guard(self)
+        except (McpClientError, TimeoutError) as error:
+            if isinstance(error, SchemaDriftError):
+                raise
+            why = (
+                "no answer in time"
+                if isinstance(error, TimeoutError)
+                and not isinstance(error, McpClientError)
+                else str(error)
+            )
+            failed = ConnectError(
+                f"cannot reconnect to the MCP server: the new session's drift check failed: {why}"
+            )
+            # Not a session to keep (its transport may be stuck): the next request opens another.
+            self._closed_reason, self._lost = str(failed), True
+            if connection.lease is not None:
+                connection.lease.retire()
+            raise failed from None
+        finally:
+            _checking.reset(checking)

@@ -7,12 +7,19 @@ POST fails in transit is resolved with an error, and what happened is recorded a
 session gone?), which the client's retry policy reads. A status with an answer the server wrote is
 left as the SDK delivers it: the server's answer reaches the caller unless its status says more:
 
-- `404` to a request that carried `Mcp-Session-Id` (any body: the TypeScript SDK's says -32001),
-  or `400` whose JSON-RPC error says the session id is missing, invalid or unknown (the TypeScript
-  SDK's examples and server-everything): the session is gone, the request was not processed
-  (what the client then checks with a `ping`, since a gateway may answer `404` too: `recovery`).
+- `404` to a request that carried `Mcp-Session-Id`, or `400` whose JSON-RPC error says the session
+  id is missing, invalid or unknown (the TypeScript SDK's examples and server-everything): the
+  session may be gone (what the client then checks with a `ping`: `recovery`). The request was not
+  processed when the server said so in its own words (a JSON-RPC error about the session: the
+  Python SDK's -32600 and the TypeScript SDK's -32001 "Session not found"); any other `404` may be
+  a gateway's, which may answer it after forwarding the request: it may have run. So may a `404`
+  without the server's JSON-RPC error to a request without a session (2026-07-28 has none).
 - `408`, `429`: not processed. `503`: not processed with `Retry-After`; a server's own JSON-RPC
   error is its answer; a bare `503` (a gateway whose upstream reset) may have run, as `502`/`504`.
+
+A notification's POST (or an answer to the server's request) holds up the session's later
+messages for `_NOTIFICATION_WAIT` at most: the SDK sends them one after the other, and a POST that
+a gateway never answers would stall the session.
 
 The standing GET stream reconnects with backoff (and `Last-Event-ID`) for as long as the session
 lives: a stream the server closes as soon as it opened is reopened ever more slowly (`StreamBackoff`). The handshake's transit errors still fail the connect (the connection retries it).
@@ -37,6 +44,7 @@ from contextlib import asynccontextmanager
 from typing import Any, cast
 
 import anyio
+import anyio.abc
 import httpx2
 from mcp.client.streamable_http import (
     LAST_EVENT_ID,
@@ -96,6 +104,9 @@ _SESSION_REFUSAL = re.compile(
     r"|\b(invalid|unknown|missing|no valid|expired)\b.{0,20}session",
     re.IGNORECASE,
 )
+
+#: How long a notification's POST may hold up the session's later messages (servers answer `202` at once).
+_NOTIFICATION_WAIT = 1.0
 
 #: The GET stream's waits between reconnects: doubling from the first, never more than the last.
 _GET_FIRST_WAIT, _GET_MAX_WAIT = 0.5, 30.0
@@ -168,12 +179,17 @@ def status_fault(
 ) -> Fault | None:
     """The fault an error status means for a request (module docstring), or None: the answer is the server's."""
     server_wrote = (error.code, error.message) not in _SDK_STAND_INS
-    if had_session and (
-        status == 404
-        or (status == 400 and _SESSION_REFUSAL.search(error.message) is not None)
-    ):
-        cause = "the server no longer knows the session"
-        return Fault("not_processed", cause, None, status, new_session=True)
+    of_session = _SESSION_REFUSAL.search(error.message) is not None
+    if had_session and (status == 404 or (status == 400 and of_session)):
+        if server_wrote and of_session:
+            cause = "the server no longer knows the session"
+            return Fault("not_processed", cause, None, status, new_session=True)
+        cause = f"HTTP {status} without the server's session error (a gateway's?)"
+        return Fault("maybe_processed", cause, None, status, new_session=True)
+    if status == 404 and not server_wrote:
+        # No session: not the server's answer, but a gateway's (maybe after forwarding).
+        cause = "HTTP 404 without the server's error (a gateway's?)"
+        return Fault("maybe_processed", cause, None, status)
     wait = retry_after_seconds(retry_after)
     if status in (408, 429) or (
         status == 503 and wait is not None and not server_wrote
@@ -247,17 +263,13 @@ class _Watcher:
 class ResilientTransport(StreamableHTTPTransport):
     """The SDK's streamable HTTP transport, with a POST's failure confined to its request (module docstring)."""
 
+    #: The transport's task group (set by `resilient_streamable_http`): where a slow notification ends.
+    group: anyio.abc.TaskGroup | None = None
+
     async def _handle_post_request(self, ctx: RequestContext) -> None:
         message = ctx.session_message.message
         if not isinstance(message, JSONRPCRequest):
-            try:
-                await super()._handle_post_request(ctx)
-            except Exception as error:  # noqa: BLE001 - see below
-                # A notification or an answer to the server: lost, but the session goes on.
-                _log.debug(
-                    "a POST without a response to wait for failed: %s",
-                    type(error).__name__,
-                )
+            await self._post_without_answer(ctx)
             return
         request_id = message.id
         answer = _PostAnswer()
@@ -293,6 +305,32 @@ class ResilientTransport(StreamableHTTPTransport):
             )
         finally:
             _post_answer.reset(token)
+
+    async def _post_without_answer(self, ctx: RequestContext) -> None:
+        """POST a notification (or an answer to the server), waiting `_NOTIFICATION_WAIT` at most for its
+        `202`: the SDK sends a session's messages one after the other, so a POST the server or a
+        gateway never answers would hold up every later request. It then ends in the background; a
+        failed one is lost, but the session goes on."""
+
+        async def post() -> None:
+            try:
+                await super(ResilientTransport, self)._handle_post_request(ctx)
+            except Exception as error:  # noqa: BLE001 - nothing waits for its answer
+                _log.debug(
+                    "a POST without a response to wait for failed: %s",
+                    type(error).__name__,
+                )
+            finally:
+                answered.set()
+
+        answered = anyio.Event()
+        group = self.group
+        if group is None:
+            await post()
+            return
+        group.start_soon(post)
+        with anyio.move_on_after(_NOTIFICATION_WAIT):
+            await answered.wait()
 
     async def _resolve_abandoned_request(
         self,
@@ -380,6 +418,7 @@ async def resilient_streamable_http(
         write_reader,
         anyio.create_task_group() as group,
     ):
+        transport.group = group
 
         def start_get_stream() -> None:
             group.start_soon(transport.handle_get_stream, http_client, read_writer)

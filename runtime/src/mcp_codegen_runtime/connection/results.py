@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["complete_results", "with_complete_results"]
+if TYPE_CHECKING:
+    from typing import Self
+
+__all__ = ["StreamProxy", "complete_results", "with_complete_results"]
 
 
 def _completed(item: Any) -> Any:
@@ -26,29 +29,21 @@ def _completed(item: Any) -> Any:
     return item
 
 
-class _CompletingStream:
-    """A read stream that passes each message on, with `resultType` filled in where absent."""
+class StreamProxy:
+    """A transport stream passed through: what the SDK reads off it (`last_context`, ...), closing and
+    entering are the inner stream's. Subclasses change what goes through (`receive`, `send`).
+    """
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
 
     def __getattr__(self, name: str) -> Any:
-        # Whatever else the SDK reads off the stream (e.g. `last_context`) is the inner stream's.
         return getattr(self._inner, name)
-
-    async def receive(self) -> Any:
-        return _completed(await self._inner.receive())
 
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    def __aiter__(self) -> _CompletingStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        return _completed(await self._inner.__anext__())
-
-    async def __aenter__(self) -> _CompletingStream:
+    async def __aenter__(self) -> Self:
         await self._inner.__aenter__()
         return self
 
@@ -60,6 +55,19 @@ class _CompletingStream:
     ) -> bool | None:
         result: bool | None = await self._inner.__aexit__(exc_type, exc, traceback)
         return result
+
+
+class _CompletingStream(StreamProxy):
+    """A read stream that passes each message on, with `resultType` filled in where absent."""
+
+    async def receive(self) -> Any:
+        return _completed(await self._inner.receive())
+
+    def __aiter__(self) -> _CompletingStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        return _completed(await self._inner.__anext__())
 
 
 def complete_results(streams: tuple[Any, Any]) -> tuple[Any, Any]:

@@ -261,20 +261,24 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
                     time.perf_counter() - started, attempt.peer, protocol, ended_by
                 )
 
-    async def _open_lease(self, group: anyio.abc.TaskGroup) -> Lease:
-        """Start a session's owner task and wait (the connect timeout at most) until it is up or failed."""
+    async def _open_lease(
+        self, group: anyio.abc.TaskGroup, limit: float | None = None
+    ) -> Lease:
+        """Start a session's owner task and wait (the connect timeout at most, or `limit` if shorter) until
+        it is up or failed."""
         import anyio
 
         attempts = self._attempts()  # may raise ConnectError (launch spec problems)
         lease = Lease()
         self._failures = []
+        wait = self._timeout if limit is None else max(0.0, min(self._timeout, limit))
         group.start_soon(self._own, lease, attempts)
-        with anyio.move_on_after(self._timeout):
+        with anyio.move_on_after(wait):
             await lease.ready.wait()
         if lease.session is None:
             if not self._failures:
                 last = attempts[-1].target if attempts else "the server"
-                self._failures.append(f"timed out after {self._timeout:g} s ({last})")
+                self._failures.append(f"timed out after {wait:g} s ({last})")
             if lease.scope is not None:
                 lease.scope.cancel()
             lease.stop.set()
@@ -335,12 +339,13 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
         if group is not None:
             group.start_soon(fn, *args)
 
-    async def reconnect(self) -> Any:
+    async def reconnect(self, limit: float | None = None) -> Any:
         """Open a new session the same way and retire the current one; the new session.
 
         A stdio server is started again, an HTTP server gets a new session. Requests still in flight on
         the old session keep it open until they are answered (or fail). Raises `ConnectError` (the
-        connection then stays closed) when the server cannot be reached.
+        connection then stays closed) when the server cannot be reached within the connect timeout (or
+        `limit` seconds, if shorter: what is left of the request that renews the session).
         """
         group = self._group
         if group is None:
@@ -352,12 +357,10 @@ class AsyncConnection(AbstractAsyncContextManager[ClientT]):
             old = self.lease
             if old is not None:
                 old.retire()
-            lease = self.lease = await self._open_lease(group)
+            lease = self.lease = await self._open_lease(group, limit)
             if lease.session is None:
                 await lease.done.wait()
-                reason = (
-                    "; ".join(self._failures) or f"timed out after {self._timeout:g} s"
-                )
+                reason = "; ".join(self._failures) or "timed out"
                 raise ConnectError(f"cannot reconnect to the MCP server: {reason}")
             return lease.session
         finally:

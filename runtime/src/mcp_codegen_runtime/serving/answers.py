@@ -6,6 +6,7 @@ synthesised or an error (as `unhandled` says); every answer recorded in `fake.ca
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -65,6 +66,7 @@ class FakeAnswers(Server[Any]):
     _argument_checks: ArgumentChecks
     _synthesised: dict[str, Any]
     _template_variables: dict[str, dict[str, str]]
+    snapshot_data: _JsonObject
 
     def _context(
         self, name: str, ctx: ServerRequestContext[Any], task: FakeTask | None = None
@@ -157,10 +159,34 @@ class FakeAnswers(Server[Any]):
             return error_result(f"the fake server has no handler for tool {name!r}")
         schema = tool.get("outputSchema")
         if not isinstance(schema, dict):
-            return types.CallToolResult(content=[text_content(f"{name}: fake result")])
+            observed = self._observed_schema(name)
+            if observed is None:
+                return types.CallToolResult(
+                    content=[text_content(f"{name}: fake result")]
+                )
+            # A type observed in recordings (`--results-from`): JSON text, as the server answers.
+            if name not in self._synthesised:
+                self._synthesised[name] = synthesise(observed)
+            text = json.dumps(self._synthesised[name], ensure_ascii=False)
+            return types.CallToolResult(content=[text_content(text)])
         if name not in self._synthesised:
             self._synthesised[name] = synthesise(schema)
         return structured_result(copy_json(self._synthesised[name]))
+
+    def _observed_schema(self, name: str) -> dict[str, Any] | None:
+        """The result type the snapshot observed in recordings for the tool `name`, or None."""
+        observed: object = self.snapshot_data.get("observedResults")
+        entry: object = (
+            cast("dict[str, Any]", observed).get(name)
+            if isinstance(observed, dict)
+            else None
+        )
+        schema: object = (
+            cast("dict[str, Any]", entry).get("schema")
+            if isinstance(entry, dict)
+            else None
+        )
+        return cast("dict[str, Any]", schema) if isinstance(schema, dict) else None
 
     # ------------------------------------------------------------------ resources and prompts
 
