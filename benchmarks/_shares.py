@@ -31,6 +31,7 @@ STAGES: tuple[tuple[str, str, str, str], ...] = (
     ("IR of each tool (cached or built)", "mcp_codegen.generate.ir_cache", "tool_irs", "models/ (model generator, cached models)"),
     ("client spec", "mcp_codegen.generate.build_ir", "build_client_spec", ""),
     ("render: templates (client.py, specs.py, temporal.py skeletons; __init__, testing, README)", "mcp_codegen.generate.render", "render_package", ""),
+    ("README.md: argument-model sections (cached per tool)", "mcp_codegen.generate.markdown", "argument_model_sections", "render: templates (client.py, specs.py, temporal.py skeletons; __init__, testing, README)"),
     ("render: CLI table, __main__.py and SKILL.md (--cli)", "mcp_codegen.generate.render", "render_cli", ""),
     ("code_api.pyi", "mcp_codegen.generate.code_api", "code_api_text", ""),
     ("code_api.pyi", "mcp_codegen.generate.code_api_pieces", "code_api_file", ""),
@@ -80,7 +81,10 @@ def _patch(totals: Totals) -> None:
     import mcp_codegen.generate.pipeline  # noqa: F401
 
     for label, module_name, attribute, _parent in STAGES:
-        module = importlib.import_module(module_name)
+        try:  # another revision (`bench_real.py --before`) may not have the module
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
         original = getattr(module, attribute, None)
         if original is None:
             continue

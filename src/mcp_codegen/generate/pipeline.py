@@ -113,7 +113,13 @@ def generate_files(
     )
     header = header_line(snapshot.server_name, snapshot.server_version)
     rendered = render_package(
-        spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime, cli=options.cli
+        spec,
+        models,
+        header,
+        tool_prefix=options.tool_prefix,
+        shared_runtime=options.shared_runtime,
+        cli=options.cli,
+        server=snapshot.server_name,
     )
     if options.cli:
         schemas = {plan.wire_name: plan.raw.get("inputSchema") for plan in plans}
