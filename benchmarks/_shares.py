@@ -29,6 +29,7 @@ STAGES: tuple[tuple[str, str, str, str], ...] = (
     ("plan: names and prepared schemas (all tools)", "mcp_codegen.generate.build_ir", "plan_tools", ""),
     ("models/ (model generator, cached models)", "mcp_codegen.generate.tool_models", "tool_models", ""),
     ("IR of each tool (cached or built)", "mcp_codegen.generate.ir_cache", "tool_irs", "models/ (model generator, cached models)"),
+    ("search_index.json (counted while the model generator works)", "mcp_codegen.generate.pipeline", "search_index", "models/ (model generator, cached models)"),
     ("client spec", "mcp_codegen.generate.build_ir", "build_client_spec", ""),
     ("render: templates (client.py, specs.py, temporal.py skeletons; __init__, testing, README)", "mcp_codegen.generate.render", "render_package", ""),
     ("README.md: argument-model sections (cached per tool)", "mcp_codegen.generate.markdown", "argument_model_sections", "render: templates (client.py, specs.py, temporal.py skeletons; __init__, testing, README)"),
@@ -36,7 +37,6 @@ STAGES: tuple[tuple[str, str, str, str], ...] = (
     ("code_api.pyi", "mcp_codegen.generate.code_api", "code_api_text", ""),
     ("code_api.pyi", "mcp_codegen.generate.code_api_pieces", "code_api_file", ""),
     ("format (ruff over the new texts and pieces)", "mcp_codegen.generate.formatting", "format_python", ""),
-    ("search_index.json", "mcp_codegen.generate.pipeline", "search_index", ""),
     (".mcp-codegen.json (manifest)", "mcp_codegen.generate.manifest", "manifest_bytes", ""),
     ("write (changed files; the rest hard-linked; swap)", "mcp_codegen.output.write", "write_package", ""),
 )  # fmt: skip

@@ -267,7 +267,14 @@ async def read_bytes(packages: dict[str, Any], program: Program) -> tuple[int, i
     async with fastmcp_client(backend(program.server, package)) as theirs:
         listed = await theirs.list_tools()
         theirs_bytes = _bytes(
-            [{"name": t.name, "description": t.description or "", "input_schema": t.inputSchema} for t in listed]
+            [
+                {
+                    "name": t.name,
+                    "description": t.description or "",
+                    "input_schema": getattr(t, "input_schema", None) or t.inputSchema,
+                }
+                for t in listed
+            ]
         )
         turns = [
             ("search", {"query": program.query}),
