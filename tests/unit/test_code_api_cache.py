@@ -110,6 +110,11 @@ def test_a_rejected_replay_changes_nothing(cache: Path) -> None:
     assert not recorded.replay(events)  # `b` is taken: the last question's answer differs
     assert set(recorded.taken) == {"b"} | set(code_api.TYPING_NAMES)
     assert list(recorded.classes) == [] and dict(recorded.bodies) == {} and set(recorded.used) == set()
+    # Steps of another shape end the replay the same way, whatever they would have done.
+    for odd in [("set", ("Thing", "x"), 42), ("add", ["x"]), ("class", 42), ("get", "x", None), ("in",), ("?", "x")]:
+        assert not recorded.replay([*events[:-1], odd])
+        assert set(recorded.taken) == {"b"} | set(code_api.TYPING_NAMES) and list(recorded.classes) == []
+        assert dict(recorded.bodies) == {} and set(recorded.used) == set()
     assert recorded.replay(events[:-1])
     assert "Thing" in set(recorded.taken) and list(recorded.classes) == ["class Thing(TypedDict): ..."]
 

@@ -127,41 +127,55 @@ class RecordedWriter:
             self.log.events = None
 
     def replay(self, events: list[Event]) -> bool:
-        """Take a recorded tool's steps again if every question gets its recorded answer now; else change
-        nothing and say no."""
+        """Take a recorded tool's steps again if every question gets its recorded answer now; else (or for a step
+        that is not one) change nothing and say no."""
         undo: list[Event] = []  # what to take back, as steps of the same kinds
-        taken, bodies, used = self.taken, self.bodies, self.used
-        for event in events:
-            kind = event[0]
-            if kind == "in":
-                if set.__contains__(taken, event[1]) != event[2]:
-                    break
-            elif kind == "get":
-                if dict.get(bodies, tuple(event[1])) != event[2]:
-                    break
-            elif kind in ("add", "use"):
-                names = taken if kind == "add" else used
-                if not set.__contains__(names, event[1]):
-                    set.add(names, event[1])
-                    undo.append((kind, event[1]))
-            elif kind == "discard":
-                if set.__contains__(taken, event[1]):
-                    set.discard(taken, event[1])
-                    undo.append(("discard", event[1]))
-            elif kind == "set":
-                key = tuple(event[1])
-                undo.append(("set", key, dict.get(bodies, key)))
-                dict.__setitem__(bodies, key, event[2])
-            elif kind == "class":
-                list.append(self.classes, event[1])
-                undo.append(("class",))
-            else:
-                break
-        else:
-            return True
+        try:
+            if self._replayed(events, undo):
+                return True
+        except (TypeError, IndexError, ValueError):  # not a step this version wrote
+            pass
         for step in reversed(undo):
             self._take_back(step)
         return False
+
+    def _replayed(self, events: list[Event], undo: list[Event]) -> bool:
+        taken, bodies, used = self.taken, self.bodies, self.used
+        for event in events:
+            kind, name = event[0], event[1]
+            if kind == "get" or kind == "set":
+                key = tuple(name)
+                if len(key) != 2 or type(key[0]) is not str or type(key[1]) is not str:
+                    return False
+                if kind == "get":
+                    if dict.get(bodies, key) != event[2]:
+                        return False
+                    continue
+                if type(event[2]) is not str:
+                    return False
+                undo.append(("set", key, dict.get(bodies, key)))
+                dict.__setitem__(bodies, key, event[2])
+                continue
+            if type(name) is not str:
+                return False
+            if kind == "in":
+                if set.__contains__(taken, name) != event[2]:
+                    return False
+            elif kind in ("add", "use"):
+                names = taken if kind == "add" else used
+                if not set.__contains__(names, name):
+                    set.add(names, name)
+                    undo.append((kind, name))
+            elif kind == "discard":
+                if set.__contains__(taken, name):
+                    set.discard(taken, name)
+                    undo.append(("discard", name))
+            elif kind == "class":
+                list.append(self.classes, name)
+                undo.append(("class",))
+            else:
+                return False
+        return True
 
     def _take_back(self, step: Event) -> None:
         kind = step[0]
@@ -191,14 +205,11 @@ def open_store(server_name: str) -> ServerResults | None:
 
 
 def _valid(entry: dict[str, Any]) -> bool:
-    events = entry["events"]
+    """An entry of the right shape (its steps are checked as they are replayed: one of another shape ends the
+    replay, which changes nothing)."""
     for item in entry["diagnostics"]:
         Diagnostic.from_json(item)  # raises for one this version did not write: a miss
-    return (
-        isinstance(entry["function"], str)
-        and isinstance(events, list)
-        and all(isinstance(event, tuple) and event and isinstance(event[0], str) for event in events)
-    )
+    return isinstance(entry["function"], str) and isinstance(entry["events"], list)
 
 
 def piece_file(
