@@ -35,14 +35,15 @@ TEAMS_URL = "https://teams.microsoft.com/l/message/19:abc@thread.tacv2/170000000
 
 @dataclass(frozen=True)
 class Program:
-    """One task three ways: typed calls on the client, our `run_code` source, FastMCP's `execute` source."""
+    """One task three ways, for repetition `rep` (each a program of its own text, so every run is checked):
+    typed calls on the client, our `run_code` source, FastMCP's `execute` source."""
 
     label: str
     server: str
     calls: int
-    direct: Callable[[Any], Awaitable[object]]
-    ours: str
-    fastmcp: str
+    direct: Callable[[Any, int], Awaitable[object]]
+    ours: Callable[[int], str]
+    fastmcp: Callable[[int], str]
     #: What the model searches for first where the definitions do not hold the tool's parameters.
     query: str
     tool: str  # the tool's wire name
@@ -51,50 +52,47 @@ class Program:
 def programs(calls: int) -> list[Program]:
     demo, ms365 = PACKAGES["demo"], PACKAGES["ms365"]
 
-    async def adds(client: Any) -> object:
-        return sum([await client.add(a=i, b=i) for i in range(calls)])
+    async def adds(client: Any, rep: int) -> object:
+        return sum([await client.add(a=i, b=rep) for i in range(calls)])
 
-    def teams(count: int) -> Callable[[Any], Awaitable[object]]:
-        async def direct(client: Any) -> object:
-            return [(await client.parse_teams_url(url=f"{TEAMS_URL}{i}")).text for i in range(count)]
+    def adds_code(rep: int) -> str:
+        return (
+            f"import {demo}\ntotal = 0\nfor i in range({calls}):\n    total += await {demo}.add(a=i, b={rep})\ntotal\n"
+        )
+
+    def adds_fastmcp(rep: int) -> str:
+        return (
+            f"total = 0\nfor i in range({calls}):\n    total += (await call_tool('add', {{'a': i, 'b': {rep}}}))['result']\n"
+            "return total\n"
+        )
+
+    def teams(count: int) -> Callable[[Any, int], Awaitable[object]]:
+        async def direct(client: Any, rep: int) -> object:
+            return [(await client.parse_teams_url(url=f"{TEAMS_URL}{rep}-{i}")).text for i in range(count)]
 
         return direct
 
-    def teams_code(count: int, module: str | None) -> str:
+    def teams_code(count: int, module: str | None) -> Callable[[int], str]:
         call = (
             f"await {module}.parse_teams_url(url=url + str(i))"
             if module
             else "(await call_tool('parse-teams-url', {'url': url + str(i)}))"
         )
-        return (
-            (f"import {module}\n" if module else "")
-            + f"url = {TEAMS_URL!r}\n"
-            + f"found = [{call} for i in range({count})]\n"
-            + ("found\n" if module else "return found\n")
-        )
 
+        def code(rep: int) -> str:
+            return (
+                (f"import {module}\n" if module else "")
+                + f"url = {TEAMS_URL + str(rep) + '-'!r}\n"
+                + f"found = [{call} for i in range({count})]\n"
+                + ("found\n" if module else "return found\n")
+            )
+
+        return code
+
+    query, tool = "parse a teams url", "parse-teams-url"
     return [
-        Program(
-            f"demo, {calls} typed calls",
-            "demo",
-            calls,
-            adds,
-            f"import {demo}\ntotal = 0\nfor i in range({calls}):\n    total += await {demo}.add(a=i, b=i)\ntotal\n",
-            f"total = 0\nfor i in range({calls}):\n    total += (await call_tool('add', {{'a': i, 'b': i}}))['result']\n"
-            "return total\n",
-            "add two integers",
-            "add",
-        ),
-        Program(
-            "ms-365, one call",
-            "ms365",
-            1,
-            teams(1),
-            teams_code(1, ms365),
-            teams_code(1, None),
-            "parse a teams url",
-            "parse-teams-url",
-        ),  # fmt: skip
+        Program(f"demo, {calls} typed calls", "demo", calls, adds, adds_code, adds_fastmcp, "add two integers", "add"),
+        Program("ms-365, one call", "ms365", 1, teams(1), teams_code(1, ms365), teams_code(1, None), query, tool),
         Program(
             f"ms-365, {calls} calls",
             "ms365",
@@ -102,8 +100,8 @@ def programs(calls: int) -> list[Program]:
             teams(calls),
             teams_code(calls, ms365),
             teams_code(calls, None),
-            "parse a teams url",
-            "parse-teams-url",
+            query,
+            tool,
         ),  # fmt: skip
     ]
 
@@ -163,19 +161,19 @@ async def warm(packages: dict[str, Any], program: Program, reps: int, with_fastm
         theirs = (
             await stack.enter_async_context(fastmcp_client(backend(program.server, package))) if with_fastmcp else None
         )
-        ways: dict[str, Callable[[], Awaitable[object]]] = {
-            "direct": lambda: program.direct(client),
-            "run_code": lambda: client.run_code(program.ours),
+        ways: dict[str, Callable[[int], Awaitable[object]]] = {
+            "direct": lambda rep: program.direct(client, rep),
+            "run_code": lambda rep: client.run_code(program.ours(rep)),
         }
         if theirs is not None:
-            ways["fastmcp"] = lambda: run_fastmcp(theirs, program.fastmcp)
-        answers = {name: await way() for name, way in ways.items()}  # warm-up; the answers agree
+            ways["fastmcp"] = lambda rep: run_fastmcp(theirs, program.fastmcp(rep))
+        answers = {name: await way(0) for name, way in ways.items()}  # warm-up; the answers agree
         _check_answers(program, answers)
         order = list(ways)
-        for rep in range(reps):
+        for rep in range(1, reps + 1):  # a program text of its own each time: each run type-checked
             for name in order[rep % len(order) :] + order[: rep % len(order)]:
                 began = time.perf_counter()
-                await ways[name]()
+                await ways[name](rep)
                 timings[name].append(time.perf_counter() - began)
     return timings
 
@@ -221,14 +219,14 @@ async def _cold_child(root: Path, calls: int, index: int, way: str) -> float:
     if way == "fastmcp":
         async with fastmcp_client(server) as theirs:
             began = time.perf_counter()
-            await run_fastmcp(theirs, program.fastmcp)
+            await run_fastmcp(theirs, program.fastmcp(0))
             return time.perf_counter() - began
     async with package.AsyncClient.in_process(server) as client:
         began = time.perf_counter()
         if way == "direct":
-            await program.direct(client)
+            await program.direct(client, 0)
         else:
-            await client.run_code(program.ours)
+            await client.run_code(program.ours(0))
         return time.perf_counter() - began
 
 
@@ -254,7 +252,7 @@ async def read_bytes(packages: dict[str, Any], program: Program) -> tuple[int, i
         tools = client.tools(code=True)
         definitions = tools.to_anthropic()
         module = PACKAGES[program.server]
-        runs = [program.ours]
+        runs = [program.ours(0)]
         if "async def" not in json.dumps(definitions):  # an index: the model looks its tool up first
             runs.insert(0, f"import {module}\nprint({module}.search_api({program.query!r}, 1))\n")
         ours = _bytes(definitions)
@@ -279,7 +277,7 @@ async def read_bytes(packages: dict[str, Any], program: Program) -> tuple[int, i
         turns = [
             ("search", {"query": program.query}),
             ("get_schema", {"tools": [program.tool]}),
-            ("execute", {"code": program.fastmcp}),
+            ("execute", {"code": program.fastmcp(0)}),
         ]
         for index, (name, arguments) in enumerate(turns):
             result = await theirs.call_tool(name, arguments)
