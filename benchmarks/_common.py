@@ -161,7 +161,7 @@ def markdown_table(rows: Sequence[Row] | Sequence[dict[str, object]]) -> str:
         baseline = f"{_number(float(data['baseline']))} {unit}"
         if data.get("baseline_label"):
             baseline += f" ({data['baseline_label']})"
-        target, result = f"≤ {data['target']}", "pass" if data["pass"] else "**FAIL**"
+        target, result = f"≤ {data['target']}", "PASS" if data["pass"] else "**MISS**"
         if float(data["target"]) == float("inf"):  # a row shown for comparison has no target
             target, result = "(comparison)", ""
         lines.append(

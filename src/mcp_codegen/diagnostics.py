@@ -134,8 +134,9 @@ class Diagnostics:
         self.add(Diagnostic(location, message, Level.ERROR, code))
 
     def add(self, diagnostic: Diagnostic) -> None:
-        if diagnostic not in self._seen:
-            self._seen.add(diagnostic)
+        seen = len(self._seen)
+        self._seen.add(diagnostic)  # one hash (a Python call) where `in` and `add` took two
+        if len(self._seen) != seen:
             self.items.append(diagnostic)
 
     def extend(self, other: Diagnostics) -> None:

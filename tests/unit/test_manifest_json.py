@@ -10,8 +10,8 @@ from helpers import corpus_snapshot
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_codegen.diagnostics import Diagnostics
-from mcp_codegen.generate.manifest import MANIFEST, indented_json
+from mcp_codegen.diagnostics import Diagnostic, Diagnostics, Level
+from mcp_codegen.generate.manifest import MANIFEST, indented_json, manifest_bytes
 from mcp_codegen.generate.pipeline import generate_files
 
 VALUES: list[Any] = [
@@ -50,3 +50,19 @@ JSON = st.recursive(
 @given(JSON)
 def test_any_json_value_is_written_as_the_standard_library_does(value: Any) -> None:
     assert indented_json(value) == json.dumps(value, indent=2, sort_keys=True)
+
+
+@given(
+    st.lists(st.tuples(st.text(), st.text(), st.sampled_from(list(Level)), st.text(max_size=12)), max_size=6),
+    st.dictionaries(st.text(max_size=8), st.binary(max_size=4), max_size=3),
+)
+def test_a_manifest_of_any_diagnostics_is_written_as_the_standard_library_does(
+    drawn: list[tuple[str, str, Level, str]], files: dict[str, bytes]
+) -> None:
+    diagnostics = Diagnostics()
+    for location, message, level, code in drawn:
+        diagnostics.add(Diagnostic(location, message, level, code))
+    written = manifest_bytes(files, "hash", "1.0", diagnostics, {"meta": "none"})
+    manifest = json.loads(written)
+    assert manifest["diagnostics"] == [item.as_json() for item in diagnostics]
+    assert written.decode() == json.dumps(manifest, indent=2, sort_keys=True) + "\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_codegen.generate.render import _md_text
+from mcp_codegen.generate.markdown import md_text as _md_text
 
 
 @pytest.mark.parametrize(

@@ -230,3 +230,25 @@ def test_the_store_is_written_again_once_enough_of_its_tools_are_new(cache: Path
     _plans(_numbered_tools(32, changed=2))
     assert preparations == ["tools.t01"]
     assert _entries(cache) == [store] and store.read_bytes() != written
+
+
+def test_a_value_digest_depends_on_the_value_alone() -> None:
+    import copy
+    import json
+    import sys
+
+    from mcp_codegen.generate.cache import value_digest
+
+    for name in corpus_names():
+        for tool in corpus_snapshot(name).tools:
+            value = [tool.get("inputSchema"), tool.get("outputSchema"), name]
+            shared = [value[0], value[0], name]  # one object twice
+            digest = value_digest(value)
+            assert value_digest(copy.deepcopy(value)) == digest
+            assert value_digest(json.loads(json.dumps(value))) == digest
+            assert value_digest(shared) == value_digest(copy.deepcopy(shared))
+    word = "".join(["ty", "pe"])  # not interned, equal to an interned one
+    assert value_digest({word: 1}) == value_digest({sys.intern("type"): 1})
+    distinct = [1, 1.0, True, "1", [1], {"1": 1}, None, [], {}, [None], ["a", "b"], ["ab"]]
+    assert len({value_digest(value) for value in distinct}) == len(distinct)
+    assert value_digest({"a": 1, "b": 2}) != value_digest({"b": 2, "a": 1})  # order is part of it, as in JSON text

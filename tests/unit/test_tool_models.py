@@ -80,12 +80,13 @@ def test_one_changed_tool_is_the_only_one_generated_again(cache: Path, monkeypat
     incremental = _generate(merged_corpus(change=changed))
     assert len(generated) == 1
     assert len(set(_results(cache)) - before) == 1
-    # Only that tool's models module, its pieces of the modules that list every tool (its two methods, its spec)
-    # and the one skeleton that changed (the specs module lists the tools' schema hashes) are formatted again.
+    # Only that tool's models module, its pieces of the modules that list every tool (its two methods, its spec,
+    # its function and classes in the code API's stub) and the one skeleton that changed (the specs module lists
+    # the tools' schema hashes) are formatted again.
     assert sorted(path for path in formatted if not path.startswith("models/")) == [
         "_pieces_0.py",
+        "_pieces_0.pyi",
         "_pieces_4.py",
-        "code_api.pyi",  # the code API lists every tool in one stub
         "specs.py",
     ]
     assert len(formatted) == 5

@@ -52,6 +52,21 @@ def read_entry(path: Path) -> Any:
         raise ValueError(f"{path}: not a cache entry ({error})") from error
 
 
+def value_digest(value: Any) -> str:
+    """A digest of plain data (dicts, lists, strings, numbers, booleans, None) by value and dict order, for keys.
+
+    Marshal's version 0 writes every value whole (no references to objects met before, no interned strings), so
+    equal data gives equal bytes whatever objects it shares, at a quarter of compact JSON's cost (ms-365's 2 MB of
+    schemas: ~10 ms against ~40 ms); data marshal cannot write (or nested too deeply) is encoded as JSON."""
+    try:
+        data = marshal.dumps(value, 0)
+    except ValueError:
+        import json
+
+        data = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    return hashlib.sha256(data).hexdigest()
+
+
 def cache_root() -> Path:
     """The user's cache directory for mcp-codegen."""
     explicit = os.environ.get("MCP_CODEGEN_CACHE_DIR")

@@ -25,13 +25,13 @@ from mcp_codegen.generate.naming import identifier_key, pascal_from_snake, usabl
 from mcp_codegen.generate.pysource import docstring, string_literal
 from mcp_codegen.generate.schema_prep import beyond_literal_range
 
-__all__ = ["CODE_API_FILE", "code_api_text"]
+__all__ = ["CODE_API_FILE", "TYPING_NAMES", "StubWriter", "code_api_text", "stub_prefix", "stub_text"]
 
 #: The stub's file name in the package (read by `runtime/code_mode`).
 CODE_API_FILE = "code_api.pyi"
 #: How deep a schema is followed before its type becomes `Any` (a recursive `$ref` stops here too).
 _MAX_DEPTH = 12
-_TYPING_NAMES = ("Any", "Literal", "NotRequired", "TypedDict")
+TYPING_NAMES = ("Any", "Literal", "NotRequired", "TypedDict")
 _SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
 _JsonObject = dict[str, Any]
 
@@ -42,9 +42,14 @@ def code_api_text(
     """The `.pyi` text of the module `spec.package_name` as code mode shows it; `listings` are the tools'
     listed definitions by wire name (their `inputSchema` and `outputSchema`)."""
     tools = [tool for tool in spec.tools if not tool.app_only]
-    writer = _StubWriter({tool.python_name for tool in tools} | set(_TYPING_NAMES), diagnostics or Diagnostics())
+    writer = StubWriter({tool.python_name for tool in tools} | set(TYPING_NAMES), diagnostics or Diagnostics())
     functions = [writer.function(tool, listings.get(tool.wire_name, {})) for tool in tools]
-    used = [name for name in _TYPING_NAMES if writer.uses(name)]
+    used = [name for name in TYPING_NAMES if writer.uses(name)]
+    return stub_text(stub_prefix(spec, header, used), [*writer.classes, *functions])
+
+
+def stub_prefix(spec: ir.ClientSpec, header: str, used: list[str]) -> list[str]:
+    """The stub's lines before its first class or function: the header, the module docstring, the imports."""
     intro = (
         f"The tools of the {_label(spec)} MCP server as async functions, for code mode: "
         f"`import {spec.package_name}`, then `await {spec.package_name}.<tool>(...)`.\n\n"
@@ -55,7 +60,13 @@ def code_api_text(
     parts = [header, docstring(intro, 0), ""]
     if used:
         parts += [f"from typing import {', '.join(used)}", ""]
-    for block in [*writer.classes, *functions]:
+    return parts
+
+
+def stub_text(prefix: list[str], blocks: list[str]) -> str:
+    """The stub: `prefix`, then each class and function block."""
+    parts = list(prefix)
+    for block in blocks:
         parts += ["", block, ""]
     return "\n".join(parts).rstrip("\n") + "\n"
 
@@ -64,23 +75,27 @@ def _label(spec: ir.ClientSpec) -> str:
     return f"{spec.server_name} {spec.server_version}" if spec.server_version else spec.server_name
 
 
-class _StubWriter:
-    """Types of one package's schemas as stub source, collecting the `TypedDict` classes they need."""
+class StubWriter:
+    """Types of one package's schemas as stub source, collecting the `TypedDict` classes they need.
+
+    The tools are written in order, and share `taken` (class names), `bodies` (the classes written, by stem and
+    fields), `used` (typing names) and `classes` (the blocks written): all one tool's text depends on of the
+    others' (`code_api_pieces` records and replays a tool's questions and changes to them)."""
 
     def __init__(self, taken: set[str], diagnostics: Diagnostics) -> None:
         self.classes: list[str] = []
-        self._diagnostics = diagnostics
-        self._taken = set(taken)
+        self.diagnostics = diagnostics
+        self.taken = set(taken)
         #: Classes named but not written yet: a functional `TypedDict` quotes a type that names one.
         self._pending: set[str] = set()
-        self._used: set[str] = set()
+        self.used: set[str] = set()
         #: A `$defs` entry already written as a class, by (tool, reference).
         self._defined: dict[tuple[str, str], str] = {}
         #: The classes written, by (stem, fields): an identical one is reused.
-        self._bodies: dict[tuple[str, str], str] = {}
+        self.bodies: dict[tuple[str, str], str] = {}
 
     def uses(self, name: str) -> bool:
-        return name in self._used
+        return name in self.used
 
     def function(self, tool: ir.Tool, listing: Mapping[str, Any]) -> str:
         stem = pascal_from_snake(tool.python_name)
@@ -88,7 +103,7 @@ class _StubWriter:
         properties = _object(input_schema.get("properties"))
         parts: list[str] = []
         if tool.permissive:
-            self._used.add("Any")
+            self.used.add("Any")
             parts.append("**arguments: Any")
         elif tool.parameters:  # no `extra_arguments`: code reaches only the parameters the schema names
             parts.append("*")
@@ -114,7 +129,7 @@ class _StubWriter:
     # ---- schema -> type source
 
     def _any(self) -> str:
-        self._used.add("Any")
+        self.used.add("Any")
         return "Any"
 
     def _type(self, schema: object, context: _Context, name: str, depth: int) -> str:
@@ -169,8 +184,8 @@ class _StubWriter:
         class_name = name or self._class_name(stem)
         if not all(map(usable_key, properties)):
             self._pending.discard(class_name)
-            self._taken.discard(class_name)
-            self._diagnostics.info(
+            self.taken.discard(class_name)
+            self.diagnostics.info(
                 context.location,
                 f"an object has a property named {next(k for k in properties if not usable_key(k))!r}, which no type"
                 " checker takes as a TypedDict key: code_api.pyi types it dict[str, Any]",
@@ -182,10 +197,10 @@ class _StubWriter:
         for key, value in properties.items():
             field_type = self._type(value, context, class_name + pascal_case(key, fallback="Field"), depth + 1)
             if key not in required:
-                self._used.add("NotRequired")
+                self.used.add("NotRequired")
                 field_type = f"NotRequired[{field_type}]"
             fields.append((key, field_type))
-        self._used.add("TypedDict")
+        self.used.add("TypedDict")
         annotation_names = {name for _, type_source in fields for name in names_in(type_source)}
         as_class = all(identifier_key(key, annotation_names) for key, _ in fields)
         if as_class:
@@ -197,11 +212,11 @@ class _StubWriter:
                 for key, type_source in fields
             )
         self._pending.discard(class_name)
-        same = self._bodies.get((stem, shape))
+        same = self.bodies.get((stem, shape))
         if same is not None and class_name not in shape:
-            self._taken.discard(class_name)
+            self.taken.discard(class_name)
             return same
-        self._bodies[(stem, shape)] = class_name
+        self.bodies[(stem, shape)] = class_name
         if as_class:
             self.classes.append(f"class {class_name}(TypedDict):\n{shape}")
         else:
@@ -231,7 +246,7 @@ class _StubWriter:
         plain = [value for value in values if isinstance(value, str | int | bool) or value is None]
         if len(plain) != len(values) or not plain or any(beyond_literal_range(value) for value in plain):
             return None  # widened: an integer beyond 64 bits cannot stand in `Literal[...]`
-        self._used.add("Literal")
+        self.used.add("Literal")
         return "Literal[" + ", ".join(_literal_source(value) for value in plain) + "]"
 
     def _union(self, options: list[str]) -> str:
@@ -242,9 +257,9 @@ class _StubWriter:
 
     def _class_name(self, stem: str) -> str:
         name, number = stem, 2
-        while name in self._taken or keyword.iskeyword(name):
+        while name in self.taken or keyword.iskeyword(name):
             name, number = f"{stem}{number}", number + 1
-        self._taken.add(name)
+        self.taken.add(name)
         self._pending.add(name)
         return name
 

@@ -265,29 +265,36 @@ class _PieceTexts:
         return sorted({name for piece in pieces for name in self.names[piece.group, piece.name]})
 
     def rendered_missing(self) -> dict[str, str]:
-        """The rendered pieces to format, joined into one module per indentation (`pieces.joined`)."""
-        by_indent: dict[int, list[str]] = {}
+        """The rendered pieces to format, joined into one module per indentation and kind of file (`pieces.joined`)."""
+        by_layout: dict[tuple[int, str], list[str]] = {}
         for members in self.missing.values():
             for piece in members:
-                by_indent.setdefault(piece.indent, []).append(self.rendered[piece.group, piece.name])
-        return {_joined_path(indent): joined(texts, indent) for indent, texts in by_indent.items()}
+                by_layout.setdefault((piece.indent, piece.suffix), []).append(self.rendered[piece.group, piece.name])
+        return {_joined_path(*layout): joined(texts, layout[0]) for layout, texts in by_layout.items()}
 
     def formatted(self, formatted: Mapping[str, str]) -> None:
         """Take the formatted pieces out of the formatter's results and keep them."""
-        for indent in {piece.indent for members in self.missing.values() for piece in members}:
-            order = [piece for members in self.missing.values() for piece in members if piece.indent == indent]
-            texts = split_joined(formatted[_joined_path(indent)], indent, len(order))
+        for indent, suffix in {(piece.indent, piece.suffix) for members in self.missing.values() for piece in members}:
+            order = [
+                piece
+                for members in self.missing.values()
+                for piece in members
+                if (piece.indent, piece.suffix) == (indent, suffix)
+            ]
+            texts = split_joined(formatted[_joined_path(indent, suffix)], indent, len(order))
             if texts is None:  # a piece's text mimics the separator: format these pieces one by one
                 texts = self._formatted_alone(order)
             self.texts.update({(piece.group, piece.name): text for piece, text in zip(order, texts, strict=True)})
 
     def _formatted_alone(self, pieces: Sequence[Piece]) -> list[str]:
-        alone = {f"piece_{n}.py": joined([self.rendered[p.group, p.name]], p.indent) for n, p in enumerate(pieces)}
+        alone = {
+            f"piece_{n}{p.suffix}": joined([self.rendered[p.group, p.name]], p.indent) for n, p in enumerate(pieces)
+        }
         results = _run_formatter(alone, self.settings, frozenset())
         texts = []
         for n, piece in enumerate(pieces):
             # One piece, so no separator to split at: only the `class _:` line to drop.
-            lines = results[f"piece_{n}.py"].split("\n")[1 if piece.indent else 0 :]
+            lines = results[f"piece_{n}{piece.suffix}"].split("\n")[1 if piece.indent else 0 :]
             texts.append("\n".join(lines).strip("\n"))
         return texts
 
@@ -308,8 +315,8 @@ class _PieceTexts:
         return self.texts[piece.group, piece.name]
 
 
-def _joined_path(indent: int) -> str:
-    return f"_pieces_{indent}.py"
+def _joined_path(indent: int, suffix: str = ".py") -> str:
+    return f"_pieces_{indent}{suffix}"
 
 
 def _valid_pieces(entry: dict[str, Any]) -> bool:

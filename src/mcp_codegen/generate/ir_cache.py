@@ -9,15 +9,13 @@ themselves named by a hash of what they are made from (`ModelsOutput.sources`): 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from mcp_codegen.diagnostics import Diagnostic
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, tool_ir
-from mcp_codegen.generate.cache import ServerResults
+from mcp_codegen.generate.cache import ServerResults, value_digest
 from mcp_codegen.generate.models import ModelsOutput
 from mcp_codegen.generate.prepared_cache import SCHEMA_KEYS
 
@@ -68,8 +66,7 @@ def _key(plan: ToolPlan, models_source: str) -> str:
         plan.prepared.result_class,
         plan.observed,
     ]
-    text = json.dumps(facts, ensure_ascii=False, separators=(",", ":"))  # keys keep their order
-    return hashlib.sha256(text.encode()).hexdigest()
+    return value_digest(facts)  # keys keep their order
 
 
 def _as_json(part: ToolIR) -> dict[str, Any]:

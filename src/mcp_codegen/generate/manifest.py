@@ -37,10 +37,25 @@ def manifest_bytes(
         # How to generate this package again from its own snapshot (`mcp-codegen verify`).
         "options": dict(options or {}),
         "files": {path: digest(data) for path, data in sorted(files.items())},
-        # Kept so a run that finds the output up to date still reports (and --strict still sees) them.
-        "diagnostics": [d.as_json() for d in diagnostics],
     }
-    return (indented_json(manifest) + "\n").encode()
+    # Kept so a run that finds the output up to date still reports (and --strict still sees) them; the first key
+    # in sorted order, each a fixed shape of four strings written in one step (ms-365: 6,600 of them).
+    rest = indented_json(manifest)
+    return ("{\n  " + f'"diagnostics": {_diagnostics_json(diagnostics)},' + rest[1:] + "\n").encode()
+
+
+#: One diagnostic as `indented_json` writes it inside the manifest's list (its `as_json` keys, sorted).
+_DIAGNOSTIC = '{{\n      "code": {},\n      "level": {},\n      "location": {},\n      "message": {}\n    }}'
+
+
+def _diagnostics_json(diagnostics: Diagnostics) -> str:
+    """`indented_json([d.as_json() for d in diagnostics])` at the manifest's second level, the same text."""
+    encode = encode_basestring_ascii
+    items = [
+        _DIAGNOSTIC.format(encode(d.code), encode(d.level.value), encode(d.location), encode(d.message))
+        for d in diagnostics
+    ]
+    return "[\n    " + ",\n    ".join(items) + "\n  ]" if items else "[]"
 
 
 def indented_json(value: Any) -> str:

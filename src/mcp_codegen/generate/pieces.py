@@ -29,6 +29,8 @@ class Piece:
     #: 0: a statement of the module; 4: a member of a class.
     indent: int
     render: Callable[[], str]
+    #: The kind of file it is formatted as: `.py`, or `.pyi` (a stub's layout: one blank line between blocks).
+    suffix: str = ".py"
 
 
 @dataclass(frozen=True)

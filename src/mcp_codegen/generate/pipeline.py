@@ -19,7 +19,8 @@ from mcp_codegen.generate import ir
 from mcp_codegen.generate.build_ir import ToolIR, ToolPlan, build_client_spec, plan_tools
 from mcp_codegen.generate.cache import ServerResults
 from mcp_codegen.generate.cli_table import cli_commands
-from mcp_codegen.generate.code_api import CODE_API_FILE, code_api_text
+from mcp_codegen.generate.code_api import CODE_API_FILE
+from mcp_codegen.generate.code_api_pieces import code_api_file
 from mcp_codegen.generate.fingerprint import generator_fingerprint, input_hash
 from mcp_codegen.generate.formatting import format_python, open_stores
 from mcp_codegen.generate.ir_cache import open_store as open_ir_store
@@ -69,8 +70,10 @@ def generate_files(
         snapshot_texts.append(snapshot_text_of(snapshot))
         snapshot = snapshot.read_back(snapshot_texts[0])
     plans = plan_tools(snapshot, diagnostics, options.selection)
-    # The IR of the tools whose models are cached is built while the model generator makes the others'.
+    # The IR of the tools whose models are cached is built while the model generator makes the others', and the
+    # search index (the listing's text only) is counted then too.
     irs: dict[str, ToolIR] = {}
+    index_texts: list[str] = []
     ir_stores: list[ServerResults | None] = []
     stores_opened: list[bool] = []
 
@@ -83,6 +86,8 @@ def generate_files(
     def while_waiting(cached: Sequence[ToolPlan], cached_models: ModelsOutput) -> None:
         if not snapshot_texts:
             snapshot_texts.append(snapshot_text_of(snapshot))
+        if not index_texts:
+            index_texts.append(search_index(plans, snapshot.server_name))
         irs.update(zip((plan.wire_name for plan in cached), tool_irs(cached, cached_models, ir_store()), strict=True))
         if not stores_opened:  # called again as the workers answer: the store is read once
             open_stores(snapshot.server_name, options.formatting())
@@ -108,7 +113,13 @@ def generate_files(
     )
     header = header_line(snapshot.server_name, snapshot.server_version)
     rendered = render_package(
-        spec, models, header, tool_prefix=options.tool_prefix, shared_runtime=options.shared_runtime, cli=options.cli
+        spec,
+        models,
+        header,
+        tool_prefix=options.tool_prefix,
+        shared_runtime=options.shared_runtime,
+        cli=options.cli,
+        server=snapshot.server_name,
     )
     if options.cli:
         schemas = {plan.wire_name: plan.raw.get("inputSchema") for plan in plans}
@@ -116,11 +127,13 @@ def generate_files(
         rendered |= render_cli(
             spec, commands, header, shared_runtime=options.shared_runtime, parent_package=options.parent_package
         )
-    rendered[CODE_API_FILE] = code_api_text(spec, {plan.wire_name: plan.raw for plan in plans}, header, diagnostics)
+    listings = {plan.wire_name: plan.raw for plan in plans}
+    keys = {plan.wire_name: plan.prepared_key for plan in plans}
+    rendered[CODE_API_FILE] = code_api_file(spec, listings, header, keys, snapshot.server_name, diagnostics)
     texts = format_python(rendered, options.formatting(), server=snapshot.server_name)
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     files["snapshot.json"] = snapshot_text.encode("utf-8")
-    files[INDEX_FILE] = search_index(plans, snapshot.server_name).encode("utf-8")
+    files[INDEX_FILE] = (index_texts[0] if index_texts else search_index(plans, snapshot.server_name)).encode("utf-8")
     files["py.typed"] = b""
     if options.server:
         files = _server_package(files, spec, models, header, package_name, handlers, options)

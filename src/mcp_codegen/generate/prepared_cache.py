@@ -11,13 +11,11 @@ Either way the result is what preparing it gives.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import fields
 from typing import Any
 
 from mcp_codegen.diagnostics import Diagnostic, Diagnostics
-from mcp_codegen.generate.cache import ServerResults
+from mcp_codegen.generate.cache import ServerResults, value_digest
 from mcp_codegen.generate.naming import ClassNames
 from mcp_codegen.generate.schema_prep import PreparedTool, prepare_tool
 
@@ -94,13 +92,11 @@ def prepared_tool_keyed(
 
 
 def _digest(key: str, claims: list[list[str]]) -> str:
-    text = json.dumps([key, claims], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return value_digest([key, claims])
 
 
 def _key(schemas: dict[str, Any], class_prefix: str, location: str) -> str:
-    text = json.dumps([schemas, class_prefix, location], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return value_digest([schemas, class_prefix, location])
 
 
 def _diagnostic(item: dict[str, Any]) -> Diagnostic:

@@ -23,8 +23,8 @@ from mcp_codegen.generate import ir
 from mcp_codegen.generate.cli_table import table_source
 from mcp_codegen.generate.fingerprint import templates_dir
 from mcp_codegen.generate.launch_variables import launch_variables
+from mcp_codegen.generate.markdown import argument_model_sections, md_code, md_text
 from mcp_codegen.generate.method_source import (
-    DEFAULT_LIMIT,
     forwarded_arguments,
     prompt_arguments_dict,
     prompt_docstring,
@@ -48,7 +48,6 @@ from mcp_codegen.generate.skill import example_tool, skill_context
 from mcp_codegen.generate.temporal_source import temporal_context
 from mcp_codegen_runtime import PACKAGE_EXPORTS, PACKAGE_LAZY_EXPORTS, runtime_window
 from mcp_codegen_runtime.command_line.table import Command
-from mcp_codegen_runtime.text import shortened
 
 
 def _template_cache() -> jinja2.BytecodeCache | None:
@@ -93,9 +92,8 @@ def _environment() -> jinja2.Environment:
         template_signature=template_signature,
         template_docstring=template_docstring,
         template_values_dict=template_values_dict,
-        md_code=_md_code,
-        model_field_md=_model_field_md,
-        md_text=_md_text,
+        md_code=md_code,
+        md_text=md_text,
     )
     return environment
 
@@ -247,11 +245,13 @@ def render_package(
     tool_prefix: str = "",
     shared_runtime: bool = False,
     cli: bool = False,
+    server: str = "",
 ) -> dict[str, str | PieceFile]:
     """Every generated Python and Markdown file of the package, by relative path (runtime excluded); the client
     and specs modules as their pieces (`pieces.py`).
 
     `shared_runtime`: the package is a subpackage of an umbrella (both import the one installed runtime).
+    `server`: the name the README's cached sections are kept under (none: not kept).
     """
     environment = _environment()
     label = _server_label(spec)
@@ -309,19 +309,27 @@ def render_package(
         "README.md": environment.get_template("README.md.jinja").render(
             context,
             package_name=spec.package_name,
-            server_label_md=_md_text(label),
+            server_label_md=md_text(label),
             tool_prefix=tool_prefix,
             cli=cli,
             variables=launch_variables(spec.launch),
             example=example_tool(spec.tools),
             runtime_imports_md=_runtime_imports_md(models),
             not_listed_words=_NOT_LISTED_WORDS,
+            argument_model_md=argument_model_sections(spec.argument_models, models, spec.tools, server),
         ),
     }
-    module_template = environment.get_template("models/module.py.jinja")
+    # Every models module is its body in the same frame: rendered once around a marker (ms-365 has 344 modules).
+    frame = environment.get_template("models/module.py.jinja").render(context, body=_BODY).split(_BODY)
+    if len(frame) != 2:
+        raise AssertionError("the models module template must place its body once, as given")
     for module, body in sorted(models.modules.items()):
-        files[f"models/{module}.py"] = module_template.render(context, body=body)
+        files[f"models/{module}.py"] = frame[0] + body + frame[1]
     return files
+
+
+#: Where a models module's body goes in its rendered frame (the frame, a header line, holds no NUL).
+_BODY = "\0body\0"
 
 
 #: The pieces of every tool, and those of a tool that may run as a task (its `client.tasks` methods).
@@ -398,7 +406,7 @@ def render_cli(
     )
     skill = environment.get_template("cli/SKILL.md.jinja").render(
         context,
-        server_label_md=_md_text(label),
+        server_label_md=md_text(label),
         exit_codes=[(code, meaning) for code, meaning in EXIT_CODES.items()],
         variables=launch_variables(spec.launch),
         **skill_context(spec, package, label, commands),
@@ -538,43 +546,6 @@ def _exports(models: ModelsOutput) -> list[tuple[str, list[str]]]:
     for name, module in sorted(models.class_module.items()):
         by_module.setdefault(module, []).append(name)
     return sorted(by_module.items())
-
-
-def _model_field_md(field: ir.ModelField) -> str:
-    """One README list item: `name: type = default` (the declaration), the wire name if other, the description."""
-    declaration = f"{field.python_name}: {field.type_source}"
-    if field.default is not None:
-        declaration += f" = {shortened(field.default, DEFAULT_LIMIT, '...')}"
-    parts = [f"`{_md_code(declaration)}`"]
-    if field.required:
-        parts.append("(required)")
-    if field.wire_name != field.python_name:
-        parts.append(f"(wire name `{_md_code(field.wire_name)}`)")
-    line = " ".join(parts)
-    return f"{line}: {_md_text(field.description)}" if field.description else line
-
-
-def _md_code(text: str) -> str:
-    # Every line break str.splitlines knows (\r, \x85, \u2028...): some renderer ends a line at each.
-    return " ".join(text.replace("`", "'").splitlines())
-
-
-#: What makes a line start a heading, list, table, rule or code fence in Markdown: escaped when text starts with it.
-_MD_BLOCK_START = re.compile(r"^(?:[#*+=|`~_-]|\d+(?=[.)]))")
-
-
-def _md_text(text: str) -> str:
-    # Markdown is documentation, not code, but keep it to one tidy paragraph without raw HTML; text may start a
-    # line of the README, so a leading block marker (`# x` would be a heading) is escaped.
-    # str.split() also splits at every line break str.splitlines knows.
-    flat = " ".join(text.split())
-    if "<" in flat or ">" in flat:  # (a README lists thousands of fields: no regex when there is nothing to escape)
-        flat = flat.replace("<", "&lt;").replace(">", "&gt;")
-    marker = _MD_BLOCK_START.match(flat)
-    if marker is None:
-        return flat
-    end = marker.end()
-    return flat[:end] + "\\" + flat[end:] if marker.group()[0].isdigit() else "\\" + flat
 
 
 #: Server names and versions shown as they are in the header comment; anything else is JSON-quoted.

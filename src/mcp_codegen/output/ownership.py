@@ -45,7 +45,17 @@ class Holdings:
 
 
 def _folders(paths: Collection[str]) -> set[str]:
-    return {parent.as_posix() for path in paths for parent in PurePosixPath(path).parents if parent.as_posix() != "."}
+    """Every folder above each of `paths` (a package of 344 tools lists 700 files: pathlib took ~15 ms a survey)."""
+    found: set[str] = set()
+    for path in paths:
+        if "//" in path or path.startswith(("/", "./")) or "/./" in path or path.endswith(("/", "/.")):
+            found |= {parent.as_posix() for parent in PurePosixPath(path).parents if parent.as_posix() != "."}
+            continue
+        end = path.rfind("/")
+        while end > 0 and (folder := path[:end]) not in found:
+            found.add(folder)
+            end = path.rfind("/", 0, end)
+    return found
 
 
 def survey(directory: Path, new_paths: Collection[str] = (), ignore: Collection[str] = ()) -> Holdings:
@@ -90,8 +100,22 @@ def _is_cache(entry: os.DirEntry[str]) -> bool:
     return (entry.name in CACHE_DIRS and entry.is_dir(follow_symlinks=False)) or entry.name.endswith(".pyc")
 
 
+#: The digests this process took, by the file and what any change to it changes (inode, size, modification and
+#: status-change times in ns): a run surveys its output before it generates and again before it swaps the new
+#: package in, and hashing ms-365's 11 MB of generated files took ~25 ms each time.
+_taken: dict[tuple[str, int, int, int, int], str] = {}
+
+
 def _digest(path: Path) -> str:
     """The manifest's hash of a file, read in chunks (a snapshot may be tens of MB)."""
+    try:
+        status = path.stat()
+    except OSError:
+        return ""
+    key = (str(path), status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+    known = _taken.get(key)
+    if known is not None:
+        return known
     sha = hashlib.sha256()
     try:
         with path.open("rb") as handle:
@@ -99,7 +123,8 @@ def _digest(path: Path) -> str:
                 sha.update(chunk)
     except OSError:
         return ""
-    return sha.hexdigest()
+    _taken[key] = digest = sha.hexdigest()
+    return digest
 
 
 def listing(paths: Collection[str], limit: int = 5) -> str:

@@ -38,15 +38,48 @@ tests/agent_adapters/.
 
 from __future__ import annotations
 
-from .output import ContentPart, ToolOutput, output_from_result
-from .strict import (
-    NotStrictError,
-    Strict,
-    drop_optional_nulls,
-    strict_json_schema,
-)
-from .tool import AgentTool
-from .toolset import ToolSet, make_toolset
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .output import ContentPart, ToolOutput, output_from_result
+    from .strict import (
+        NotStrictError,
+        Strict,
+        drop_optional_nulls,
+        strict_json_schema,
+    )
+    from .tool import AgentTool
+    from .toolset import ToolSet, make_toolset
+
+#: Where each name lives (module of this package), imported on first use (PEP 562): the generator reads
+#: `search_index` alone, which must not load the agent tools, pydantic and `mcp` (~50-120 ms a run).
+_WHERE: dict[str, str] = {
+    "AgentTool": "tool",
+    "ContentPart": "output",
+    "NotStrictError": "strict",
+    "Strict": "strict",
+    "ToolOutput": "output",
+    "ToolSet": "toolset",
+    "drop_optional_nulls": "strict",
+    "make_toolset": "toolset",
+    "output_from_result": "output",
+    "strict_json_schema": "strict",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __all__ = [
     "AgentTool",

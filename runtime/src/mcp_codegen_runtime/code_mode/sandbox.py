@@ -3,8 +3,8 @@
 The code runs in a worker subprocess of a pool made for the run (`AsyncMonty`, about 10 ms to start),
 with no mounts and no OS handler: it cannot open files, reach the network, start processes or read
 the environment, and only the API's modules (each with `search_api` when given) are importable
-besides Monty's own standard modules. Before it runs, `ty` checks it against the API's stub; a
-refused program never starts. The run is limited: wall-clock time over the whole run, the sandbox's
+besides Monty's own standard modules. Before it runs, `ty` checks it against the API's stub (the
+part of it the code names: `CodeApi.named_in`); a refused program never starts. The run is limited: wall-clock time over the whole run, the sandbox's
 heap, its tool calls and suspensions, and what it prints (the `DEFAULT_*` values); at a limit the worker is
 stopped and the pool discarded, so the client that made the calls is untouched.
 
@@ -214,7 +214,7 @@ def _monty() -> Any:
 
 
 def _external_module(
-    monty: Any, module: SandboxModule, run: HostRun
+    monty: Any, module: SandboxModule, run: HostRun, code: str
 ) -> tuple[str, Any]:
     from .api import SEARCH_API_STUB
 
@@ -232,7 +232,10 @@ def _external_module(
 
         attributes["search_api"] = search_api
         extra = SEARCH_API_STUB
-    stubs = module.api.stubs(module.specs, extra=extra)
+    # Checked against the functions and classes the code names (each host function stays callable):
+    # what it calls by name is checked as against the whole stub, at a fraction of the cost.
+    functions, classes = module.api.named_in(code, module.specs)
+    stubs = module.api.stubs(functions, extra=extra, classes=classes)
     return name, monty.ExternalModule(attributes, stubs=stubs)
 
 
@@ -250,7 +253,7 @@ async def run_in_sandbox(
     (or is cancelled) only once no call it started is still in flight."""
     monty = _monty()
     run = HostRun(max_calls=max_calls, max_output=max_output)
-    external = dict(_external_module(monty, module, run) for module in modules)
+    external = dict(_external_module(monty, module, run, code) for module in modules)
     limits = {
         "max_feed_duration_secs": timeout,
         "max_total_sleep_secs": timeout,
