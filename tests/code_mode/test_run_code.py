@@ -257,7 +257,7 @@ def test_each_client_error_reaches_the_code_as_a_builtin_naming_it() -> None:
         assert str(seen).startswith(f"{type(error).__name__}: ")
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="12 fresh interpreters, each running code ten times: an abort at exit is rare")
 def test_a_process_that_ran_code_exits_cleanly(code_packages_dir: Path, code_demo: ModuleType) -> None:
     """pydantic-monty 1.4 aborted about one exit in five after ten runs (SIGABRT at interpreter shutdown)."""
     script = (
