@@ -21,5 +21,6 @@ python -m ruff check src runtime/src
 NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --quiet --site-dir "${TMPDIR:-/tmp}/mcp-codegen-site"
 
 status=0
-python -m pytest -n 2 -q "$@" || status=$?
+# One worker per core this process may use (two on the CI machine).
+python -m pytest -n "$(nproc)" -q "$@" || status=$?
 exit "$status"

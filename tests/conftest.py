@@ -39,6 +39,7 @@ if _TESTS_DIR not in sys.path:
     sys.path.insert(0, _TESTS_DIR)
 
 from servers import install as _install  # noqa: E402 (after the sys.path line above)
+import budget  # noqa: E402
 from servers.helpers import serve_http  # noqa: E402
 
 from mcp_codegen.demo.server import build_server  # noqa: E402
@@ -83,3 +84,19 @@ def everything_command() -> list[str]:
             "Install Node.js >= 20 with npm and run `python tests/servers/install.py`.",
             pytrace=False,
         )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    budget.check_slow_reasons(items)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    budget.note_duration(report)  # on the controller too: xdist's workers send their reports there
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    lines = budget.over_budget_lines()
+    if lines:
+        terminalreporter.section(f"over the {budget.BUDGET_SECONDS:g} s budget without a slow mark (CONTRIBUTING.md)")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -51,7 +51,7 @@ def test_corpus_packages_import_and_load_every_model(corpus_packages: tuple[Path
     subprocess.run([sys.executable, "-c", code, *packages], cwd=root, check=True)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="106 real listings' packages through mypy, pyright and ty at once: one run each, not one a package")
 def test_corpus_and_examples_pass_mypy_pyright_and_ty_on_a_plain_install(
     corpus_packages: tuple[Path, list[str]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:

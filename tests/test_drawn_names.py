@@ -40,7 +40,7 @@ from mcp_codegen.generate.pipeline import generate_files
 from mcp_codegen.output.write import write_package
 from mcp_codegen.snapshot.fetch import snapshot_server
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(reason="drawn names through mypy, pyright and ty, and a round trip per package")
 
 EXAMPLES = int(os.environ.get("MCP_CODEGEN_NAMES_EXAMPLES", "16"))
 

@@ -22,7 +22,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_SNAPSHOT = ROOT / "generated_examples" / "demo_client" / "snapshot.json"
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(reason="pre-commit hooks and the GitHub action run as a user runs them, in fresh repositories")
 
 
 def _git(repo: Path, *arguments: str) -> None:

@@ -91,7 +91,7 @@ def test_sigint_at_each_named_point(work: Path, point: str, expected: int) -> No
     _assert_truthful(work, process.returncode, seen + rest, verify=True)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="a generation interrupted at many moments, each a fresh process")
 def test_sigint_at_spread_out_moments(work: Path) -> None:
     started = time.monotonic()
     whole = _generate(work)

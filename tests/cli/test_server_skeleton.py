@@ -52,7 +52,7 @@ def register(server: FakeServer) -> None:
         return GetStructuredContentResult(temperature=21.5, conditions=f"sunny in {arguments.location}", humidity=40)
 '''
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(reason="skeletons generated, type-checked with mypy and served")
 
 
 def _run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -16,7 +16,7 @@ from types import ModuleType
 
 import pytest
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow(reason="ty and the sandbox over stubs of nested types, one run per shape")]
 
 TOOL = "create_sharepoint_list"
 #: A value no generated annotation takes (only `Any` would).

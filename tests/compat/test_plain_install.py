@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(reason="a venv with no extras, built and filled with wheels, then mypy in it")
 
 EXAMPLES = ROOT / "generated_examples"
 PACKAGES = ("demo_client", "everything_client", "pdf_client")

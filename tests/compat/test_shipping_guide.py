@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(reason="the shipping guide as written: a fresh clone, wheels built, a fresh venv")
 
 GUIDE = ROOT / "docs" / "how-to" / "shipping.md"
 DEMO_SNAPSHOT = ROOT / "generated_examples" / "demo_client" / "snapshot.json"

@@ -230,7 +230,7 @@ def _scenario_params() -> list[object]:
     return params
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="the official harness, a node process per scenario")
 @pytest.mark.parametrize(("version", "scenario"), _scenario_params())
 def test_client_scenario(version: str, scenario: str, generated_packages: dict[str, Path], tmp_path: Path) -> None:
     harness: Harness = _BY_VERSION[version]

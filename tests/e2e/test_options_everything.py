@@ -158,7 +158,7 @@ async def use(client: AsyncClient, blocking: Client) -> None:
 """
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="mypy over server-everything's package and user code")
 def test_user_code_with_options_type_checks(generated: Path) -> None:
     root = generated.parent
     (root / "usage.py").write_text(USAGE.format(package=generated.name))

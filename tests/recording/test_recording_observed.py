@@ -224,7 +224,7 @@ with Client.replay("session.ndjson") as kg:
 """
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="mypy and pyright over a package typed from a recording, twice")
 def test_mypy_and_pyright_accept_observed_fields_and_refuse_misspelt_ones(
     knowledge_graph_dir: Path, tmp_path: Path
 ) -> None:

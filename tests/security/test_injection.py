@@ -22,11 +22,11 @@ The examples are reproducible: no database, a fixed seed per shard (`@seed(shard
 
 Settings (environment variables):
 
-* `MCP_CODEGEN_FUZZ_EXAMPLES` - total examples over all shards (default 2000: about 4 minutes per
-  shard, two shards, one per core with `pytest -n 2`);
-* `MCP_CODEGEN_FUZZ_SHARDS` - number of shards (default 2), each a separate test with its own seed;
+* `MCP_CODEGEN_FUZZ_EXAMPLES` - total examples over all shards (default 2000);
+* `MCP_CODEGEN_FUZZ_SHARDS` - number of shards (default 8: about 30 s each, so that the workers of
+  `pytest -n` share them evenly), each a separate test with its own seed;
 * `MCP_CODEGEN_FUZZ_IMPORT_EVERY` - check every N-th example in a subprocess (default 8);
-* `MCP_CODEGEN_FUZZ_MYPY_PACKAGES` - packages per shard given to `mypy --strict` (default 10).
+* `MCP_CODEGEN_FUZZ_MYPY_PACKAGES` - packages per shard given to `mypy --strict` (default 3).
 
 100,000 examples locally (about 45 CPU-minutes per 10,000; use every core)::
 
@@ -70,9 +70,9 @@ from . import adversarial
 from .adversarial import MARKER, injected_calls, listings, non_ascii_identifiers
 
 EXAMPLES = int(os.environ.get("MCP_CODEGEN_FUZZ_EXAMPLES", "2000"))
-SHARDS = max(1, int(os.environ.get("MCP_CODEGEN_FUZZ_SHARDS", "2")))
+SHARDS = max(1, int(os.environ.get("MCP_CODEGEN_FUZZ_SHARDS", "8")))
 IMPORT_EVERY = max(1, int(os.environ.get("MCP_CODEGEN_FUZZ_IMPORT_EVERY", "8")))
-MYPY_PACKAGES = int(os.environ.get("MCP_CODEGEN_FUZZ_MYPY_PACKAGES", "10"))
+MYPY_PACKAGES = int(os.environ.get("MCP_CODEGEN_FUZZ_MYPY_PACKAGES", "3"))
 IMPORT_BATCH = 25
 CHECKER = Path(__file__).with_name("check_packages.py")
 
@@ -256,7 +256,7 @@ def _fuzz(shard: int, root: Path) -> tuple[int, list[dict[str, str]]]:
     return next(counter), written
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="250 hostile listings generated, a batch imported in subprocesses, three through mypy")
 @pytest.mark.parametrize("shard", range(SHARDS))
 def test_hostile_listings_generate_data_only(shard: int, tmp_path: Path) -> None:
     MARKER.unlink(missing_ok=True)
