@@ -89,6 +89,13 @@ def pyright_strict(cwd: Path, *packages: str) -> subprocess.CompletedProcess[str
         (cwd / "pyrightconfig.json").unlink()
 
 
+def ty_check(cwd: Path, *paths: str) -> subprocess.CompletedProcess[str]:
+    """ty (this environment's, pinned in the test extras) over `paths`, imports resolved in this environment."""
+    ty = shutil.which("ty", path=str(Path(sys.executable).parent)) or "ty"
+    options = ["--project", str(cwd), "--python", str(Path(sys.executable).parent.parent), "--python-version", "3.11"]
+    return run_checker([ty, "check", *options, "--output-format", "concise", "--error-on-warning", *paths], cwd)
+
+
 @contextlib.contextmanager
 def imported_package(directory: Path) -> Iterator[ModuleType]:
     """Import the generated package at `directory` (its parent put on sys.path); forget it again after."""

@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 from click.testing import CliRunner
-from helpers import mypy_strict, pyright_strict
+from helpers import mypy_strict, pyright_strict, ty_check
 from recording_files import KNOWLEDGE_GRAPH, generate
 from servers.install import knowledge_graph_command
 
@@ -224,14 +224,14 @@ with Client.replay("session.ndjson") as kg:
 """
 
 
-@pytest.mark.slow(reason="mypy and pyright over a package typed from a recording, twice")
-def test_mypy_and_pyright_accept_observed_fields_and_refuse_misspelt_ones(
+@pytest.mark.slow(reason="mypy, pyright and ty over a package typed from a recording, twice each")
+def test_mypy_pyright_and_ty_accept_observed_fields_and_refuse_misspelt_ones(
     knowledge_graph_dir: Path, tmp_path: Path
 ) -> None:
     shutil.copytree(knowledge_graph_dir, tmp_path / "knowledge_graph_client")
     (tmp_path / "use.py").write_text(textwrap.dedent(USE), encoding="utf-8")
     (tmp_path / "misspelt.py").write_text(textwrap.dedent(MISSPELT), encoding="utf-8")
-    for check in (mypy_strict, pyright_strict):
+    for check in (mypy_strict, pyright_strict, ty_check):
         right = check(tmp_path, "use.py", "knowledge_graph_client")
         assert right.returncode == 0, right.stdout + right.stderr
         wrong = check(tmp_path, "misspelt.py")
