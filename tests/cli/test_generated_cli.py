@@ -288,6 +288,42 @@ def test_skill_lists_the_tools_and_check_covers_it(demo: Path) -> None:
     (demo / "SKILL.md").write_text(skill, encoding="utf-8")
 
 
+def test_every_group_the_command_line_answers_is_a_name_no_tool_command_takes(tmp_path: Path) -> None:
+    """The runtime's dispatch (`command_line/run.py`) answers `GROUP_COMMANDS` before any tool: the generator
+    reads the same set, so a tool named after any group, in any case, gets a command of its own."""
+    import ast
+    import inspect
+
+    from mcp_codegen_runtime.command_line import run
+    from mcp_codegen_runtime.command_line.table import GROUP_COMMANDS
+
+    dispatched = {
+        node.comparators[0].value
+        for node in ast.walk(ast.parse(inspect.getsource(run._main)))
+        if isinstance(node, ast.Compare)
+        and isinstance(node.left, ast.Name)
+        and node.left.id == "name"
+        and isinstance(node.comparators[0], ast.Constant)
+    }
+    assert dispatched == GROUP_COMMANDS
+    names = sorted(GROUP_COMMANDS) + [name.upper() for name in sorted(GROUP_COMMANDS)]
+    snapshot = Snapshot.from_json(
+        {
+            "formatVersion": 1,
+            "serverInfo": {"name": "groups", "version": "1"},
+            "capabilities": {"tools": {}},
+            "tools": [{"name": name, "inputSchema": {"type": "object"}} for name in names],
+        }
+    )
+    package = generate_offline(tmp_path, snapshot, "groups_cli")
+    commands = {row[1]: row[0] for row in table(package)}
+    assert {commands[name] for name in names}.isdisjoint(GROUP_COMMANDS | {n.upper() for n in GROUP_COMMANDS})
+    assert len(set(commands.values())) == len(names)
+    for name in names:
+        called = run_cli(package, commands[name], "--help")
+        assert called.returncode == 0 and name in called.stdout, called.stdout + called.stderr
+
+
 def test_the_generated_command_line_is_strictly_typed(demo: Path) -> None:
     checked = mypy_strict(demo.parent, demo.name)
     assert checked.returncode == 0, checked.stdout

@@ -13,11 +13,9 @@ from typing import Any
 
 from mcp_codegen.generate import ir
 from mcp_codegen.generate.pysource import string_literal
-from mcp_codegen_runtime.command_line.table import Choice, Command, Option
+from mcp_codegen_runtime.command_line.table import GROUP_COMMANDS, Choice, Command, Option
 from mcp_codegen_runtime.text import one_line
 
-#: Command names of the groups beside the tools; a tool whose name would be one of these gets `-tool` appended.
-GROUP_COMMANDS = frozenset({"resources", "prompts", "tasks"})
 #: Options every tool command has: a parameter whose option would be one of these gets `-arg` appended.
 RESERVED_OPTIONS = frozenset({"--help", "--json", "--raw"})
 #: Options a tool that may run as an MCP task has as well (`taskSupport` optional or required).
@@ -50,6 +48,8 @@ def cli_commands(tools: Sequence[ir.Tool], schemas: Mapping[str, Any]) -> tuple[
 
 
 def _command_name(tool: ir.Tool, taken: set[str]) -> str:
+    """The tool's command: its wire name when plain, else its Python name with dashes; `-tool` appended while the
+    name is taken (by a group, `GROUP_COMMANDS`, or an earlier tool)."""
     name = tool.wire_name if _PLAIN_COMMAND.fullmatch(tool.wire_name) else tool.python_name.replace("_", "-")
     if name.startswith("-"):
         name = tool.python_name

@@ -51,6 +51,11 @@ EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 
 
+#: The command line's groups beside its tools (`run.py` answers these names first, when the server has what the
+#: group lists): a tool's command is never given one of these names.
+GROUP_COMMANDS = frozenset({"resources", "prompts", "skills", "tasks"})
+
+
 #: What each exit code of a generated command line means.
 EXIT_CODES: dict[int, str] = {
     EXIT_OK: "success: the result on stdout",
