@@ -308,6 +308,33 @@ async def test_closing_leaves_no_server_running(umbrella: Any) -> None:
         await kit.close()  # idempotent
 
 
+async def test_a_toolkit_records_each_server_and_replays_them_with_no_server(umbrella: Any, tmp_path: Path) -> None:
+    from mcp_codegen_runtime import ReplayMismatchError
+
+    recordings = tmp_path / "sessions"
+    async with umbrella.Toolkit(record=recordings, headers={"demo-http": {"X-Api-Key": "sk-live-4f9a8b7c6d5e4f3a2b1c"}}) as kit:
+        live = (await kit["demo"].add(a=2, b=3), await kit["demo-http"].add(a=1, b=1))
+        echoed = str(await kit["everything"].echo(message="hi"))
+    assert sorted(path.name for path in recordings.iterdir()) == ["demo-http.ndjson", "demo.ndjson", "everything.ndjson"]
+    every_line = "".join(path.read_text(encoding="utf-8") for path in recordings.iterdir())
+    assert "sk-live-4f9a8b7c6d5e4f3a2b1c" not in every_line and '"tools/call"' in every_line
+
+    async with umbrella.Toolkit.replay(recordings) as replayed:
+        assert {status.state for status in replayed.status().values()} == {"connected"}
+        assert (await replayed["demo"].add(a=2, b=3), await replayed["demo-http"].add(a=1, b=1)) == live
+        assert str(await replayed["everything"].echo(message="hi")) == echoed
+    async with umbrella.Toolkit.replay(recordings) as replayed:
+        with pytest.raises(ReplayMismatchError):
+            await replayed["demo"].add(a=2, b=4)
+        await replayed["demo"].add(a=2, b=3)
+        await replayed["demo-http"].add(a=1, b=1)
+        await replayed["everything"].echo(message="hi")
+
+    (recordings / "everything.ndjson").unlink()
+    with pytest.raises(FileNotFoundError, match=r"no recording of 'everything' in .*Toolkit\(record=FOLDER\)"):
+        umbrella.Toolkit.replay(recordings)
+
+
 def test_unknown_server_names_are_rejected(umbrella: Any) -> None:
     with pytest.raises(KeyError, match="no server named 'nope'"):
         umbrella.Toolkit(disabled=["nope"])

@@ -31,17 +31,27 @@ task that entered it).
 
 from __future__ import annotations
 
+import functools
 import inspect
+import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ..calls.errors import ConnectError, McpClientError
 from ..text import one_line
+from .toolkit_servers import (
+    Connector,
+    ServerSlot,
+    ServerState,
+    ServerStatus,
+    ServerUnavailableError,
+)
 
 if TYPE_CHECKING:
+    from typing import Self
+
     import anyio.abc
 
     from ..agents.protocols import ToolCaller
@@ -59,62 +69,6 @@ if TYPE_CHECKING:
     from .base import AsyncClientBase
 
 __all__ = ["ServerState", "ServerStatus", "ServerUnavailableError", "ToolkitBase"]
-
-ServerState = Literal[
-    "not connected yet", "connecting", "connected", "failed", "disabled", "closed"
-]
-#: Opens one server's connection: `async with connector() as client`.
-Connector = Callable[[], AbstractAsyncContextManager[Any]]
-
-
-class ServerUnavailableError(McpClientError):
-    """The server asked for is not connected (failed, disabled, or the toolkit is closed)."""
-
-
-@dataclass(frozen=True)
-class ServerStatus:
-    """One server's state in a toolkit."""
-
-    name: str
-    state: ServerState
-    #: Why the server is not connected (the one-line error), or None.
-    error: str | None = None
-    #: How many tools its client offers (0 when not connected).
-    tools: int = 0
-    #: Seconds the last connection attempt (or health probe) took.
-    latency: float | None = None
-
-    def __str__(self) -> str:
-        detail = f": {self.error}" if self.error else ""
-        return f"{self.name}: {self.state}{detail}"
-
-
-class _Slot:
-    """One server: its connector and, while connected, the task holding the connection open."""
-
-    def __init__(self, name: str, connector: Connector, *, enabled: bool) -> None:
-        self.name = name
-        self.connector = connector
-        self.enabled = enabled
-        self.client: AsyncClientBase | None = None
-        self.error: str | None = None
-        self.latency: float | None = None
-        self.state: ServerState = "closed" if enabled else "disabled"
-        self.stop: Any = None  # anyio.Event, set to close the connection
-        self.done: Any = None  # anyio.Event, set once the connection is closed
-        self.first_use: Any = (
-            None  # anyio.Lock: one connect for concurrent first uses (lazy)
-        )
-
-    def status(self) -> ServerStatus:
-        state = self.state
-        client = self.client
-        if state == "connected" and client is not None and client.closed:
-            state, self.error = "failed", "the connection to the MCP server was lost"
-        tools = (
-            len(client.tool_specs) if client is not None and state == "connected" else 0
-        )
-        return ServerStatus(self.name, state, self.error, tools, self.latency)
 
 
 class ToolkitBase:
@@ -138,6 +92,8 @@ class ToolkitBase:
         on_log: LogHandler | None = None,
         lazy: bool = False,
         retries: int | Retries = 5,
+        record: str | os.PathLike[str] | None = None,
+        redact: bool = True,
     ) -> None:
         """`connectors` replaces how some servers are reached (default: each client's `connect()`, the
         launch recorded at generation, with `env`/`headers` per server name added); `disabled` servers
@@ -151,6 +107,9 @@ class ToolkitBase:
         `lazy=True`: a server connects on its first use, not when the toolkit opens.
         `retries`: how each server's requests that failed in transit are sent again (see
         `AsyncClient.stdio`; 0 turns it off).
+        `record`: a folder; each server reached through its recorded launch writes its session to
+        `<folder>/<server name>.ndjson` (its last connection's), secrets redacted unless
+        `redact=False` (see `AsyncClient.stdio`); `Toolkit.replay(folder)` answers from them.
         """
         known = set(self.CLIENTS) | set(connectors or {})
         for name in [*disabled, *(env or {}), *(headers or {})]:
@@ -160,6 +119,10 @@ class ToolkitBase:
                 )
         off = set(disabled)
         self._lazy = lazy
+        self._record = None if record is None else Path(record)
+        self._redact = redact
+        if self._record is not None:
+            self._record.mkdir(parents=True, exist_ok=True)
         self._timeout = timeout
         self._retries = retries
         self._stderr: StderrTarget = stderr
@@ -169,7 +132,7 @@ class ToolkitBase:
             "roots": roots,
             "on_log": on_log,
         }
-        self._slots: dict[str, _Slot] = {}
+        self._slots: dict[str, ServerSlot] = {}
         for name in [
             *self.CLIENTS,
             *(n for n in connectors or {} if n not in self.CLIENTS),
@@ -177,25 +140,60 @@ class ToolkitBase:
             connector = (connectors or {}).get(name)
             if connector is None:
                 connector = self._recorded_connector(
-                    self.CLIENTS[name], (env or {}).get(name), (headers or {}).get(name)
+                    name,
+                    self.CLIENTS[name],
+                    (env or {}).get(name),
+                    (headers or {}).get(name),
                 )
-            self._slots[name] = _Slot(name, connector, enabled=name not in off)
+            self._slots[name] = ServerSlot(name, connector, enabled=name not in off)
         self._group: anyio.abc.TaskGroup | None = None
 
     def _recorded_connector(
         self,
+        name: str,
         client_class: type[AsyncClientBase],
         env: Mapping[str, str] | None,
         headers: Mapping[str, str] | None,
     ) -> Connector:
+        record = None if self._record is None else self._record / f"{name}.ndjson"
         return lambda: client_class.connect(
             env=env,
             headers=headers,
             timeout=self._timeout,
             stderr=self._stderr,
             retries=self._retries,
+            record=record,
+            redact=self._redact,
             **self._handlers,
         )
+
+    @classmethod
+    def replay(
+        cls,
+        folder: str | os.PathLike[str],
+        *,
+        lenient: bool = False,
+        lazy: bool = False,
+    ) -> Self:
+        """A toolkit answering from the recordings `Toolkit(record=folder)` wrote, one a server, with no
+        server and no process (see `AsyncClient.replay`; `lenient` as there). A server without its
+        `<name>.ndjson` raises FileNotFoundError naming it."""
+        where = Path(folder)
+        missing = [
+            name for name in cls.CLIENTS if not (where / f"{name}.ndjson").is_file()
+        ]
+        if missing:
+            raise FileNotFoundError(
+                f"no recording of {', '.join(map(repr, missing))} in {where}: "
+                "record one with Toolkit(record=FOLDER)"
+            )
+        connectors: dict[str, Connector] = {
+            name: functools.partial(
+                client_class.replay, where / f"{name}.ndjson", lenient=lenient
+            )
+            for name, client_class in cls.CLIENTS.items()
+        }
+        return cls(connectors=connectors, lazy=lazy)
 
     # ---------------------------------------------------------------------------------- lifecycle
 
@@ -234,14 +232,14 @@ class ToolkitBase:
         if group is not None:
             await group.__aexit__(None, None, None)
 
-    async def _connect_all(self, slots: Sequence[_Slot]) -> None:
+    async def _connect_all(self, slots: Sequence[ServerSlot]) -> None:
         import anyio
 
         async with anyio.create_task_group() as starting:
             for slot in slots:
                 starting.start_soon(self._connect, slot)
 
-    async def _connect(self, slot: _Slot) -> None:
+    async def _connect(self, slot: ServerSlot) -> None:
         """Open `slot`'s connection in a task of the toolkit's group; returns once it is up or failed."""
         import anyio
 
@@ -304,7 +302,7 @@ class ToolkitBase:
         result = target(*args, **kwargs)
         return await result if inspect.isawaitable(result) else result
 
-    async def _disconnect(self, slot: _Slot) -> None:
+    async def _disconnect(self, slot: ServerSlot) -> None:
         stop, done = slot.stop, slot.done
         slot.stop = slot.done = None
         if stop is not None and done is not None:
@@ -378,7 +376,7 @@ class ToolkitBase:
         """Ping every connected server at once; one that does not answer within `timeout` is marked failed."""
         import anyio
 
-        async def probe(slot: _Slot) -> None:
+        async def probe(slot: ServerSlot) -> None:
             client = slot.client
             if client is None:
                 return
@@ -511,7 +509,7 @@ class ToolkitBase:
             modules.append(module)
         return await run_in_sandbox(code, modules, timeout=timeout, memory=memory)
 
-    def _slot(self, name: str) -> _Slot:
+    def _slot(self, name: str) -> ServerSlot:
         slot = self._slots.get(name)
         if slot is None:
             raise KeyError(
