@@ -33,6 +33,7 @@ from mcp_codegen.generate.schema_prep import (
     is_wrapped_primitive,
     names_extra_keys,
 )
+from mcp_codegen.generate.schema_properties import declared_properties, property_defaults, property_descriptions
 from mcp_codegen.inputs.options import Selection
 from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen.snapshot.observed import observed_output_schema
@@ -335,9 +336,9 @@ def _model_fields(node: ast.ClassDef) -> list[ir.ModelField]:
 def _tool(plan: ToolPlan, models: ModelsOutput, diagnostics: Diagnostics) -> ir.Tool:
     location = f"tools.{plan.wire_name}"
     fields: list[FieldInfo] = models.fields.get(plan.arguments_class, [])
-    descriptions = _property_descriptions(plan.raw.get("inputSchema"))
+    descriptions = property_descriptions(plan.raw.get("inputSchema"))
     # The defaults the arguments model holds (a null default on a property that refuses null is no default).
-    defaults = _property_defaults(plan.prepared.definitions.get(plan.arguments_class))
+    defaults = property_defaults(plan.prepared.definitions.get(plan.arguments_class))
     parameters = []
     for info in fields:
         expected = plan.parameter_names.get(info.wire_name)
@@ -544,65 +545,14 @@ def _report_field_renames(plan: ToolPlan, diagnostics: Diagnostics) -> None:
     location = f"tools.{plan.wire_name}"
     declared: list[tuple[str, str]] = []
     if not plan.prepared.permissive_arguments:
-        declared += _declared_properties(plan.raw.get("inputSchema"), f"{location}.inputSchema", True)
+        declared += declared_properties(plan.raw.get("inputSchema"), f"{location}.inputSchema", True)
     if plan.prepared.result_class is not None:
-        declared += _declared_properties(plan.raw.get("outputSchema"), f"{location}.outputSchema", False)
+        declared += declared_properties(plan.raw.get("outputSchema"), f"{location}.outputSchema", False)
     holders = {aliases.get(wire, wire): wire for _, wire in sorted(declared, key=lambda item: item[1])}
     for path, wire in declared:
         note = rename_note(wire, aliases.get(wire, wire), snake_case(wire, fallback="field"), holders.get)
         if note is not None:
             diagnostics.info(path, f"field {note}", code="renamed")
-
-
-#: Schema keywords followed to find declared properties (see `snapshot.model.canonical_schema`).
-_ONE_SCHEMA_KEYS = ("items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else")
-_SCHEMA_LIST_KEYS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
-_SCHEMA_MAP_KEYS = ("patternProperties", "$defs", "definitions", "dependentSchemas")
-
-
-def _declared_properties(schema: Any, location: str, skip_top: bool) -> list[tuple[str, str]]:
-    """(location, property name) of every `properties` entry in `schema`, the top level's unless `skip_top`."""
-    found: list[tuple[str, str]] = []
-    stack: list[tuple[Any, str, bool]] = [(schema, location, skip_top)]
-    while stack:
-        node, here, skip = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        properties = node.get("properties")
-        if isinstance(properties, dict):
-            for name, sub in properties.items():
-                if not skip:
-                    found.append((f"{here}.properties.{name}", name))
-                stack.append((sub, f"{here}.properties.{name}", False))
-        for key in _ONE_SCHEMA_KEYS:
-            if isinstance(node.get(key), dict):
-                stack.append((node[key], f"{here}.{key}", False))
-        for key in _SCHEMA_LIST_KEYS:
-            if isinstance(node.get(key), list):
-                stack.extend((sub, f"{here}.{key}[{i}]", False) for i, sub in enumerate(node[key]))
-        for key in _SCHEMA_MAP_KEYS:
-            if isinstance(node.get(key), dict):
-                stack.extend((sub, f"{here}.{key}.{name}", False) for name, sub in node[key].items())
-    return sorted(found)
-
-
-def _property_descriptions(schema: Any) -> dict[str, str]:
-    if not isinstance(schema, dict) or not isinstance(properties := schema.get("properties"), dict):
-        return {}
-    return {
-        name: prop["description"]
-        for name, prop in properties.items()
-        if isinstance(prop, dict) and isinstance(prop.get("description"), str)
-    }
-
-
-def _property_defaults(schema: Any) -> dict[str, str]:
-    """Wire property name -> its schema `default` as a Python literal (JSON data, so `repr` is exact)."""
-    if not isinstance(schema, dict) or not isinstance(properties := schema.get("properties"), dict):
-        return {}
-    return {
-        name: repr(prop["default"]) for name, prop in properties.items() if isinstance(prop, dict) and "default" in prop
-    }
 
 
 def _text(value: Any) -> str | None:
