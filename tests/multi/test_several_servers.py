@@ -330,6 +330,15 @@ async def test_a_toolkit_records_each_server_and_replays_them_with_no_server(umb
         await replayed["demo-http"].add(a=1, b=1)
         await replayed["everything"].echo(message="hi")
 
+    # A config's server names are free text: each becomes a file name inside the folder, never a path.
+    from mcp_codegen_runtime.client.toolkit_servers import recording_name
+
+    assert recording_name("demo-http") == "demo-http.ndjson"
+    assert recording_name("../../etc/x y") == "______etc_x_y.ndjson"
+    demo = umbrella.Toolkit.CLIENTS["demo"]
+    clashing = type("Clashing", (umbrella.Toolkit,), {"CLIENTS": {"a b": demo, "a_b": demo}})
+    with pytest.raises(ValueError, match=r"^servers would share a recording \(a_b.ndjson\)"):
+        clashing(record=tmp_path / "clash")
     (recordings / "everything.ndjson").unlink()
     with pytest.raises(FileNotFoundError, match=r"no recording of 'everything' in .*Toolkit\(record=FOLDER\)"):
         umbrella.Toolkit.replay(recordings)

@@ -47,6 +47,7 @@ from .toolkit_servers import (
     ServerState,
     ServerStatus,
     ServerUnavailableError,
+    recording_name,
 )
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ class ToolkitBase:
         `retries`: how each server's requests that failed in transit are sent again (see
         `AsyncClient.stdio`; 0 turns it off).
         `record`: a folder; each server reached through its recorded launch writes its session to
-        `<folder>/<server name>.ndjson` (its last connection's), secrets redacted unless
+        `<folder>/<server name>.ndjson` (`recording_name`; its last connection's), secrets redacted unless
         `redact=False` (see `AsyncClient.stdio`); `Toolkit.replay(folder)` answers from them.
         """
         known = set(self.CLIENTS) | set(connectors or {})
@@ -122,6 +123,13 @@ class ToolkitBase:
         self._record = None if record is None else Path(record)
         self._redact = redact
         if self._record is not None:
+            files = [recording_name(name) for name in self.CLIENTS]
+            shared = sorted({file for file in files if files.count(file) > 1})
+            if shared:
+                raise ValueError(
+                    f"servers would share a recording ({', '.join(shared)}): "
+                    "record them with connectors= of their own"
+                )
             self._record.mkdir(parents=True, exist_ok=True)
         self._timeout = timeout
         self._retries = retries
@@ -155,7 +163,7 @@ class ToolkitBase:
         env: Mapping[str, str] | None,
         headers: Mapping[str, str] | None,
     ) -> Connector:
-        record = None if self._record is None else self._record / f"{name}.ndjson"
+        record = None if self._record is None else self._record / recording_name(name)
         return lambda: client_class.connect(
             env=env,
             headers=headers,
@@ -189,7 +197,7 @@ class ToolkitBase:
             )
         connectors: dict[str, Connector] = {
             name: functools.partial(
-                client_class.replay, where / f"{name}.ndjson", lenient=lenient
+                client_class.replay, where / recording_name(name), lenient=lenient
             )
             for name, client_class in cls.CLIENTS.items()
         }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ if TYPE_CHECKING:
     from .base import AsyncClientBase
 
 __all__ = ["ServerState", "ServerStatus", "ServerUnavailableError"]
+
+_UNSAFE_IN_FILE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 #: Opens one server's connection: `async with connector() as client`.
 Connector = Callable[[], AbstractAsyncContextManager[Any]]
@@ -70,3 +73,10 @@ class ServerSlot:
             len(client.tool_specs) if client is not None and state == "connected" else 0
         )
         return ServerStatus(self.name, state, self.error, tools, self.latency)
+
+
+def recording_name(server: str) -> str:
+    """The file a toolkit records `server` to, in its folder: the name with every character other than
+    ASCII letters, digits, `-` and `_` as `_` (a config's names are free text: never a path).
+    """
+    return _UNSAFE_IN_FILE_NAME.sub("_", server) + ".ndjson"
