@@ -10,7 +10,6 @@ compared; one whose answers hold no JSON is breaking.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from mcp_codegen.drift.findings import Findings
 from mcp_codegen.drift.model import DriftReport
@@ -23,28 +22,10 @@ from mcp_codegen.snapshot.observed import infer_schema
 __all__ = ["diff_results"]
 
 
-class _ObservedFindings(Findings):
-    """Findings of an observed type: the output rules, widenings read as dangerous."""
-
-    def emit(
-        self,
-        rule_id: str,
-        location: str,
-        old: Any = None,
-        new: Any = None,
-        *,
-        hint: str | None = None,
-        name: str = "",
-        detail: str = "",
-    ) -> None:
-        rule = OBSERVED_OVERRIDES.get(rule_id, rule_id)
-        super().emit(rule, location, old, new, hint=hint, name=name, detail=detail)
-
-
 def diff_results(snapshot: Snapshot, answers: Mapping[str, Sequence[object]]) -> DriftReport:
     """Every classified difference between the snapshot's observed result types and `answers` (by tool: the JSON
     of each recorded answer, None for one without JSON; `snapshot.observed.recorded_answers`)."""
-    out = _ObservedFindings()
+    out = Findings(OBSERVED_OVERRIDES)
     for name in sorted(snapshot.observed_results):
         samples = answers.get(name)
         if not samples:
