@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
@@ -334,7 +335,8 @@ async def test_a_toolkit_records_each_server_and_replays_them_with_no_server(umb
     from mcp_codegen_runtime.client.toolkit_servers import recording_name
 
     assert recording_name("demo-http") == "demo-http.ndjson"
-    assert recording_name("../../etc/x y") == "______etc_x_y.ndjson"
+    assert recording_name("../../etc/x y") == "_etc_x_y.ndjson"
+    assert recording_name("..") == f"tool_{sha256(b'..').hexdigest()[:8]}.ndjson"
     demo = umbrella.Toolkit.CLIENTS["demo"]
     clashing = type("Clashing", (umbrella.Toolkit,), {"CLIENTS": {"a b": demo, "a_b": demo}})
     with pytest.raises(ValueError, match=r"^servers would share a recording \(a_b.ndjson\)"):

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..agents.names import sanitize_name
 from ..calls.errors import McpClientError
 
 if TYPE_CHECKING:
     from .base import AsyncClientBase
 
 __all__ = ["ServerState", "ServerStatus", "ServerUnavailableError"]
-
-_UNSAFE_IN_FILE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 #: Opens one server's connection: `async with connector() as client`.
 Connector = Callable[[], AbstractAsyncContextManager[Any]]
@@ -76,7 +74,8 @@ class ServerSlot:
 
 
 def recording_name(server: str) -> str:
-    """The file a toolkit records `server` to, in its folder: the name with every character other than
-    ASCII letters, digits, `-` and `_` as `_` (a config's names are free text: never a path).
+    """The file a toolkit records `server` to, in its folder: the name as an agent tool's name is made safe
+    (`agents.names.sanitize_name`: runs of anything but ASCII letters, digits, `-` and `_` as one `_`), so a
+    config's free-text names are never a path.
     """
-    return _UNSAFE_IN_FILE_NAME.sub("_", server) + ".ndjson"
+    return sanitize_name(server) + ".ndjson"
