@@ -89,11 +89,19 @@ def pyright_strict(cwd: Path, *packages: str) -> subprocess.CompletedProcess[str
         (cwd / "pyrightconfig.json").unlink()
 
 
+def _ty() -> str:
+    return shutil.which("ty", path=str(Path(sys.executable).parent)) or "ty"
+
+
+def _ty_options(cwd: Path, interpreter: str) -> list[str]:
+    """`ty check`'s arguments before the paths: the project, `interpreter`'s environment, strict output."""
+    return ["check", "--project", str(cwd), "--python", str(Path(interpreter).parent.parent),
+            "--python-version", "3.11", "--output-format", "concise", "--error-on-warning"]  # fmt: skip
+
+
 def ty_check(cwd: Path, *paths: str) -> subprocess.CompletedProcess[str]:
     """ty (this environment's, pinned in the test extras) over `paths`, imports resolved in this environment."""
-    ty = shutil.which("ty", path=str(Path(sys.executable).parent)) or "ty"
-    options = ["--project", str(cwd), "--python", str(Path(sys.executable).parent.parent), "--python-version", "3.11"]
-    return run_checker([ty, "check", *options, "--output-format", "concise", "--error-on-warning", *paths], cwd)
+    return run_checker([_ty(), *_ty_options(cwd, sys.executable), *paths], cwd)
 
 
 @contextlib.contextmanager
@@ -182,9 +190,7 @@ def type_check(cwd: Path, packages: Sequence[str], python: Path | None = None) -
     extras): only the packages they read come from `python`'s. With a `plain_python` environment, each package's
     `code_api.pyi` is also checked by the ty release code mode runs."""
     interpreter = str(python or sys.executable)
-    ty = shutil.which("ty", path=str(Path(sys.executable).parent)) or "ty"
-    ty_options = ["check", "--project", str(cwd), "--python", str(Path(interpreter).parent.parent),
-                  "--python-version", "3.11", "--output-format", "concise", "--error-on-warning"]  # fmt: skip
+    ty, ty_options = _ty(), _ty_options(cwd, interpreter)
     commands = {
         "mypy": [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null",
                  "--python-executable", interpreter, *packages],
