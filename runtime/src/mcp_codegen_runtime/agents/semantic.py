@@ -41,10 +41,8 @@ _CACHED_TEXTS = 20_000
 @lru_cache(maxsize=1)
 def load_model() -> Any:
     """The shipped static model (read once per process); ImportError naming the extra when it is missing."""
-    try:  # imported by name: a plain install (no extra) type-checks without numpy's stubs
-        import_module(
-            "numpy"
-        )  # the model's own dependency, named in the error when missing
+    try:  # imported by name: a plain install (no extra) type-checks without them
+        _numpy()  # the model's own dependency, named in the error when missing
         load = import_module("mcp_codegen_search_model").load
     except ImportError as error:
         raise ImportError(

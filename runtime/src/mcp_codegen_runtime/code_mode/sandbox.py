@@ -187,7 +187,7 @@ def _host_function(
     return tool
 
 
-_collect_at_exit: list[bool] = []
+_settle_registered: list[bool] = []
 #: How long a process that ran code lets pydantic-monty's threads run before it finalizes.
 _SETTLE_SECONDS = 0.1
 
@@ -204,11 +204,11 @@ def _monty() -> Any:
             "code mode needs pydantic-monty, which is not installed: "
             "pip install 'mcp-codegen-runtime[code]' (or pip install 'pydantic-monty>=1.4,<1.5')"
         ) from error
-    if not _collect_at_exit:
+    if not _settle_registered:
         import atexit
 
         atexit.register(_settle_before_exit)
-        _collect_at_exit.append(True)
+        _settle_registered.append(True)
     return pydantic_monty
 
 
