@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
+import hashlib
 import importlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -75,10 +78,23 @@ def run_checker(arguments: list[str], cwd: Path) -> subprocess.CompletedProcess[
     return subprocess.run(arguments, cwd=cwd, capture_output=True, text=True, check=False)
 
 
+_mypy_caches: list[Path] = []
+
+
+def mypy_cache(interpreter: str | Path = sys.executable) -> str:
+    """`--cache-dir=...` for mypy resolving imports in `interpreter`'s environment: one cache per test process
+    (an xdist worker runs its tests one at a time) and environment, removed at exit. The environment's packages
+    (pydantic, mcp, the runtime) are then analysed once per worker, not once per check (6.5 s against 0.7 s for
+    a generated package); mypy rechecks what changed, the generated packages always."""
+    if not _mypy_caches:
+        _mypy_caches.append(Path(tempfile.mkdtemp(prefix="mcp-codegen-test-mypy-")))
+        atexit.register(shutil.rmtree, _mypy_caches[0], True)
+    digest = hashlib.sha256(str(interpreter).encode()).hexdigest()[:12]
+    return f"--cache-dir={_mypy_caches[0] / digest}"
+
+
 def mypy_strict(cwd: Path, *packages: str) -> subprocess.CompletedProcess[str]:
-    return run_checker(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null", *packages], cwd
-    )
+    return run_checker([sys.executable, "-m", "mypy", "--strict", mypy_cache(), *packages], cwd)
 
 
 def pyright_strict(cwd: Path, *packages: str) -> subprocess.CompletedProcess[str]:
@@ -192,8 +208,8 @@ def type_check(cwd: Path, packages: Sequence[str], python: Path | None = None) -
     interpreter = str(python or sys.executable)
     ty, ty_options = _ty(), _ty_options(cwd, interpreter)
     commands = {
-        "mypy": [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null",
-                 "--python-executable", interpreter, *packages],
+        "mypy": [sys.executable, "-m", "mypy", "--strict", mypy_cache(interpreter), "--python-executable", interpreter,
+                 *packages],
         "pyright": [sys.executable, "-m", "pyright", "--pythonpath", interpreter, *packages],
         "ty": [ty, *ty_options, *packages],
     }  # fmt: skip

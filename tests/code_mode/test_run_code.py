@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from helpers import mypy_cache
 from mcp.server.mcpserver import MCPServer
 
 from mcp_codegen_runtime.calls.tracing import ToolCall
@@ -55,7 +56,7 @@ def test_code_api_passes_mypy_strict(which: str, request: pytest.FixtureRequest,
     stub = tmp_path / f"{pkg.__name__}_api.pyi"
     stub.write_text((Path(pkg.__file__).parent / "code_api.pyi").read_text(encoding="utf-8"), encoding="utf-8")
     checked = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(stub)],
+        [sys.executable, "-m", "mypy", "--strict", mypy_cache(), str(stub)],
         capture_output=True,
         text=True,
         cwd=tmp_path,

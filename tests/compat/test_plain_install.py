@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, mypy_cache
 
 pytestmark = pytest.mark.slow(reason="a venv with no extras, built and filled with wheels, then mypy in it")
 
@@ -55,8 +55,7 @@ def plain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plain]:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_generated_packages_type_check_without_extras(plain: Plain, package: str, tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
-    checked = _run(plain.python, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null", package,
-                   cwd=tmp_path)  # fmt: skip
+    checked = _run(plain.python, "-m", "mypy", "--strict", mypy_cache(plain.python), package, cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     config = {"typeCheckingMode": "strict", "pythonVersion": "3.11"}
     (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
@@ -97,7 +96,7 @@ def test_a_project_wheel_installs_with_the_runtime_wheel_and_calls_the_demo_serv
         "    main(sys.argv[1])\n",
         encoding="utf-8",
     )
-    checked = _run(plain.python, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null", user)
+    checked = _run(plain.python, "-m", "mypy", "--strict", mypy_cache(plain.python), user)
     assert checked.returncode == 0, checked.stdout
     # The client runs in the plain environment; the demo server it starts is this environment's Python.
     called = _run(plain.python, user, sys.executable, cwd=plain.root)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import mypy_cache
 
 HERE = Path(__file__).resolve().parent
 RUNTIME = HERE.parents[1] / "runtime" / "src" / "mcp_codegen_runtime"
@@ -30,7 +31,7 @@ def test_mypy_strict(tmp_path: Path) -> None:
             "-m",
             "mypy",
             "--strict",
-            "--no-incremental",
+            mypy_cache(),
             "--python-version",
             "3.11",
             "-p",
