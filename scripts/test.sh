@@ -42,7 +42,6 @@ cat "$site_log"
 rm -f "$site_log"
 
 status=0
-# One worker per core this process may use (two on the CI machine); a worker that runs out of tests takes pending
-# ones from the other (worksteal), so the run does not end on one worker finishing a long test alone.
-python -m pytest -n "$(nproc)" --dist worksteal -q "$@" || status=$?
+# One worker per core this process may use (two on the CI machine).
+python -m pytest -n "$(nproc)" -q "$@" || status=$?
 exit "$status"
