@@ -10,36 +10,42 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/venv.sh
 
+# `beside NAME COMMAND...` starts COMMAND in the background, its output kept in a file; `joined NAME FIX` waits for
+# it and prints that output, or stops the script when it failed, saying FIX.
+declare -A beside_pid beside_log
+beside() {
+    local name="$1"
+    shift
+    beside_log[$name]="$(mktemp)"
+    "$@" > "${beside_log[$name]}" 2>&1 &
+    beside_pid[$name]=$!
+}
+joined() {
+    local log="${beside_log[$1]}"
+    if ! wait "${beside_pid[$1]}"; then
+        cat "$log" >&2
+        rm -f "$log"
+        echo "error: $2" >&2
+        exit 1
+    fi
+    cat "$log"
+    rm -f "$log"
+}
+
+# The npm test servers (and the skills server's own venv) install while pip runs: they need only the standard
+# library, and both installs wait on the network and disk more than on the CPU (about 50 s saved on a fresh clone).
+beside servers python tests/servers/install.py
 # The runtime (runtime/), the search model of its `semantic` extra (search-model/, a distribution of its own) and
 # the generator with its extras, all editable, in one step: the generator requires the runtime of its own version
 # (hatch_build.py), which pip takes from ./runtime.
-# The npm test servers (and the skills server's own venv) install meanwhile: they need only the standard library,
-# and the two installs wait on the network and disk more than on the CPU (about 50 s saved on a fresh clone).
-servers_log="$(mktemp)"
-python tests/servers/install.py > "$servers_log" 2>&1 &
-servers=$!
 python -m pip install --quiet --disable-pip-version-check -e ./runtime -e ./search-model -e '.[test,docs]'
-if ! wait "$servers"; then
-    cat "$servers_log" >&2
-    echo "error: installing the test servers failed (above); run: python tests/servers/install.py" >&2
-    exit 1
-fi
-cat "$servers_log"
-rm -f "$servers_log"
+joined servers "installing the test servers failed (above); run: python tests/servers/install.py"
 
 # The docs build (one core) runs beside mypy (the other).
-site_log="$(mktemp)"
-NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --quiet --site-dir "${TMPDIR:-/tmp}/mcp-codegen-site" > "$site_log" 2>&1 &
-site=$!
+beside docs env NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --quiet --site-dir "${TMPDIR:-/tmp}/mcp-codegen-site"
 python -m mypy --strict src runtime/src
 python -m ruff check src runtime/src
-if ! wait "$site"; then
-    cat "$site_log" >&2
-    echo "error: the docs build failed (above)" >&2
-    exit 1
-fi
-cat "$site_log"
-rm -f "$site_log"
+joined docs "the docs build failed (above)"
 
 status=0
 # One worker per core this process may use (two on the CI machine).
