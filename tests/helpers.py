@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,15 @@ from mcp_codegen.snapshot.model import Snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
+
+
+def sigint_by_default() -> None:
+    """`preexec_fn` of a child a test interrupts: SIGINT does what it does from a terminal.
+
+    A shell starts background jobs with SIGINT ignored, and children inherit that: a suite run in the background
+    would otherwise send its Ctrl-C to a child that never sees it.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def corpus_snapshot(name: str) -> Snapshot:

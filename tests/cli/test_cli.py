@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import sigint_by_default
 from servers.helpers import RequireHeaders, serve_app, serve_sse
 
 from mcp_codegen.demo.server import build_server
@@ -407,6 +408,7 @@ def test_interrupted_run_exits_130_and_leaves_the_previous_package(package_copy:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_by_default,
     )
     try:
         deadline = time.monotonic() + 20

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from helpers import sigint_by_default
 from servers.helpers import serve_app
 
 from .test_generated_cli import codegen, run_cli
@@ -169,6 +170,7 @@ def test_interrupting_a_waiting_call_cancels_its_task(tasky: Path, url: str) -> 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_by_default,
     )
     assert process.stderr is not None
     first = process.stderr.readline()  # "... crunch: task ID": the task runs

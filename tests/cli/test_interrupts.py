@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import sigint_by_default
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT = ROOT / "generated_examples" / "demo_client" / "snapshot.json"
@@ -32,6 +33,7 @@ def _generate(work: Path, **env: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group: SIGINT goes to it (and its workers) as from a terminal
+        preexec_fn=sigint_by_default,
     )
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from helpers import corpus_names, corpus_snapshot
+from helpers import corpus_names, corpus_snapshot, sigint_by_default
 
 from mcp_codegen.snapshot.model import Snapshot, read_snapshot
 
@@ -65,6 +65,7 @@ def test_listings_round_trip_over_http_and_ctrl_c_stops_cleanly(name: str, tmp_p
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_by_default,
     )
     try:
         deadline = time.monotonic() + 60
