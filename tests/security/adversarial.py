@@ -312,27 +312,23 @@ def listings(draw: st.DrawFn) -> dict[str, Any]:
 _FORBIDDEN_CALLS = frozenset({"__import__", "exec", "eval", "compile", "open", "breakpoint", CANARY})
 
 
-def injected_calls(source: str) -> list[str]:
-    """Calls in `source` that only an injected payload could have produced (empty when clean)."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        if isinstance(func, ast.Name) and func.id in _FORBIDDEN_CALLS:
-            found.append(ast.unparse(node)[:120])
-        elif isinstance(func, ast.Attribute) and func.attr == "touch":
-            found.append(ast.unparse(node)[:120])
-    return found
-
-
 def non_ascii_identifiers(source: str) -> list[str]:
     """Identifiers that are not ASCII: naming.py must have made every name from server text ASCII."""
+    return [name for node in ast.walk(ast.parse(source)) for name in _identifiers(node) if not name.isascii()]
+
+
+def source_findings(tree: ast.AST, *, ascii_names: bool) -> list[str]:
+    """Calls only an injected payload could make, and non-ASCII names when `ascii_names` (empty when clean)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
-        for name in _identifiers(node):
-            if not name.isascii():
-                found.append(name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (isinstance(func, ast.Name) and func.id in _FORBIDDEN_CALLS) or (
+                isinstance(func, ast.Attribute) and func.attr == "touch"
+            ):
+                found.append(ast.unparse(node)[:120])
+        if ascii_names:
+            found.extend(name for name in _identifiers(node) if not name.isascii())
     return found
 
 

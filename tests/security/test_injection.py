@@ -40,6 +40,7 @@ Bugs the fuzz has found have their own targeted tests below.
 from __future__ import annotations
 
 import ast
+import hashlib
 import itertools
 import json
 import os
@@ -67,7 +68,7 @@ from mcp_codegen.snapshot.model import Snapshot
 from mcp_codegen_runtime.calls.uri import uri_template_variables as template_variables
 
 from . import adversarial
-from .adversarial import MARKER, injected_calls, listings, non_ascii_identifiers
+from .adversarial import MARKER, listings, non_ascii_identifiers, source_findings
 
 EXAMPLES = int(os.environ.get("MCP_CODEGEN_FUZZ_EXAMPLES", "2000"))
 SHARDS = max(1, int(os.environ.get("MCP_CODEGEN_FUZZ_SHARDS", "8")))
@@ -108,19 +109,31 @@ def _call_keywords(node: ast.expr) -> dict[str, Any]:
     return {k.arg: k.value for k in node.keywords if k.arg is not None}
 
 
-#: Runtime modules already checked, by content: they are copied verbatim, the same bytes in every package.
+#: Modules already found clean, by digest and whether their names must be ASCII: the checks depend on nothing else,
+#: and many modules come out the same in every package (an `__init__` of a kind, a client of no tool in common).
+_CLEAN: set[tuple[bytes, bool]] = set()
+
+
+def check_module(path: str, data: bytes) -> None:
+    """It compiles with no SyntaxWarning, makes no injected call, and names nothing non-ASCII outside `models/`."""
+    ascii_names = not path.startswith("models/")
+    key = (hashlib.blake2b(data, digest_size=16).digest(), ascii_names)
+    if key in _CLEAN:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an invalid escape sequence in a literal is a SyntaxWarning
+        tree = ast.parse(data.decode("utf-8"), path)
+        compile(tree, path, "exec", dont_inherit=True)
+    findings = source_findings(tree, ascii_names=ascii_names)
+    assert not findings, f"{path}: {findings}"
+    _CLEAN.add(key)
+
+
 def check_files(listing: dict[str, Any], files: dict[str, bytes]) -> None:
     """Everything that can be checked without running the generated code."""
     for path, data in files.items():
-        if not path.endswith(".py"):
-            continue
-        source = data.decode("utf-8")
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # an invalid escape sequence in a literal is a SyntaxWarning
-            compile(source, path, "exec", dont_inherit=True)
-        assert not injected_calls(source), f"{path}: {injected_calls(source)}"
-        if not path.startswith("models/"):
-            assert not non_ascii_identifiers(source), f"{path}: {non_ascii_identifiers(source)}"
+        if path.endswith(".py"):
+            check_module(path, data)
 
     # The embedded snapshot is the listing, exactly.
     embedded = json.loads(files["snapshot.json"])
@@ -273,6 +286,30 @@ def test_hostile_listings_generate_data_only(shard: int, tmp_path: Path) -> None
         result = mypy_strict(tmp_path, *itertools.chain.from_iterable(("-p", name) for name in checked))
         assert result.returncode == 0, result.stdout[-6000:]
     assert not MARKER.exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        ("client.py", f"x = 1\n{adversarial.CANARY}()\n"),
+        ("client.py", "import os\nos.system('true')\neval('1')\n"),
+        ("specs.py", "from pathlib import Path\nPath('/tmp/x').touch()\n"),
+        ("client.py", "caf\u00e9 = 1\n"),
+        ("client.py", "pattern = '\\d'\n"),
+        ("client.py", "def f(a, a): pass\n"),
+    ],
+)
+def test_the_module_check_refuses_what_the_fuzz_looks_for(path: str, source: str) -> None:
+    """Each kind of finding fails `check_module`, a second time too: only clean modules are remembered."""
+    for _ in range(2):
+        with pytest.raises((AssertionError, SyntaxError)):
+            check_module(path, source.encode())
+
+
+def test_the_module_check_allows_non_ascii_names_in_models_only() -> None:
+    check_module("models/tool.py", "caf\u00e9 = 1\n".encode())
+    with pytest.raises(AssertionError):
+        check_module("client.py", "caf\u00e9 = 1\n".encode())
 
 
 # --------------------------------------------------------------------------------------------------
