@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from prewarmed import Direct, Prewarmed
 from servers import install
 
 from conformance import client as conformance_client
@@ -232,12 +233,19 @@ def _scenario_params() -> list[object]:
 
 @pytest.mark.slow(reason="the official harness, a node process per scenario")
 @pytest.mark.parametrize(("version", "scenario"), _scenario_params())
-def test_client_scenario(version: str, scenario: str, generated_packages: dict[str, Path], tmp_path: Path) -> None:
+def test_client_scenario(
+    version: str,
+    scenario: str,
+    generated_packages: dict[str, Path],
+    tmp_path: Path,
+    prewarmed: Prewarmed | Direct,
+) -> None:
     harness: Harness = _BY_VERSION[version]
     _installed(version)
     results = tmp_path / "results"
     completed = subprocess.run(
-        harness_command(harness, [sys.executable, str(CLIENT_PROGRAM)], scenario, results),
+        # The client as `python client.py`, forked from a process that has imported `mcp` (tests/prewarmed.py).
+        harness_command(harness, prewarmed.command([str(CLIENT_PROGRAM)]), scenario, results),
         env=harness_env(harness, [generated_packages[version]]),
         capture_output=True,
         text=True,

@@ -1,7 +1,7 @@
 """The docs' examples run, so none can rot: every ```python block of docs/**/*.md and README.md runs against a server.
 
-Each block runs on its own, as a script in a fresh interpreter, with a package generated at test time on
-PYTHONPATH: `demo_client` from the demo server (`python -m mcp_codegen.demo`), by default. A line right above the
+Each block runs on its own, as a script in an interpreter of its own (forked from one that has imported `mcp`,
+tests/prewarmed.py; a `pytest` block in a fresh one), with a package generated at test time on PYTHONPATH: `demo_client` from the demo server (`python -m mcp_codegen.demo`), by default. A line right above the
 fence changes that, and is used sparingly:
 
     <!-- docs-test: everything -->                  against `everything_client` (npm server-everything)
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from prewarmed import Direct, Prewarmed
 
 from mcp_codegen.diagnostics import CODES
 from mcp_codegen.errors import UsageError
@@ -154,7 +155,9 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
 
 
 @pytest.mark.parametrize("example", RUN, ids=lambda e: e.id)
-def test_a_docs_example_runs(example: Example, packages: Callable[[str], Path], tmp_path: Path) -> None:
+def test_a_docs_example_runs(
+    example: Example, packages: Callable[[str], Path], tmp_path: Path, prewarmed: Prewarmed | Direct
+) -> None:
     directory = packages(example.mode if example.mode in ("everything", "pdf", "skills") else "demo")
     script = tmp_path / "example.py" if example.mode != "pytest" else tmp_path / "test_example.py"
     script.write_text(example.code, encoding="utf-8")
@@ -170,7 +173,7 @@ def test_a_docs_example_runs(example: Example, packages: Callable[[str], Path], 
         (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(script)]
     else:
-        command = [sys.executable, "-c", RUNNER, str(script)]
+        command = prewarmed.command(["-c", RUNNER, str(script)])
     done = subprocess.run(
         command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL
     )
