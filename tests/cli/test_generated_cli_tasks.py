@@ -307,3 +307,7 @@ def test_tasks_of_the_2026_07_28_extension_on_the_command_line(tmp_path: Path) -
         assert json.loads(status.stdout)["status"] == "cancelled"
         unknown = run_cli(package, "--url", ext_url, "tasks", "status", "no-such-task")
         assert unknown.returncode == 4 and len(unknown.stderr.splitlines()) == 1, unknown.stderr
+        # Servers make ids of any characters: one that starts with "-" is an id, not an option.
+        for action in (["status"], ["wait", "--tool", "export_all"], ["cancel"]):
+            dashed = run_cli(package, "--url", ext_url, "tasks", action[0], "-no-such-task", *action[1:])
+            assert dashed.returncode == 4 and "-no-such-task" in dashed.stderr, dashed.stderr

@@ -120,6 +120,26 @@ async def run_task_call(
     return lines.ended(result)
 
 
+#: What may follow `tasks ACTION` besides the id: an id that starts with "-" is none of these.
+_TASK_OPTIONS = ("-h", "--help", "--tool", "--raw")
+
+
+def _id_last(rest: list[str]) -> list[str]:
+    """`rest` with an id that starts with "-" (servers make ids of any characters) moved after "--": argparse
+    would take it for an option otherwise. Only the word right after the action is an id.
+    """
+    if len(rest) < 2 or rest[0] not in ("status", "wait", "cancel"):
+        return rest
+    word = rest[1]
+    if (
+        not word.startswith("-")
+        or word == "--"
+        or word.split("=", 1)[0] in _TASK_OPTIONS
+    ):
+        return rest
+    return [rest[0], *rest[2:], "--", word]
+
+
 def tasks_command(
     line: CommandLine,
     commands: Sequence[CommandRow],
@@ -154,7 +174,7 @@ def tasks_command(
     )
     cancel = actions.add_parser("cancel", help="cancel a task; prints its state")
     cancel.add_argument("task_id", metavar="ID")
-    parsed = parser.parse_args(rest)
+    parsed = parser.parse_args(_id_last(rest))
     action: str = parsed.action
     prefix = f"{line.prog} tasks {action}"
 
