@@ -11,8 +11,9 @@ Fixtures (all usable from any test under tests/):
   ``@modelcontextprotocol/server-everything`` over stdio, installing it first if needed. When node/npm are
   missing or the install fails, every test using it FAILS (it is never skipped).
 * ``anyio_backend`` (session) -> ``"asyncio"``: for ``@pytest.mark.anyio`` tests.
-* ``prewarmed`` (session) -> ``Prewarmed`` (``Direct`` where it cannot run): ``prewarmed.command(["-c", CODE])`` (or ``[SCRIPT, ...]``) runs a
-  program as ``python`` would, forked from a process that has imported ``mcp`` already (tests/prewarmed.py).
+* ``prewarmed`` (session) -> ``Prewarmed`` (``Direct`` where it cannot run): ``prewarmed.command(["-c", CODE])``
+  (or ``["-m", MODULE, ...]``, ``[SCRIPT, ...]``) runs a program as ``python`` would, forked from a process that
+  has imported ``mcp`` already (tests/prewarmed.py; helpers outside fixtures call ``prewarmed.command``).
 
 To serve any other server over HTTP in a test, use the helpers directly::
 
@@ -61,11 +62,9 @@ def demo_stdio_command() -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def prewarmed() -> Iterator[_prewarmed.Prewarmed | _prewarmed.Direct]:
+def prewarmed() -> _prewarmed.Prewarmed | _prewarmed.Direct:
     """Programs run as forks of one process that imported `mcp` once (0.05 s to start, not 0.7 s)."""
-    server = _prewarmed.start()
-    yield server
-    server.stop()
+    return _prewarmed.shared()
 
 
 @pytest.fixture

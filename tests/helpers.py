@@ -23,6 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import prewarmed
 import pytest
 
 from mcp_codegen.diagnostics import Diagnostics
@@ -73,9 +74,10 @@ def generate_into(directory: Path, snapshot: Snapshot, package_name: str) -> Dia
 
 
 def codegen(*args: str, cwd: Path = ROOT, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """`python -m mcp_codegen *args` as users run it: its exit code and captured stdout/stderr, stdin closed."""
+    """`python -m mcp_codegen *args` as users run it: its exit code and captured stdout/stderr, stdin closed (forked
+    from a process that imported `mcp` already: tests/prewarmed.py)."""
     return subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", *args],
+        prewarmed.command(["-m", "mcp_codegen", *args]),
         cwd=cwd,
         capture_output=True,
         text=True,

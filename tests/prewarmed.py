@@ -16,12 +16,15 @@ Only modules that read nothing of the program's settings at import are preloaded
 generator or its runtime). This module imports the standard library only: the launcher starts in milliseconds.
 
     python prewarmed.py serve SOCKET              # the server (`Prewarmed.start()` runs it)
-    python prewarmed.py run SOCKET -- ARGV...     # the launcher: ARGV as `python ARGV...`, e.g. `-c CODE ARGS`
+    python prewarmed.py run SOCKET -- ARGV...     # the launcher: ARGV as `python ARGV...`: `-c CODE`, `-m MODULE`
+                                                  # or `SCRIPT`, then the arguments
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import gc
 import io
 import json
@@ -83,9 +86,20 @@ class Direct:
         pass
 
 
-def start() -> Prewarmed | Direct:
-    """A prewarmed server, or `Direct` where there can be none."""
-    return Prewarmed.start() if hasattr(os, "pidfd_open") and hasattr(socket, "send_fds") else Direct()
+@functools.cache
+def shared() -> Prewarmed | Direct:
+    """This process's prewarmed server (started on first use, stopped at exit), or `Direct` where there can be none
+    or `PREWARMED=0` says not to (to tell whether a test behaves otherwise in a fresh interpreter)."""
+    if not (hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")) or os.environ.get("PREWARMED") == "0":
+        return Direct()
+    server = Prewarmed.start()
+    atexit.register(server.stop)
+    return server
+
+
+def command(argv: list[str]) -> list[str]:
+    """What to run for `python ARGV...` (`-c CODE`, `-m MODULE` or `SCRIPT`, then arguments): `shared()`'s command."""
+    return shared().command(argv)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -217,7 +231,7 @@ def _become_program(request: dict[str, Any], fds: list[int], base_path: list[str
     sys.stderr = _stream(2, "w", unbuffered=unbuffered, errors="backslashreplace", line_buffering=True)
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr  # type: ignore[misc,assignment]
     argv: list[str] = request["argv"]
-    first = "" if argv[0] == "-c" else os.path.dirname(os.path.abspath(argv[0]))
+    first = {"-c": "", "-m": os.getcwd()}.get(argv[0], os.path.dirname(os.path.abspath(argv[0])))
     extra = [entry for entry in environment.get("PYTHONPATH", "").split(os.pathsep) if entry]
     sys.path[:] = [first, *extra, *base_path]
     sys.argv = list(argv)
@@ -238,12 +252,15 @@ def _stream(fd: int, mode: str, *, unbuffered: bool, errors: str = "strict", lin
 
 
 def run_program() -> None:
-    """In the program's process: run `sys.argv` as `python` would (`-c CODE ARGS` or `SCRIPT ARGS`); an exception
+    """In the program's process: run `sys.argv` as `python` would (`-c CODE`, `-m MODULE` or `SCRIPT`, then ARGS); an exception
     or `sys.exit` ends the process as it would end `python`'s."""
     import runpy
     import types
 
-    if sys.argv[0] == "-c":
+    if sys.argv[0] == "-m":
+        module = sys.argv.pop(1)
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    elif sys.argv[0] == "-c":
         code = sys.argv.pop(1)
         main = types.ModuleType("__main__")
         main.__dict__["__builtins__"] = __builtins__

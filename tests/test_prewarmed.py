@@ -23,6 +23,7 @@ import json, os, sys
 print(json.dumps({
     "argv": sys.argv, "name": __name__, "file": globals().get("__file__"), "path0": sys.path[0],
     "extra": [p for p in sys.path if p.endswith("extra-path")], "cwd": os.getcwd(),
+    "spec": __spec__.name if __spec__ else None,
     "env": os.environ.get("PREWARMED_PROBE"), "stdin": sys.stdin.read(),
 }))
 print("to stderr", file=sys.stderr)
@@ -52,11 +53,11 @@ def _both(
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
-@pytest.mark.parametrize("form", ["-c", "script"])
+@pytest.mark.parametrize("form", ["-c", "-m", "script"])
 def test_a_program_ends_as_under_python(prewarmed: Prewarmed | Direct, tmp_path: Path, program: str, form: str) -> None:
     script = tmp_path / "program.py"
     script.write_text(PROGRAMS[program], encoding="utf-8")
-    argv = ["-c", PROGRAMS[program], "one", "two"] if form == "-c" else [str(script), "one", "two"]
+    argv = {"-c": ["-c", PROGRAMS[program]], "-m": ["-m", "program"], "script": [str(script)]}[form] + ["one", "two"]
     direct, forked = _both(prewarmed, argv, tmp_path)
     assert (forked.returncode, forked.stdout) == (direct.returncode, direct.stdout)
     last_line = direct.stderr.strip().splitlines()[-1:]

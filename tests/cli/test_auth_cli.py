@@ -14,6 +14,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import prewarmed
 import pytest
 from servers.oauth_server import RunningServer, serve_oauth
 
@@ -218,7 +219,7 @@ def in_terminal(
     opener = f"{PYTHON} {FAKE_BROWSER} {'--idle ' if browser == 'idle' else ''}%s"
     try:
         return subprocess.run(
-            [PYTHON, "-m", "mcp_codegen", *arguments],
+            prewarmed.command(["-m", "mcp_codegen", *arguments]),
             env={**base, **env, "BROWSER": opener},
             stdin=follower,
             capture_output=True,

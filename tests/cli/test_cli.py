@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import prewarmed
 import pytest
 from helpers import sigint_by_default
 from servers.helpers import RequireHeaders, serve_app, serve_sse
@@ -67,7 +68,7 @@ def run(
     *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [PYTHON, "-m", "mcp_codegen", *args],
+        prewarmed.command(["-m", "mcp_codegen", *args]),
         cwd=cwd,
         env={**os.environ, **(env or {})},
         capture_output=True,

@@ -2,7 +2,7 @@
 
 Real servers only: the demo server over stdio (the launch recorded at generation, or `--stdio`), the npm
 server-everything generated live, and real listings from tests/corpus generated offline. Every command line runs
-in a fresh interpreter, as a user runs it.
+in an interpreter of its own, as a user runs it (forked from one that imported `mcp` already: tests/prewarmed.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import prewarmed
 import pytest
 from helpers import CORPUS, corpus_snapshot, mypy_strict, pyright_strict
 
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def codegen(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", *args],
+        prewarmed.command(["-m", "mcp_codegen", *args]),
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -40,10 +41,11 @@ def codegen(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
 
 
 def run_cli(package: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """`python -m <package> args...` in a fresh interpreter, the package's parent on PYTHONPATH."""
+    """`python -m <package> args...` in an interpreter of its own (forked from one that imported `mcp` already:
+    tests/prewarmed.py), the package's parent on PYTHONPATH."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package.parent), str(ROOT / "src")])}
     return subprocess.run(
-        [sys.executable, "-m", package.name, *args],
+        prewarmed.command(["-m", package.name, *args]),
         cwd=cwd or package.parent,
         env=env,
         capture_output=True,

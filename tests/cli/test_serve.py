@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import anyio
+import prewarmed
 import pytest
 from helpers import corpus_names, corpus_snapshot, sigint_by_default
 
@@ -26,7 +27,7 @@ SERVE = [sys.executable, "-m", "mcp_codegen", "serve"]
 
 def _run(*arguments: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", *arguments], capture_output=True, text=True, check=False, cwd=cwd
+        prewarmed.command(["-m", "mcp_codegen", *arguments]), capture_output=True, text=True, check=False, cwd=cwd
     )
 
 

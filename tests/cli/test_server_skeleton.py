@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import anyio
+import prewarmed
 import pytest
 from helpers import imported_package, mypy_strict
 
@@ -56,7 +57,7 @@ pytestmark = pytest.mark.slow(reason="skeletons generated, type-checked with myp
 
 
 def _run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "mcp_codegen", *arguments]
+    command = prewarmed.command(["-m", "mcp_codegen", *arguments])
     return subprocess.run(command, capture_output=True, text=True, check=False, cwd=cwd)
 
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import prewarmed
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +24,7 @@ NOISY_SERVER = (
 
 def _run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", *arguments], cwd=cwd, capture_output=True, text=True, timeout=180
+        prewarmed.command(["-m", "mcp_codegen", *arguments]), cwd=cwd, capture_output=True, text=True, timeout=180
     )
 
 

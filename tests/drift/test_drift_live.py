@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import prewarmed
 import pytest
 from helpers import imported_package
 
@@ -50,7 +51,7 @@ SERVER = textwrap.dedent(
 
 def run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", *arguments], cwd=cwd, capture_output=True, text=True, check=False
+        prewarmed.command(["-m", "mcp_codegen", *arguments]), cwd=cwd, capture_output=True, text=True, check=False
     )
 
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import sys
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 
+import prewarmed
 import pytest
 from helpers import imported_package
 
@@ -46,7 +46,7 @@ def run_codegen(
     *args: str, cwd: Path = ROOT, env: Mapping[str, str] | None = None, timeout: float = 180
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", *args],
+        prewarmed.command(["-m", "mcp_codegen", *args]),
         cwd=cwd,
         env=dict(env) if env is not None else None,
         capture_output=True,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
+import prewarmed
 import pytest
 
 from mcp_codegen.errors import UsageError
@@ -28,7 +28,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def run(*arguments: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", *arguments],
+        prewarmed.command(["-m", "mcp_codegen", *arguments]),
         cwd=cwd,
         capture_output=True,
         text=True,

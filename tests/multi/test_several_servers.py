@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import prewarmed
 import pytest
 from helpers import imported_package, mypy_strict, pyright_strict
 
@@ -110,7 +111,7 @@ command = "mcp-codegen-no-such-command"
 
 def run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", *arguments], cwd=cwd, capture_output=True, text=True, check=False
+        prewarmed.command(["-m", "mcp_codegen", *arguments]), cwd=cwd, capture_output=True, text=True, check=False
     )
 
 

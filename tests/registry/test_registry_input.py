@@ -15,11 +15,11 @@ import os
 import re
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import prewarmed
 import pytest
 from servers.helpers import RequireHeaders, serve_app
 from servers.registry_stand_in import serve_registry
@@ -78,7 +78,7 @@ def everything_with_token() -> dict[str, Any]:
 
 def run(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mcp_codegen", *args],
+        prewarmed.command(["-m", "mcp_codegen", *args]),
         cwd=cwd,
         env={**os.environ, **(env or {})},
         capture_output=True,
