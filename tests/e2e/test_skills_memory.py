@@ -4,7 +4,7 @@
 file's answer (the protocol delivers a file whole, base64 in one JSON-RPC message), not by skills x size. The
 growth is measured with `tracemalloc` (every Python allocation of this process, the SDK's parsed messages
 included) as the peak during the install over the memory held before it, for skills of three files and of one
-12 MiB file: under 64 MiB for all eight, and no more than for one skill alone (plus 8 MiB). Reading the same
+12 MiB file: under 64 MiB for all eight, and no more than for one skill alone (plus 8 MiB). Reading two of the
 skills into memory with `read()` is measured beside it, to show the measure sees what holding them costs.
 """
 
@@ -25,6 +25,8 @@ from .conftest import unique_name
 
 MIB = 1024 * 1024
 SKILLS, SKILL_BYTES, LIMIT = 8, 12 * MIB, 64 * MIB
+#: Skills read whole into memory, to show the measure sees what that holds (more would show it no better).
+HELD = 2
 
 
 def _server(*args: str) -> list[str]:
@@ -102,9 +104,9 @@ async def test_installing_8_skills_of_12_mib_grows_memory_by_less_than_64_mib(
 
             held = tracemalloc.get_traced_memory()[0]
             tracemalloc.reset_peak()
-            contents = [await client.skills.read(folder.name) for folder in written]
+            contents = [await client.skills.read(folder.name) for folder in written[:HELD]]
             reading_growth = growth_since(held)
-            assert sum(len(data) for content in contents for data in content.files.values()) == SKILLS * SKILL_BYTES
+            assert sum(len(data) for content in contents for data in content.files.values()) == HELD * SKILL_BYTES
             del contents
         async with bulk_client.AsyncClient.stdio(command[0], command[1:], drift_check=False) as client:
             assert len(await client.skills.list()) == SKILLS
@@ -116,12 +118,12 @@ async def test_installing_8_skills_of_12_mib_grows_memory_by_less_than_64_mib(
         tracemalloc.stop()
     print(
         f"\n{shape}: install of 8 grew traced memory by {install_growth / MIB:.1f} MiB, of one "
-        f"{one_growth / MIB:.1f} MiB; read() of all 8: {reading_growth / MIB:.1f} MiB"
+        f"{one_growth / MIB:.1f} MiB; read() of {HELD}: {reading_growth / MIB:.1f} MiB"
     )
     assert [folder.name for folder in written] == [f"bulk-{index}" for index in range(SKILLS)]
     for folder in written:
         assert _digests(folder) == _digests(root / folder.name)
     assert sorted(path.name for path in (tmp_path / "skills").iterdir()) == [f.name for f in written]  # no staging
-    assert reading_growth > SKILLS * SKILL_BYTES  # the measure sees what holding every skill costs
+    assert reading_growth > HELD * SKILL_BYTES  # the measure sees what holding skills costs
     assert install_growth < LIMIT, f"install grew memory by {install_growth / MIB:.1f} MiB"
     assert install_growth < one_growth + 8 * MIB  # bounded by a file, not by the number of skills
