@@ -1,8 +1,9 @@
 """Python programs run in a process forked from one that has imported `mcp` already: ~0.05 s to start, not ~0.7 s.
 
-A test that runs a program the way a user would (`python script.py`, `python -c CODE`) pays for the interpreter's
-start and for importing `mcp` (its types build their pydantic models at import) every time: the docs examples and
-the conformance client, a hundred and fifty programs a run. Here one server process per test process imports
+A test that runs a program the way a user would (`python script.py`, `python -c CODE`, `python -m mcp_codegen`)
+pays for the interpreter's start and for importing `mcp` (its types build their pydantic models at import) every
+time: the docs examples, the conformance client, the generator's and the generated command lines, hundreds of
+programs a run. Here one server process per test process imports
 `PRELOADED` once; each program is a fork of it, set up as a fresh `python` would be (argv, working directory,
 environment, `sys.path` from `PYTHONPATH`, standard streams, signal handlers, `__main__`), and the command a test
 runs is a small launcher that stands in for that program:
@@ -252,8 +253,8 @@ def _stream(fd: int, mode: str, *, unbuffered: bool, errors: str = "strict", lin
 
 
 def run_program() -> None:
-    """In the program's process: run `sys.argv` as `python` would (`-c CODE`, `-m MODULE` or `SCRIPT`, then ARGS); an exception
-    or `sys.exit` ends the process as it would end `python`'s."""
+    """In the program's process: run `sys.argv` as `python` would (`-c CODE`, `-m MODULE` or `SCRIPT`, then the
+    arguments); an exception or `sys.exit` ends the process as it would end `python`'s."""
     import runpy
     import types
 
