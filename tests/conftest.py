@@ -11,9 +11,6 @@ Fixtures (all usable from any test under tests/):
   ``@modelcontextprotocol/server-everything`` over stdio, installing it first if needed. When node/npm are
   missing or the install fails, every test using it FAILS (it is never skipped).
 * ``anyio_backend`` (session) -> ``"asyncio"``: for ``@pytest.mark.anyio`` tests.
-* ``prewarmed`` (session) -> ``Prewarmed`` (``Direct`` where it cannot run): ``prewarmed.command(["-c", CODE])``
-  (or ``["-m", MODULE, ...]``, ``[SCRIPT, ...]``) runs a program as ``python`` would, forked from a process that
-  has imported ``mcp`` already (tests/prewarmed.py; helpers outside fixtures call ``prewarmed.command``).
 
 To serve any other server over HTTP in a test, use the helpers directly::
 
@@ -42,7 +39,6 @@ if _TESTS_DIR not in sys.path:
     sys.path.insert(0, _TESTS_DIR)
 
 import budget  # noqa: E402
-import prewarmed as _prewarmed  # noqa: E402
 from servers import install as _install  # noqa: E402 (after the sys.path line above)
 from servers.helpers import serve_http  # noqa: E402
 
@@ -59,12 +55,6 @@ def anyio_backend() -> str:
 def demo_stdio_command() -> list[str]:
     """The command line that runs the demo server over stdio (the current interpreter, ``-m mcp_codegen.demo``)."""
     return [sys.executable, "-m", "mcp_codegen.demo"]
-
-
-@pytest.fixture(scope="session")
-def prewarmed() -> _prewarmed.Prewarmed | _prewarmed.Direct:
-    """Programs run as forks of one process that imported `mcp` once (0.05 s to start, not 0.7 s)."""
-    return _prewarmed.shared()
 
 
 @pytest.fixture

@@ -77,30 +77,23 @@ class Prewarmed:
         self.path.parent.rmdir()
 
 
-class Direct:
-    """Where a prewarmed server cannot run (no `os.pidfd_open`: not Linux), programs start as usual."""
-
-    def command(self, argv: list[str]) -> list[str]:
-        return [sys.executable, *argv]
-
-    def stop(self) -> None:
-        pass
-
-
 @functools.cache
-def shared() -> Prewarmed | Direct:
-    """This process's prewarmed server (started on first use, stopped at exit), or `Direct` where there can be none
-    or `PREWARMED=0` says not to (to tell whether a test behaves otherwise in a fresh interpreter)."""
+def shared() -> Prewarmed | None:
+    """This process's prewarmed server (started on first use, stopped at exit); None where there can be none (no
+    `os.pidfd_open`: not Linux) or `PREWARMED=0` says not to (to tell whether a test behaves otherwise in a fresh
+    interpreter)."""
     if not (hasattr(os, "pidfd_open") and hasattr(socket, "send_fds")) or os.environ.get("PREWARMED") == "0":
-        return Direct()
+        return None
     server = Prewarmed.start()
     atexit.register(server.stop)
     return server
 
 
 def command(argv: list[str]) -> list[str]:
-    """What to run for `python ARGV...` (`-c CODE`, `-m MODULE` or `SCRIPT`, then arguments): `shared()`'s command."""
-    return shared().command(argv)
+    """What to run for `python ARGV...` (`-c CODE`, `-m MODULE` or `SCRIPT`, then arguments): through `shared()`'s
+    server, or `python` itself where there is none."""
+    server = shared()
+    return server.command(argv) if server is not None else [sys.executable, *argv]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import prewarmed
 import pytest
-from prewarmed import Direct, Prewarmed
 
 #: Prints what a program can see of how it was started.
 SEEN = """
@@ -40,9 +40,7 @@ PROGRAMS = {
 }
 
 
-def _both(
-    prewarmed: Prewarmed | Direct, argv: list[str], cwd: Path
-) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+def _both(argv: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
     env = {**os.environ, "PREWARMED_PROBE": "probe", "PYTHONPATH": str(cwd / "extra-path")}
     runs = []
     for command in ([sys.executable, *argv], prewarmed.command(argv)):
@@ -54,17 +52,17 @@ def _both(
 
 @pytest.mark.parametrize("program", PROGRAMS)
 @pytest.mark.parametrize("form", ["-c", "-m", "script"])
-def test_a_program_ends_as_under_python(prewarmed: Prewarmed | Direct, tmp_path: Path, program: str, form: str) -> None:
+def test_a_program_ends_as_under_python(tmp_path: Path, program: str, form: str) -> None:
     script = tmp_path / "program.py"
     script.write_text(PROGRAMS[program], encoding="utf-8")
     argv = {"-c": ["-c", PROGRAMS[program]], "-m": ["-m", "program"], "script": [str(script)]}[form] + ["one", "two"]
-    direct, forked = _both(prewarmed, argv, tmp_path)
+    direct, forked = _both(argv, tmp_path)
     assert (forked.returncode, forked.stdout) == (direct.returncode, direct.stdout)
     last_line = direct.stderr.strip().splitlines()[-1:]
     assert forked.stderr.strip().splitlines()[-1:] == last_line
 
 
-def test_signals_sent_to_the_launcher_reach_the_program(prewarmed: Prewarmed | Direct, tmp_path: Path) -> None:
+def test_signals_sent_to_the_launcher_reach_the_program() -> None:
     code = (
         "import signal, sys, time\n"
         "signal.signal(signal.SIGTERM, lambda *_: sys.exit(7))\n"
@@ -78,7 +76,7 @@ def test_signals_sent_to_the_launcher_reach_the_program(prewarmed: Prewarmed | D
     assert process.wait(timeout=60) == 7
 
 
-def test_a_launcher_killed_takes_the_program_and_its_children(prewarmed: Prewarmed | Direct, tmp_path: Path) -> None:
+def test_a_launcher_killed_takes_the_program_and_its_children(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     code = (
         "import os, subprocess, sys, time\n"
@@ -108,7 +106,7 @@ def _alive(pid: int) -> bool:
     return not (status.exists() and status.read_text().split(") ")[-1].startswith("Z"))  # a zombie has ended
 
 
-def test_sigint_ignored_by_the_launcher_is_ignored_by_the_program(prewarmed: Prewarmed | Direct) -> None:
+def test_sigint_ignored_by_the_launcher_is_ignored_by_the_program() -> None:
     code = "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"
 
     def ignore_sigint() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import prewarmed
 import pytest
-from helpers import CORPUS, corpus_snapshot, mypy_strict, pyright_strict
+from helpers import CORPUS, codegen, corpus_snapshot, mypy_strict, pyright_strict
 
 from mcp_codegen.diagnostics import Diagnostics
 from mcp_codegen.generate.pipeline import generate_files
@@ -26,18 +26,6 @@ from mcp_codegen.output.write import write_package
 from mcp_codegen.snapshot.model import Snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def codegen(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        prewarmed.command(["-m", "mcp_codegen", *args]),
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
 
 
 def run_cli(package: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

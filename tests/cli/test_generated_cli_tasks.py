@@ -18,10 +18,10 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from helpers import sigint_by_default
+from helpers import codegen, sigint_by_default
 from servers.helpers import serve_app
 
-from .test_generated_cli import codegen, run_cli
+from .test_generated_cli import run_cli
 
 TASK_SERVER = Path(__file__).resolve().parents[1] / "runtime" / "task_server.py"
 

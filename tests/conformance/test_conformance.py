@@ -16,8 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import prewarmed
 import pytest
-from prewarmed import Direct, Prewarmed
 from servers import install
 
 from conformance import client as conformance_client
@@ -233,13 +233,7 @@ def _scenario_params() -> list[object]:
 
 @pytest.mark.slow(reason="the official harness, a node process per scenario")
 @pytest.mark.parametrize(("version", "scenario"), _scenario_params())
-def test_client_scenario(
-    version: str,
-    scenario: str,
-    generated_packages: dict[str, Path],
-    tmp_path: Path,
-    prewarmed: Prewarmed | Direct,
-) -> None:
+def test_client_scenario(version: str, scenario: str, generated_packages: dict[str, Path], tmp_path: Path) -> None:
     harness: Harness = _BY_VERSION[version]
     _installed(version)
     results = tmp_path / "results"

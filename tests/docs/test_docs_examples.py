@@ -28,8 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import prewarmed
 import pytest
-from prewarmed import Direct, Prewarmed
 
 from mcp_codegen.diagnostics import CODES
 from mcp_codegen.errors import UsageError
@@ -156,9 +156,7 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
 
 
 @pytest.mark.parametrize("example", RUN, ids=lambda e: e.id)
-def test_a_docs_example_runs(
-    example: Example, packages: Callable[[str], Path], tmp_path: Path, prewarmed: Prewarmed | Direct
-) -> None:
+def test_a_docs_example_runs(example: Example, packages: Callable[[str], Path], tmp_path: Path) -> None:
     directory = packages(example.mode if example.mode in ("everything", "pdf", "skills") else "demo")
     script = tmp_path / "example.py" if example.mode != "pytest" else tmp_path / "test_example.py"
     script.write_text(example.code, encoding="utf-8")
