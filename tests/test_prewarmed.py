@@ -2,7 +2,8 @@
 
 Each case runs the same program both ways and compares what a test can observe: standard streams, exit code or
 signal, argv, `__name__`, `__file__`, `sys.path` from PYTHONPATH, environment and working directory. Signals sent
-to the launcher reach the program; a launcher killed takes the program (and what it started) with it.
+to the launcher reach the program; a launcher killed takes the program (and what it started) with it. The tests
+run a server of their own: `PREWARMED=0`, which turns the shared one off, does not turn them into no-ops.
 """
 
 from __future__ import annotations
@@ -12,10 +13,22 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-import prewarmed
 import pytest
+from prewarmed import Prewarmed
+
+# The only platform with no prewarmed server, where every program starts as `python` itself (`prewarmed.shared`).
+pytestmark = pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="prewarmed servers need Linux's pidfd_open")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Prewarmed]:
+    started = Prewarmed.start()
+    yield started
+    started.stop()
+
 
 #: Prints what a program can see of how it was started.
 SEEN = """
@@ -40,10 +53,12 @@ PROGRAMS = {
 }
 
 
-def _both(argv: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+def _both(
+    server: Prewarmed, argv: list[str], cwd: Path
+) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
     env = {**os.environ, "PREWARMED_PROBE": "probe", "PYTHONPATH": str(cwd / "extra-path")}
     runs = []
-    for command in ([sys.executable, *argv], prewarmed.command(argv)):
+    for command in ([sys.executable, *argv], server.command(argv)):
         runs.append(
             subprocess.run(command, cwd=cwd, env=env, input="from stdin", capture_output=True, text=True, timeout=60)
         )
@@ -52,31 +67,31 @@ def _both(argv: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str],
 
 @pytest.mark.parametrize("program", PROGRAMS)
 @pytest.mark.parametrize("form", ["-c", "-m", "script"])
-def test_a_program_ends_as_under_python(tmp_path: Path, program: str, form: str) -> None:
+def test_a_program_ends_as_under_python(server: Prewarmed, tmp_path: Path, program: str, form: str) -> None:
     script = tmp_path / "program.py"
     script.write_text(PROGRAMS[program], encoding="utf-8")
     argv = {"-c": ["-c", PROGRAMS[program]], "-m": ["-m", "program"], "script": [str(script)]}[form] + ["one", "two"]
-    direct, forked = _both(argv, tmp_path)
+    direct, forked = _both(server, argv, tmp_path)
     assert (forked.returncode, forked.stdout) == (direct.returncode, direct.stdout)
     last_line = direct.stderr.strip().splitlines()[-1:]
     assert forked.stderr.strip().splitlines()[-1:] == last_line
 
 
-def test_signals_sent_to_the_launcher_reach_the_program() -> None:
+def test_signals_sent_to_the_launcher_reach_the_program(server: Prewarmed) -> None:
     code = (
         "import signal, sys, time\n"
         "signal.signal(signal.SIGTERM, lambda *_: sys.exit(7))\n"
         "print('waiting', flush=True)\n"
         "time.sleep(120)\n"
     )
-    process = subprocess.Popen(prewarmed.command(["-c", code]), stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(server.command(["-c", code]), stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     assert process.stdout.readline() == "waiting\n"  # its handler is installed
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=60) == 7
 
 
-def test_a_launcher_killed_takes_the_program_and_its_children(tmp_path: Path) -> None:
+def test_a_launcher_killed_takes_the_program_and_its_children(server: Prewarmed, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     code = (
         "import os, subprocess, sys, time\n"
@@ -84,7 +99,7 @@ def test_a_launcher_killed_takes_the_program_and_its_children(tmp_path: Path) ->
         f"open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')\n"
         "time.sleep(120)\n"
     )
-    process = subprocess.Popen(prewarmed.command(["-c", code]))
+    process = subprocess.Popen(server.command(["-c", code]))
     deadline = time.monotonic() + 60
     while not pids.exists() or len(pids.read_text().split()) < 2:
         assert time.monotonic() < deadline, "the program never started"
@@ -106,7 +121,7 @@ def _alive(pid: int) -> bool:
     return not (status.exists() and status.read_text().split(") ")[-1].startswith("Z"))  # a zombie has ended
 
 
-def test_sigint_ignored_by_the_launcher_is_ignored_by_the_program() -> None:
+def test_sigint_ignored_by_the_launcher_is_ignored_by_the_program(server: Prewarmed) -> None:
     code = "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"
 
     def ignore_sigint() -> None:
@@ -114,5 +129,5 @@ def test_sigint_ignored_by_the_launcher_is_ignored_by_the_program() -> None:
 
     for preexec, expected in ((ignore_sigint, "True"), (lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), "False")):
         direct = subprocess.run([sys.executable, "-c", code], preexec_fn=preexec, capture_output=True, text=True)
-        forked = subprocess.run(prewarmed.command(["-c", code]), preexec_fn=preexec, capture_output=True, text=True)
+        forked = subprocess.run(server.command(["-c", code]), preexec_fn=preexec, capture_output=True, text=True)
         assert direct.stdout.strip() == forked.stdout.strip() == expected
