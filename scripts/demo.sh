@@ -9,8 +9,8 @@ source scripts/venv.sh
 out_dir="${TMPDIR:-/tmp}/mcp-codegen-demo"
 
 # The runtime (runtime/) and the generator, both editable, in one step: the generator requires the runtime of its
-# own version (hatch_build.py), which pip takes from ./runtime.
-python -m pip install --quiet --disable-pip-version-check -e ./runtime -e .
+# own version (hatch_build.py), which the installer takes from ./runtime.
+venv_install -e ./runtime -e .
 
 mcp-codegen generate --stdio "python -m mcp_codegen.demo" -o "$out_dir/demo_client" --overwrite
 

@@ -32,13 +32,14 @@ joined() {
     rm -f "$log"
 }
 
-# The npm test servers (and the skills server's own venv) install while pip runs: they need only the standard
-# library, and both installs wait on the network and disk more than on the CPU (about 50 s saved on a fresh clone).
+# The npm test servers (and the skills server's own venv) install while the project does: they need only the
+# standard library (and uv), and both wait on the network and disk more than on the CPU.
+venv_has_uv || true  # the skills server's venv installs with it too
 beside servers python tests/servers/install.py
 # The runtime (runtime/), the search model of its `semantic` extra (search-model/, a distribution of its own) and
 # the generator with its extras, all editable, in one step: the generator requires the runtime of its own version
-# (hatch_build.py), which pip takes from ./runtime.
-python -m pip install --quiet --disable-pip-version-check -e ./runtime -e ./search-model -e '.[test,docs]'
+# (hatch_build.py), which the installer takes from ./runtime.
+venv_install -e ./runtime -e ./search-model -e '.[test,docs]'
 joined servers "installing the test servers failed (above); run: python tests/servers/install.py"
 
 # The docs build (one core) runs beside mypy (the other).
