@@ -2,7 +2,7 @@
 
 Each block runs on its own, as a script in an interpreter of its own (forked from one that has imported `mcp`,
 tests/prewarmed.py; a `pytest` block in a fresh one), with a package generated at test time on PYTHONPATH:
-`demo_client` from the demo server (`python -m mcp_codegen.demo`), by default. A line right above the fence
+`demo_client` from the demo server (`python -m mcp_codegen.demo`, prewarmed too), by default. A line right above the fence
 changes that, and is used sparingly:
 
     <!-- docs-test: everything -->                  against `everything_client` (npm server-everything)
@@ -148,8 +148,8 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
                 from servers import install
 
                 made[mode] = generate("skills_client", install.skills_server_command())
-            else:
-                made[mode] = generate("demo_client", [sys.executable, "-m", "mcp_codegen.demo"])
+            else:  # its server starts prewarmed too: most examples connect to it
+                made[mode] = generate("demo_client", prewarmed.command(["-m", "mcp_codegen.demo"]))
         return made[mode]
 
     return get
