@@ -1,6 +1,6 @@
 """A plain install, as a user gets it: the runtime's wheel built from runtime/, and nothing but declared dependencies.
 
-One fresh virtual environment (`python -m venv`) gets the runtime's wheel (with `mcp` and `pydantic`, its
+One fresh virtual environment (`python -m venv`, filled by uv) gets the runtime's wheel (with `mcp` and `pydantic`, its
 dependencies), `mypy` and `pyright`, and no extra: no `temporalio`, no `keyring`, no agent framework. In it
 every generated example passes `mypy --strict` and pyright strict, temporal.py included; then a `--meta
 pyproject` project's wheel installs with the runtime's wheel and nothing else, type-checks and calls the demo
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, mypy_cache
+from helpers import ROOT, install_into, mypy_cache, wheel_build
 
 pytestmark = pytest.mark.slow(reason="a venv with no extras, built and filled with wheels, then mypy in it")
 
@@ -35,18 +35,18 @@ class Plain:
         self.root, self.dist, self.python = root, root / "dist", root / "venv" / "bin" / "python"
 
     def installed(self) -> set[str]:
-        listed = _run(self.python, "-m", "pip", "list", "--format=freeze").stdout
+        listed = _run(sys.executable, "-m", "uv", "pip", "list", "--format=freeze", "--python", self.python).stdout
         return {line.split("==")[0].lower() for line in listed.splitlines()}
 
 
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plain]:
     env = Plain(tmp_path_factory.mktemp("plain"))
-    built = _run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", env.dist, ROOT / "runtime")
+    built = _run(*wheel_build(ROOT / "runtime", env.dist))
     assert built.returncode == 0, built.stderr
-    assert _run(sys.executable, "-m", "venv", env.root / "venv").returncode == 0
-    pip = [env.python, "-m", "pip", "install", "-q", "--find-links", env.dist]
-    installed = _run(*pip, "mcp-codegen-runtime", "mypy>=2.4,<3", "pyright>=1.1.400")
+    assert _run(sys.executable, "-m", "venv", "--without-pip", env.root / "venv").returncode == 0
+    requirements = ("mcp-codegen-runtime", "mypy>=2.4,<3", "pyright>=1.1.400")
+    installed = _run(*install_into(env.python, "--find-links", str(env.dist), *requirements))
     assert installed.returncode == 0, installed.stderr
     assert not env.installed() & set(EXTRAS)
     yield env
@@ -72,11 +72,11 @@ def test_a_project_wheel_installs_with_the_runtime_wheel_and_calls_the_demo_serv
     generated = _run(sys.executable, "-m", "mcp_codegen", "generate", "-q", "--snapshot",
                      EXAMPLES / "demo_client" / "snapshot.json", "-o", project, "--meta", "pyproject")  # fmt: skip
     assert generated.returncode == 0, generated.stderr
-    built = _run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", plain.dist, project)
+    built = _run(*wheel_build(project, plain.dist))
     assert built.returncode == 0, built.stderr
     (wheel,) = plain.dist.glob("demo_client-0.1.0-*.whl")  # the default project version
     # Only the runtime's wheel is offered beside the index: the project needs nothing of this repository else.
-    installed = _run(plain.python, "-m", "pip", "install", "-q", "--find-links", plain.dist, wheel)
+    installed = _run(*install_into(plain.python, "--find-links", str(plain.dist), str(wheel)))
     assert installed.returncode == 0, installed.stderr
     names = plain.installed()
     assert {"demo-client", "mcp-codegen-runtime"} <= names
