@@ -1,7 +1,7 @@
 """What users reference by tag: the pre-commit hooks (`.pre-commit-hooks.yaml`) and the GitHub Action (`action.yml`).
 
 The hooks run through pre-commit's own `try-repo` on a temporary git repository (pre-commit installs this
-repository into a hook environment, as it would from a tag). The action's shell steps run in a shell with the
+repository into a hook environment, as it would from a tag; with uv, as pre-commit-uv, a test dependency, has it). The action's shell steps run in a shell with the
 inputs substituted, as the runner would run them (the setup-python and install steps need the network and
 GitHub's runner; the commands they install are the ones on PATH here).
 """

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import prewarmed
 import pytest
 
 pytest_plugins = ("pytester",)
@@ -62,6 +63,8 @@ def project(pytester: pytest.Pytester, everything: ModuleType, everything_comman
     package_parent = Path(everything.__file__).parents[1]
     pytester._monkeypatch.setenv("PACKAGE_PARENT", str(package_parent))
     pytester._monkeypatch.setenv("SERVER_COMMAND", "\x1f".join(everything_command))
+    # Each run's pytest starts prewarmed (tests/prewarmed.py): a process of its own all the same, loading its plugins.
+    pytester._monkeypatch.setattr(pytester, "_getpytestargs", lambda: tuple(prewarmed.command(["-m", "pytest"])))
     return pytester
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from datetime import timedelta
 
 import durable_client
 from durable_client.temporal import activities
@@ -25,7 +26,12 @@ async def main(address: str, task_queue: str, url: str, *server_key: str) -> Non
     connect = lambda: durable_client.AsyncClient.http(url, transport="http", timeout=30)  # noqa: E731
     named = {"server_key": server_key[0]} if server_key else {}
     async with activities(connect=connect, **named) as acts:
-        async with Worker(client, task_queue=task_queue, workflows=WORKFLOWS, activities=acts):
+        # Heartbeats reach the server as the activities send them (a third of their timeout), not held back to
+        # 80% of it: a cancellation, which comes back with a heartbeat, and a task's heartbeated id arrive sooner.
+        async with Worker(
+            client, task_queue=task_queue, workflows=WORKFLOWS, activities=acts,
+            max_heartbeat_throttle_interval=timedelta(seconds=1),
+        ):  # fmt: skip
             print("ready", flush=True)
             await stop.wait()
 
