@@ -88,8 +88,7 @@ output = "mcp_clients"
 timeout = 30
 
 [tool.mcp-codegen.servers.demo]
-command = {_toml_string(sys.executable)}
-args = ["-m", "mcp_codegen.demo"]
+{_demo_toml()}
 
 [tool.mcp-codegen.servers.everything]
 command = {_toml_string(node)}
@@ -107,6 +106,17 @@ command = "mcp-codegen-no-such-command"
         encoding="utf-8",
     )
     return root
+
+
+def _demo_launch() -> tuple[str, list[str]]:
+    """The demo server's stdio command and arguments: `python -m mcp_codegen.demo`, started prewarmed."""
+    command, *arguments = prewarmed.command(["-m", "mcp_codegen.demo"])
+    return command, arguments
+
+
+def _demo_toml() -> str:
+    command, arguments = _demo_launch()
+    return f"command = {_toml_string(command)}\nargs = {json.dumps(arguments)}"
 
 
 def run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -270,7 +280,7 @@ async def test_disable_enable_and_reconnect(umbrella: Any) -> None:
 
 
 async def test_a_server_going_down_is_reported_and_reconnected(umbrella: Any, http_demo: HttpDemo) -> None:
-    async with umbrella.Toolkit(timeout=10) as kit:
+    async with umbrella.Toolkit(timeout=10, retries=umbrella.demo_http.Retries(initial_delay=0.01, max_delay=0.05)) as kit:
         assert kit.status()["demo-http"].state == "connected"
         http_demo.stop()
         try:
@@ -288,7 +298,9 @@ async def test_a_server_going_down_is_reported_and_reconnected(umbrella: Any, ht
 
 async def test_a_server_that_cannot_be_reached_does_not_stop_the_others(umbrella: Any) -> None:
     unreachable = f"http://127.0.0.1:{_free_port()}/mcp"
-    connectors = {"demo-http": lambda: umbrella.demo_http.AsyncClient.http(unreachable, timeout=5)}
+    # Retried at once: what is tested is the failure reported, not the wait of the default retries (~5 s).
+    retries = umbrella.demo_http.Retries(initial_delay=0.01, max_delay=0.05)
+    connectors = {"demo-http": lambda: umbrella.demo_http.AsyncClient.http(unreachable, timeout=5, retries=retries)}
     started = time.perf_counter()
     async with umbrella.Toolkit(connectors=connectors) as kit:
         status = kit.status()
@@ -364,7 +376,7 @@ def test_mcp_json_with_one_server_writes_a_plain_package(tmp_path: Path, http_de
         json.dumps(
             {
                 "mcpServers": {
-                    "demo": {"command": sys.executable, "args": ["-m", "mcp_codegen.demo"]},
+                    "demo": dict(zip(("command", "args"), _demo_launch(), strict=True)),
                     "remote": {"type": "http", "url": http_demo.url},
                     "off": {"command": "nope", "disabled": True},
                 }
@@ -386,7 +398,7 @@ def test_mcp_json_with_one_server_writes_a_plain_package(tmp_path: Path, http_de
 
 
 def test_a_server_taken_out_of_the_config_loses_its_subpackage(tmp_path: Path) -> None:
-    demo = f'command = {_toml_string(sys.executable)}\nargs = ["-m", "mcp_codegen.demo"]\n'
+    demo = _demo_toml() + "\n"
     config = tmp_path / "mcp-codegen.toml"
     config.write_text(f"[servers.kept]\n{demo}\n[servers.dropped]\n{demo}", encoding="utf-8")
     assert run("generate", "-q", cwd=tmp_path).returncode == 0
@@ -411,7 +423,7 @@ def test_a_server_taken_out_of_the_config_loses_its_subpackage(tmp_path: Path) -
 def test_strict_accepts_the_configs_allowed_warning_codes_and_keeps_user_files(tmp_path: Path) -> None:
     """`allow_warnings` in the config works like --allow-warning; a subpackage keeps the user's files, also
     when its server is taken out of the config."""
-    demo = f'command = {_toml_string(sys.executable)}\nargs = ["-m", "mcp_codegen.demo"]\n'
+    demo = _demo_toml() + "\n"
     servers = f'[servers.alpha]\n{demo}descriptions = {{ no_such_tool = "x" }}\n\n[servers.beta]\n{demo}'
     config = tmp_path / "mcp-codegen.toml"
     config.write_text(servers, encoding="utf-8")
@@ -512,7 +524,9 @@ async def test_concurrent_first_uses_share_one_connection(umbrella: Any) -> None
 
 async def test_a_lazy_server_that_fails_says_why_on_first_use(umbrella: Any) -> None:
     unreachable = f"http://127.0.0.1:{_free_port()}/mcp"
-    connectors = {"demo-http": lambda: umbrella.demo_http.AsyncClient.http(unreachable, timeout=5)}
+    # Retried at once: what is tested is the failure reported, not the wait of the default retries (~5 s).
+    retries = umbrella.demo_http.Retries(initial_delay=0.01, max_delay=0.05)
+    connectors = {"demo-http": lambda: umbrella.demo_http.AsyncClient.http(unreachable, timeout=5, retries=retries)}
     async with umbrella.Toolkit(lazy=True, connectors=connectors, disabled=["everything"]) as kit:
         with pytest.raises(umbrella.ServerUnavailableError, match="cannot connect"):
             await kit["demo-http"].add(a=1, b=2)
