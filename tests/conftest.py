@@ -3,7 +3,7 @@
 Fixtures (all usable from any test under tests/):
 
 * ``demo_stdio_command`` (session) -> ``list[str]``: the command line that runs the demo server over stdio,
-  ``[sys.executable, "-m", "mcp_codegen.demo"]``.
+  ``python -m mcp_codegen.demo`` started prewarmed (tests/prewarmed.py).
 * ``demo_http_url`` (session) -> ``str``: URL of one demo server over streamable HTTP, served in-process on
   127.0.0.1 for the whole session (``http://127.0.0.1:PORT/mcp``). Shared: the demo server is stateless.
 * ``demo_server`` (function) -> ``MCPServer``: a fresh demo server, for in-memory ``mcp.Client(demo_server)``.
@@ -39,6 +39,7 @@ if _TESTS_DIR not in sys.path:
     sys.path.insert(0, _TESTS_DIR)
 
 import budget  # noqa: E402
+import prewarmed  # noqa: E402
 from servers import install as _install  # noqa: E402 (after the sys.path line above)
 from servers.helpers import serve_http  # noqa: E402
 
@@ -53,8 +54,8 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="session")
 def demo_stdio_command() -> list[str]:
-    """The command line that runs the demo server over stdio (the current interpreter, ``-m mcp_codegen.demo``)."""
-    return [sys.executable, "-m", "mcp_codegen.demo"]
+    """The command line that runs the demo server over stdio (``python -m mcp_codegen.demo``, prewarmed)."""
+    return prewarmed.command(["-m", "mcp_codegen.demo"])
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import anyio
+import prewarmed
 import pytest
 from mcp import Client, StdioServerParameters, types
 from mcp.client.sse import sse_client
@@ -79,7 +80,7 @@ async def test_demo_server_fixture_is_fresh(demo_server: MCPServer) -> None:
 
 
 async def test_demo_stdio(demo_stdio_command: list[str]) -> None:
-    assert demo_stdio_command == [sys.executable, "-m", "mcp_codegen.demo"]
+    assert demo_stdio_command == prewarmed.command(["-m", "mcp_codegen.demo"])
     async with connect(stdio_params(demo_stdio_command)) as client:
         await assert_is_demo(client)
 
