@@ -90,7 +90,7 @@ def marker_command(marker: Path) -> str:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     package = tmp_path_factory.mktemp("cli") / "demo_cli"
-    command = shlex.join([sys.executable, "-m", "mcp_codegen.demo"])
+    command = shlex.join(prewarmed.command(["-m", "mcp_codegen.demo"]))  # the server starts prewarmed
     result = codegen("generate", "-q", "--stdio", command, "--cli", "-o", str(package))
     assert result.returncode == 0, result.stderr
     return package
@@ -439,7 +439,7 @@ def test_cli_with_a_server_skeleton_is_refused() -> None:
 
 
 def test_the_cli_config_key(tmp_path: Path) -> None:
-    command = shlex.join([sys.executable, "-m", "mcp_codegen.demo"])
+    command = shlex.join(prewarmed.command(["-m", "mcp_codegen.demo"]))  # the server starts prewarmed
     (tmp_path / "mcp-codegen.toml").write_text(
         f"[servers.demo]\ncommand = {json.dumps(shlex.split(command)[0])}\n"
         f"args = {json.dumps(shlex.split(command)[1:])}\ncli = true\n",
@@ -456,7 +456,7 @@ def test_the_cli_config_key(tmp_path: Path) -> None:
 
 def test_a_subpackage_of_an_umbrella_package(tmp_path: Path) -> None:
     """`cli = true` for one server of several: `python -m UMBRELLA.SERVER`, named so in its SKILL.md."""
-    server = [sys.executable, "-m", "mcp_codegen.demo"]
+    server = prewarmed.command(["-m", "mcp_codegen.demo"])
     tables = "".join(
         f"[servers.{name}]\ncommand = {json.dumps(server[0])}\nargs = {json.dumps(server[1:])}\n{extra}"
         for name, extra in (("demo", "cli = true\n"), ("other", ""))
