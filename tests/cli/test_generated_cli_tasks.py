@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
+import prewarmed
 import pytest
 from helpers import codegen, sigint_by_default
 from servers.helpers import serve_app
@@ -43,7 +45,8 @@ def _runtime_test_module(name: str) -> ModuleType:
 @pytest.fixture(scope="module")
 def tasky(tmp_path_factory: pytest.TempPathFactory) -> Path:
     package = tmp_path_factory.mktemp("cli-tasks") / "tasky"
-    result = codegen("generate", "-q", "--stdio", f"{sys.executable} {TASK_SERVER}", "--cli", "-o", str(package))
+    server = shlex.join(prewarmed.command([str(TASK_SERVER)]))  # the server each call launches starts prewarmed
+    result = codegen("generate", "-q", "--stdio", server, "--cli", "-o", str(package))
     assert result.returncode == 0, result.stderr
     return package
 
