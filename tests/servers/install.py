@@ -303,7 +303,8 @@ def skills_server_python(*, quiet: bool = True) -> Path:
         if _uv_available():  # uv installs in seconds what pip takes 20 s for; a venv without pip is enough
             steps = [
                 [sys.executable, "-m", "venv", "--clear", "--without-pip", str(SKILLS_VENV)],
-                [sys.executable, "-m", "uv", "pip", "install", "--quiet", "--python", str(python), "-r", requirements],
+                [sys.executable, "-m", "uv", "pip", "install", "--quiet", "--compile-bytecode", "--python", str(python),
+                 "-r", requirements],  # fmt: skip
             ]
         else:
             steps = [
