@@ -13,6 +13,7 @@ import shlex
 import sys
 from pathlib import Path
 
+import prewarmed
 import pytest
 from helpers import codegen as run
 from servers.first_hour_server import OAUTH_ERROR, build_server
@@ -31,7 +32,8 @@ ITEMS = {"resources": "resources", "resourceTemplates": "resource_templates", "p
 
 
 def command(*options: str) -> str:
-    return shlex.join([sys.executable, str(SERVER), *options])
+    """The server's stdio command line, started prewarmed (most of these tests run it several times)."""
+    return shlex.join(prewarmed.command([str(SERVER), *options]))
 
 
 def held_items(snapshot: Snapshot) -> dict[str, int]:
