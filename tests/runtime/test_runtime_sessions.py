@@ -384,11 +384,11 @@ async def test_a_get_stream_closed_right_after_opening_is_reopened_with_backoff(
         proxy.endpoint, transport="http", timeout=20, retries=fast(pkg), drift_check=False
     ) as client:
         with anyio.fail_after(60):
-            while proxy.reached("GET") < 5:
+            while proxy.reached("GET") < 4:  # three pauses show the doubling (the cap: the test below)
                 await anyio.sleep(0.1)
         assert await client.bump(key="s") == 1
     pauses = [float(found) for found in re.findall(r"reopening in ([0-9.]+) s", caplog.text)]
-    assert pauses[:4] == [0.5, 1.0, 2.0, 4.0]
+    assert pauses[:3] == [0.5, 1.0, 2.0]
 
 
 def test_the_get_streams_backoff_doubles_up_to_its_cap_and_resets_after_a_stream_that_lived() -> None:
