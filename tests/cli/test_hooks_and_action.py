@@ -2,10 +2,12 @@
 
 The hooks run through pre-commit's own `try-repo` on a temporary git repository (pre-commit installs this
 repository into a hook environment, as it would from a tag). pre-commit runs from an environment of its own
-holding pre-commit-uv, which builds that hook environment with uv (9 s, where pip takes 27): installed here, its
-`.pth` file would slow every Python this suite starts by about 50 ms. The action's shell steps run in a shell with the
-inputs substituted, as the runner would run them (the setup-python and install steps need the network and
-GitHub's runner; the commands they install are the ones on PATH here).
+holding pre-commit-uv, which builds that hook environment with uv (9 s, where pip takes 27): installed in the
+suite's, its `.pth` file would slow every Python the suite starts by about 50 ms.
+
+The action's shell steps run in a shell with the inputs substituted, as the runner would run them (the
+setup-python and install steps need the network and GitHub's runner; the commands they install are the ones on
+PATH here).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Each block runs on its own, as a script in an interpreter of its own (forked from one that has imported `mcp`,
 tests/prewarmed.py; a `pytest` block in a fresh one), with a package generated at test time on PYTHONPATH:
-`demo_client` from the demo server (`python -m mcp_codegen.demo`, prewarmed too), by default. A line right above the fence
-changes that, and is used sparingly:
+`demo_client` from the demo server (`python -m mcp_codegen.demo`, prewarmed too), by default. A line right above
+the fence changes that, and is used sparingly:
 
     <!-- docs-test: everything -->                  against `everything_client` (npm server-everything)
     <!-- docs-test: pdf -->                         against `pdf_client` (npm server-pdf, an MCP Apps server)

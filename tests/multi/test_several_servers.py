@@ -280,7 +280,8 @@ async def test_disable_enable_and_reconnect(umbrella: Any) -> None:
 
 
 async def test_a_server_going_down_is_reported_and_reconnected(umbrella: Any, http_demo: HttpDemo) -> None:
-    async with umbrella.Toolkit(timeout=10, retries=umbrella.demo_http.Retries(initial_delay=0.01, max_delay=0.05)) as kit:
+    retries = umbrella.demo_http.Retries(initial_delay=0.01, max_delay=0.05)  # the failure, not the default's wait
+    async with umbrella.Toolkit(timeout=10, retries=retries) as kit:
         assert kit.status()["demo-http"].state == "connected"
         http_demo.stop()
         try:

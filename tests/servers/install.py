@@ -344,16 +344,18 @@ def main() -> int:
     # Each install has a folder (and a lock) of its own and waits on the network and disk, so all run at once:
     # about 15 s on a fresh clone, against 56 s one after another.
     installs = [
-        lambda: ensure_everything(),
+        ensure_everything,
         pdf_server_command,
-        lambda: knowledge_graph_command(Path(tempfile.gettempdir()) / "mcp-codegen-knowledge-graph.jsonl"),
-        lambda: skills_server_python(quiet=False),
+        functools.partial(knowledge_graph_command, Path(tempfile.gettempdir()) / "mcp-codegen-knowledge-graph.jsonl"),
+        functools.partial(skills_server_python, quiet=False),
         *(functools.partial(ensure_conformance, folder) for folder in CONFORMANCE_DIRS),
     ]
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(installs)) as pool:
         futures = [pool.submit(install) for install in installs]
-    failures = [str(exc) for exc in (future.exception() for future in futures) if exc is not None]
+    failures = [error for error in (future.exception() for future in futures) if error is not None]
     for failure in failures:
+        if not isinstance(failure, InstallError):
+            raise failure  # a fault of this script: its traceback
         print(f"error: {failure}", file=sys.stderr)
     if failures:
         return 1
