@@ -88,10 +88,9 @@ def marker_command(marker: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def demo(tmp_path_factory: pytest.TempPathFactory, demo_stdio_command: list[str]) -> Path:
     package = tmp_path_factory.mktemp("cli") / "demo_cli"
-    command = shlex.join(prewarmed.command(["-m", "mcp_codegen.demo"]))  # the server starts prewarmed
-    result = codegen("generate", "-q", "--stdio", command, "--cli", "-o", str(package))
+    result = codegen("generate", "-q", "--stdio", shlex.join(demo_stdio_command), "--cli", "-o", str(package))
     assert result.returncode == 0, result.stderr
     return package
 
@@ -438,11 +437,10 @@ def test_cli_with_a_server_skeleton_is_refused() -> None:
     assert result.returncode == 2 and "--cli" in result.stderr
 
 
-def test_the_cli_config_key(tmp_path: Path) -> None:
-    command = shlex.join(prewarmed.command(["-m", "mcp_codegen.demo"]))  # the server starts prewarmed
+def test_the_cli_config_key(tmp_path: Path, demo_stdio_command: list[str]) -> None:
+    command, *arguments = demo_stdio_command
     (tmp_path / "mcp-codegen.toml").write_text(
-        f"[servers.demo]\ncommand = {json.dumps(shlex.split(command)[0])}\n"
-        f"args = {json.dumps(shlex.split(command)[1:])}\ncli = true\n",
+        f"[servers.demo]\ncommand = {json.dumps(command)}\nargs = {json.dumps(arguments)}\ncli = true\n",
         encoding="utf-8",
     )
     result = codegen("generate", "-q", "--server", "demo", "-o", str(tmp_path / "demo_pkg"), cwd=tmp_path)
@@ -454,9 +452,9 @@ def test_the_cli_config_key(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "cli" in refused.stderr
 
 
-def test_a_subpackage_of_an_umbrella_package(tmp_path: Path) -> None:
+def test_a_subpackage_of_an_umbrella_package(tmp_path: Path, demo_stdio_command: list[str]) -> None:
     """`cli = true` for one server of several: `python -m UMBRELLA.SERVER`, named so in its SKILL.md."""
-    server = prewarmed.command(["-m", "mcp_codegen.demo"])
+    server = demo_stdio_command
     tables = "".join(
         f"[servers.{name}]\ncommand = {json.dumps(server[0])}\nargs = {json.dumps(server[1:])}\n{extra}"
         for name, extra in (("demo", "cli = true\n"), ("other", ""))

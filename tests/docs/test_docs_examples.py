@@ -116,7 +116,7 @@ def test_an_example_that_cannot_run_here_compiles_and_says_why(example: Example)
 
 
 @pytest.fixture(scope="session")
-def packages(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+def packages(tmp_path_factory: pytest.TempPathFactory, demo_stdio_command: list[str]) -> Callable[[str], Path]:
     """`packages(mode)`: a directory holding the package the mode's examples import, generated once."""
     made: dict[str, Path] = {}
 
@@ -148,8 +148,8 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
                 from servers import install
 
                 made[mode] = generate("skills_client", install.skills_server_command())
-            else:  # its server starts prewarmed too: most examples connect to it
-                made[mode] = generate("demo_client", prewarmed.command(["-m", "mcp_codegen.demo"]))
+            else:  # its server starts prewarmed too (tests/conftest.py): most examples connect to it
+                made[mode] = generate("demo_client", demo_stdio_command)
         return made[mode]
 
     return get

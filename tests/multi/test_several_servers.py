@@ -75,7 +75,12 @@ def _toml_string(value: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory, http_demo: HttpDemo, everything_command: list[str]) -> Path:
+def project(
+    tmp_path_factory: pytest.TempPathFactory,
+    http_demo: HttpDemo,
+    everything_command: list[str],
+    demo_stdio_command: list[str],
+) -> Path:
     root = tmp_path_factory.mktemp("project")
     (root / ".git").mkdir()
     node, *node_args = everything_command
@@ -88,7 +93,7 @@ output = "mcp_clients"
 timeout = 30
 
 [tool.mcp-codegen.servers.demo]
-{_demo_toml()}
+{_demo_toml(demo_stdio_command)}
 
 [tool.mcp-codegen.servers.everything]
 command = {_toml_string(node)}
@@ -108,15 +113,15 @@ command = "mcp-codegen-no-such-command"
     return root
 
 
-def _demo_launch() -> tuple[str, list[str]]:
-    """The demo server's stdio command and arguments: `python -m mcp_codegen.demo`, started prewarmed."""
-    command, *arguments = prewarmed.command(["-m", "mcp_codegen.demo"])
-    return command, arguments
-
-
-def _demo_toml() -> str:
-    command, arguments = _demo_launch()
+def _demo_toml(demo_stdio_command: list[str]) -> str:
+    """A config table's launch of the demo server (the fixture's command: started prewarmed)."""
+    command, *arguments = demo_stdio_command
     return f"command = {_toml_string(command)}\nargs = {json.dumps(arguments)}"
+
+
+def _retried_at_once(umbrella: Any) -> Any:
+    """Retries without the default's waits (about 5 s in all): what these tests check is the failure reported."""
+    return umbrella.demo_http.Retries(initial_delay=0.01, max_delay=0.05)
 
 
 def run(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -280,8 +285,7 @@ async def test_disable_enable_and_reconnect(umbrella: Any) -> None:
 
 
 async def test_a_server_going_down_is_reported_and_reconnected(umbrella: Any, http_demo: HttpDemo) -> None:
-    retries = umbrella.demo_http.Retries(initial_delay=0.01, max_delay=0.05)  # the failure, not the default's wait
-    async with umbrella.Toolkit(timeout=10, retries=retries) as kit:
+    async with umbrella.Toolkit(timeout=10, retries=_retried_at_once(umbrella)) as kit:
         assert kit.status()["demo-http"].state == "connected"
         http_demo.stop()
         try:
@@ -299,8 +303,7 @@ async def test_a_server_going_down_is_reported_and_reconnected(umbrella: Any, ht
 
 async def test_a_server_that_cannot_be_reached_does_not_stop_the_others(umbrella: Any) -> None:
     unreachable = f"http://127.0.0.1:{_free_port()}/mcp"
-    # Retried at once: what is tested is the failure reported, not the wait of the default retries (~5 s).
-    retries = umbrella.demo_http.Retries(initial_delay=0.01, max_delay=0.05)
+    retries = _retried_at_once(umbrella)
     connectors = {"demo-http": lambda: umbrella.demo_http.AsyncClient.http(unreachable, timeout=5, retries=retries)}
     started = time.perf_counter()
     async with umbrella.Toolkit(connectors=connectors) as kit:
@@ -372,12 +375,14 @@ def test_readme_lists_every_server(project: Path, generated: subprocess.Complete
     assert os.linesep in readme
 
 
-def test_mcp_json_with_one_server_writes_a_plain_package(tmp_path: Path, http_demo: HttpDemo) -> None:
+def test_mcp_json_with_one_server_writes_a_plain_package(
+    tmp_path: Path, http_demo: HttpDemo, demo_stdio_command: list[str]
+) -> None:
     (tmp_path / "mcp.json").write_text(
         json.dumps(
             {
                 "mcpServers": {
-                    "demo": dict(zip(("command", "args"), _demo_launch(), strict=True)),
+                    "demo": {"command": demo_stdio_command[0], "args": demo_stdio_command[1:]},
                     "remote": {"type": "http", "url": http_demo.url},
                     "off": {"command": "nope", "disabled": True},
                 }
@@ -398,8 +403,10 @@ def test_mcp_json_with_one_server_writes_a_plain_package(tmp_path: Path, http_de
     assert (tmp_path / "clients" / "remote" / "client.py").is_file()
 
 
-def test_a_server_taken_out_of_the_config_loses_its_subpackage(tmp_path: Path) -> None:
-    demo = _demo_toml() + "\n"
+def test_a_server_taken_out_of_the_config_loses_its_subpackage(
+    tmp_path: Path, demo_stdio_command: list[str]
+) -> None:
+    demo = _demo_toml(demo_stdio_command) + "\n"
     config = tmp_path / "mcp-codegen.toml"
     config.write_text(f"[servers.kept]\n{demo}\n[servers.dropped]\n{demo}", encoding="utf-8")
     assert run("generate", "-q", cwd=tmp_path).returncode == 0
@@ -421,10 +428,12 @@ def test_a_server_taken_out_of_the_config_loses_its_subpackage(tmp_path: Path) -
     assert run("generate", "--check", cwd=tmp_path).returncode == 0
 
 
-def test_strict_accepts_the_configs_allowed_warning_codes_and_keeps_user_files(tmp_path: Path) -> None:
+def test_strict_accepts_the_configs_allowed_warning_codes_and_keeps_user_files(
+    tmp_path: Path, demo_stdio_command: list[str]
+) -> None:
     """`allow_warnings` in the config works like --allow-warning; a subpackage keeps the user's files, also
     when its server is taken out of the config."""
-    demo = _demo_toml() + "\n"
+    demo = _demo_toml(demo_stdio_command) + "\n"
     servers = f'[servers.alpha]\n{demo}descriptions = {{ no_such_tool = "x" }}\n\n[servers.beta]\n{demo}'
     config = tmp_path / "mcp-codegen.toml"
     config.write_text(servers, encoding="utf-8")
@@ -525,8 +534,7 @@ async def test_concurrent_first_uses_share_one_connection(umbrella: Any) -> None
 
 async def test_a_lazy_server_that_fails_says_why_on_first_use(umbrella: Any) -> None:
     unreachable = f"http://127.0.0.1:{_free_port()}/mcp"
-    # Retried at once: what is tested is the failure reported, not the wait of the default retries (~5 s).
-    retries = umbrella.demo_http.Retries(initial_delay=0.01, max_delay=0.05)
+    retries = _retried_at_once(umbrella)
     connectors = {"demo-http": lambda: umbrella.demo_http.AsyncClient.http(unreachable, timeout=5, retries=retries)}
     async with umbrella.Toolkit(lazy=True, connectors=connectors, disabled=["everything"]) as kit:
         with pytest.raises(umbrella.ServerUnavailableError, match="cannot connect"):
