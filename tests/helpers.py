@@ -186,6 +186,16 @@ def install_into(python: Path, *arguments: str) -> list[str]:
     return [sys.executable, "-m", "uv", "pip", "install", "--quiet", "--python", str(python), *arguments]
 
 
+def venv_with(venv: Path, *arguments: str) -> Path:
+    """A new virtual environment at `venv`, with no pip of its own, holding `arguments` (as `pip install` takes them,
+    installed by `install_into`); its interpreter. Fails the test with the installer's words when a step fails."""
+    python = venv / "bin" / "python"
+    for step in ([sys.executable, "-m", "venv", "--without-pip", str(venv)], install_into(python, *arguments)):
+        done = subprocess.run(step, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr[-3000:]
+    return python
+
+
 def plain_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The interpreter of a virtual environment holding the runtime's wheel and its declared dependencies only (no
     extra: no temporalio, keyring or agent framework), as a user's plain install has them; and the ty release code
@@ -203,16 +213,11 @@ def plain_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if not (root / "ready").exists():
             shutil.rmtree(root, ignore_errors=True)
             dist = root / "dist"
-            steps = [
-                wheel_build(ROOT / "runtime", dist),
-                [sys.executable, "-m", "venv", "--without-pip", str(root / "venv")],
-                # ty as a command (its package is nothing generated code imports), into that environment only,
-                # never this one, whose ty it would replace.
-                install_into(python, "--find-links", str(dist), "mcp-codegen-runtime", code_mode_ty()),
-            ]
-            for step in steps:
-                done = subprocess.run(step, capture_output=True, text=True, check=False)
-                assert done.returncode == 0, done.stderr[-3000:]
+            built = subprocess.run(wheel_build(ROOT / "runtime", dist), capture_output=True, text=True, check=False)
+            assert built.returncode == 0, built.stderr[-3000:]
+            # ty as a command (its package is nothing generated code imports), into that environment only, never
+            # this one, whose ty it would replace.
+            venv_with(root / "venv", "--find-links", str(dist), "mcp-codegen-runtime", code_mode_ty())
             (root / "ready").touch()
     return python
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import install_into
+from helpers import venv_with
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_SNAPSHOT = ROOT / "generated_examples" / "demo_client" / "snapshot.json"
@@ -43,13 +43,7 @@ def _generate(directory: Path, *extra: str, snapshot: Path = DEMO_SNAPSHOT) -> N
 @pytest.fixture(scope="module")
 def pre_commit(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """`python -m pre_commit` of a fresh environment holding pre-commit and pre-commit-uv."""
-    venv = tmp_path_factory.mktemp("pre-commit") / "venv"
-    python = venv / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
-    installed = subprocess.run(
-        install_into(python, "pre-commit>=4.6.2,<5", "pre-commit-uv>=4.4,<5"), capture_output=True, text=True
-    )
-    assert installed.returncode == 0, installed.stderr
+    python = venv_with(tmp_path_factory.mktemp("pre-commit") / "venv", "pre-commit>=4.6.2,<5", "pre-commit-uv>=4.4,<5")
     return [str(python), "-m", "pre_commit"]
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, install_into, mypy_cache, wheel_build
+from helpers import ROOT, install_into, mypy_cache, venv_with, wheel_build
 
 pytestmark = pytest.mark.slow(reason="a venv with no extras, built and filled with wheels, then mypy in it")
 
@@ -44,10 +44,8 @@ def plain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plain]:
     env = Plain(tmp_path_factory.mktemp("plain"))
     built = _run(*wheel_build(ROOT / "runtime", env.dist))
     assert built.returncode == 0, built.stderr
-    assert _run(sys.executable, "-m", "venv", "--without-pip", env.root / "venv").returncode == 0
     requirements = ("mcp-codegen-runtime", "mypy>=2.4,<3", "pyright>=1.1.400")
-    installed = _run(*install_into(env.python, "--find-links", str(env.dist), *requirements))
-    assert installed.returncode == 0, installed.stderr
+    venv_with(env.root / "venv", "--find-links", str(env.dist), *requirements)
     assert not env.installed() & set(EXTRAS)
     yield env
 
